@@ -1,0 +1,184 @@
+// The graph IR.
+//
+// Semantics:
+// - A Graph owns its Nodes and Values. Nodes are kept in a topological order: every input of a
+//   node is a graph input, an initializer/constant, or an output of an earlier node.
+// - A Value is a node output, a graph input or a constant (initializer, Constant node folded, or a
+//   value constant folding computed); `constant` is set exactly for constants. Every value keeps
+//   the list of (node, input index) that use it, so replace_all_uses_with is cheap.
+// - Types: every value has a dtype and, once shape inference ran, a shape. A dim is static
+//   (value >= 0) or symbolic (a named parameter such as "batch", or unnamed). After shape
+//   inference with all parameters bound, every dim the backend sees is static.
+// - Optional inputs that are omitted are nullptr in Node::inputs. ONNX names are kept for error
+//   messages and the runtime signature.
+// - Subgraph attributes (If/Loop/Scan bodies) are Graphs of their own whose `parent` is the
+//   enclosing graph; names they use but do not define resolve in the enclosing scopes.
+// - Layout and buffer assignment are annotations on values (Value::storage, Value::offset), set
+//   by the memory planner.
+#pragma once
+
+#include "compiler/ir/dtype.h"
+#include "compiler/ir/tensor.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace onnxc {
+
+class Graph;
+class Node;
+struct OpDef;
+
+/// One dimension: static (value >= 0) or symbolic (value == -1, `param` names it if known).
+struct Dim {
+  int64_t value = -1;
+  std::string param;
+  Dim() = default;
+  Dim(int64_t v) : value(v) {}
+  static Dim symbolic(std::string name) {
+    Dim d;
+    d.param = std::move(name);
+    return d;
+  }
+  bool is_static() const { return value >= 0; }
+  bool operator==(const Dim &o) const { return value == o.value && param == o.param; }
+};
+
+/// Type of a value: dtype plus an optional shape (nullopt = rank unknown).
+struct Type {
+  DType dtype = DType::Undefined;
+  std::optional<std::vector<Dim>> shape;
+
+  bool has_shape() const { return shape.has_value(); }
+  bool is_static() const;
+  int64_t rank() const { return shape ? static_cast<int64_t>(shape->size()) : -1; }
+  /// Static dims; throws Error if any dim is symbolic or the rank is unknown.
+  std::vector<int64_t> static_dims() const;
+  static Type of(DType dt, const std::vector<int64_t> &dims);
+};
+
+/// "1x3x224x224", "batchx3", "?" for an unknown rank, "scalar" for rank 0.
+std::string shape_to_string(const Type &t);
+std::string dims_to_string(const std::vector<int64_t> &dims);
+
+/// Where a value lives at run time (set by the memory planner).
+enum class Storage { Unassigned, Arena, Weight, GraphInput, GraphOutput };
+
+struct Use {
+  Node *node;
+  int index; ///< input slot of `node`
+};
+
+class Value {
+public:
+  std::string name;
+  Type type;
+  Node *producer = nullptr; ///< nullptr for graph inputs and constants
+  int producer_index = 0;
+  std::vector<Use> uses;
+  TensorPtr constant; ///< set for constants
+  bool is_graph_input = false;
+  bool is_graph_output = false;
+  // Memory planning annotations.
+  Storage storage = Storage::Unassigned;
+  int64_t offset = 0;   ///< byte offset in the arena (Arena) or the weight blob (Weight)
+  int io_index = -1;    ///< index among graph inputs / outputs
+
+  bool is_constant() const { return constant != nullptr; }
+};
+
+struct Attribute {
+  enum class Kind { Undefined, Float, Int, String, Tensor, Graph, Floats, Ints, Strings, Tensors,
+                    Graphs, SparseTensor, TypeProto };
+  Kind kind = Kind::Undefined;
+  float f = 0;
+  int64_t i = 0;
+  std::string s;
+  TensorPtr t;
+  std::shared_ptr<Graph> g;
+  std::vector<float> floats;
+  std::vector<int64_t> ints;
+  std::vector<std::string> strings;
+  std::vector<TensorPtr> tensors;
+  std::vector<std::shared_ptr<Graph>> graphs;
+  std::string ref_attr_name; ///< set inside function bodies
+};
+std::string_view attribute_kind_name(Attribute::Kind k);
+
+class Node {
+public:
+  std::string name;   ///< ONNX node name (may be empty)
+  std::string op_type;
+  std::string domain; ///< "" for the default ONNX domain
+  int64_t opset = 0;  ///< opset version of `domain` the model imports
+  int index = 0;      ///< position in the original model, for messages
+  std::vector<Value *> inputs;
+  std::vector<Value *> outputs;
+  std::map<std::string, Attribute> attrs;
+  const OpDef *def = nullptr; ///< resolved by the frontend
+
+  Value *input(size_t i) const { return i < inputs.size() ? inputs[i] : nullptr; }
+  bool has_input(size_t i) const { return input(i) != nullptr; }
+  const Attribute *attr(const std::string &n) const;
+  /// "node 'conv1' (Conv, #3)" — how messages refer to a node.
+  std::string describe() const;
+};
+
+class Graph {
+public:
+  std::string name;
+  Graph *parent = nullptr;
+  std::vector<std::unique_ptr<Node>> nodes; ///< topological order
+  std::vector<std::unique_ptr<Value>> values;
+  std::vector<Value *> inputs;
+  std::vector<Value *> outputs;
+  std::vector<Value *> initializers;
+
+  Value *add_value(std::string name, Type type = {});
+  Value *add_constant(std::string name, TensorPtr t);
+  Node *add_node(std::string op_type, std::vector<Value *> inputs, size_t num_outputs);
+  /// Value by name in this graph (not enclosing scopes), nullptr if absent.
+  Value *find_value(const std::string &name) const;
+  void set_input(Node *n, size_t slot, Value *v);
+  void replace_all_uses_with(Value *from, Value *to);
+  /// Removes nodes for which `dead` is true; their inputs' use-lists are updated.
+  template <typename Pred> void erase_nodes_if(Pred dead);
+  /// Removes values that are neither used, produced by a live node, nor graph inputs/outputs.
+  void erase_unused_values();
+  /// A name not used by any value yet, starting with `base`.
+  std::string unique_name(const std::string &base);
+
+private:
+  void drop_uses(Node *n);
+  std::map<std::string, Value *> by_name_;
+  int64_t name_counter_ = 0;
+  friend class GraphBuilderAccess;
+};
+
+struct Model {
+  int64_t ir_version = 0;
+  std::string producer;
+  std::string path; ///< file it was read from (for messages)
+  std::map<std::string, int64_t> opsets; ///< domain -> version ("" is ai.onnx)
+  std::unique_ptr<Graph> graph;
+};
+
+template <typename Pred> void Graph::erase_nodes_if(Pred dead) {
+  std::vector<std::unique_ptr<Node>> kept;
+  for (auto &n : nodes) {
+    if (dead(*n)) {
+      drop_uses(n.get());
+      for (Value *o : n->outputs)
+        if (o) o->producer = nullptr;
+    } else {
+      kept.push_back(std::move(n));
+    }
+  }
+  nodes = std::move(kept);
+}
+
+} // namespace onnxc

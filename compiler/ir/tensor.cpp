@@ -1,0 +1,86 @@
+#include "compiler/ir/tensor.h"
+#include "compiler/ir/error.h"
+
+#include <cstring>
+
+namespace onnxc {
+
+int64_t checked_numel(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      fail("tensor dimension {} is negative", d);
+    if (d != 0 && n > (int64_t(1) << 62) / d)
+      fail("tensor element count overflows (shape has {} dims)", shape.size());
+    n *= d;
+  }
+  return n;
+}
+
+Tensor::Tensor(DType dtype, std::vector<int64_t> shape) : dtype_(dtype), shape_(std::move(shape)) {
+  int64_t n = checked_numel(shape_);
+  if (dtype_ == DType::String) {
+    strings_.resize(static_cast<size_t>(n));
+    return;
+  }
+  auto bytes = dtype_storage_bytes(dtype_, static_cast<uint64_t>(n));
+  if (!bytes || *bytes > (uint64_t(1) << 40))
+    fail("tensor of {} {} elements is too large", n, dtype_name(dtype_));
+  bytes_.assign(static_cast<size_t>(*bytes), 0);
+}
+
+int64_t Tensor::numel() const { return checked_numel(shape_); }
+
+template <typename T> static T load(const uint8_t *p, int64_t i) {
+  T v;
+  std::memcpy(&v, p + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
+  return v;
+}
+
+int64_t Tensor::int_at(int64_t i) const {
+  const uint8_t *p = bytes_.data();
+  switch (dtype_) {
+  case DType::Int64: return load<int64_t>(p, i);
+  case DType::Int32: return load<int32_t>(p, i);
+  case DType::Int16: return load<int16_t>(p, i);
+  case DType::Int8: return load<int8_t>(p, i);
+  case DType::Uint8: return load<uint8_t>(p, i);
+  case DType::Bool: return load<uint8_t>(p, i) != 0;
+  case DType::Uint16: return load<uint16_t>(p, i);
+  case DType::Uint32: return load<uint32_t>(p, i);
+  case DType::Uint64: return static_cast<int64_t>(load<uint64_t>(p, i));
+  case DType::Float: return static_cast<int64_t>(load<float>(p, i));
+  case DType::Double: return static_cast<int64_t>(load<double>(p, i));
+  default: fail("cannot read a {} tensor as integers", dtype_name(dtype_));
+  }
+}
+
+double Tensor::float_at(int64_t i) const {
+  switch (dtype_) {
+  case DType::Float: return load<float>(bytes_.data(), i);
+  case DType::Double: return load<double>(bytes_.data(), i);
+  default: return static_cast<double>(int_at(i));
+  }
+}
+
+std::vector<int64_t> Tensor::to_int64_vector() const {
+  std::vector<int64_t> v(static_cast<size_t>(numel()));
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = int_at(static_cast<int64_t>(i));
+  return v;
+}
+
+Tensor Tensor::scalar_i64(int64_t v) {
+  Tensor t(DType::Int64, {});
+  std::memcpy(t.data(), &v, sizeof v);
+  return t;
+}
+
+Tensor Tensor::vector_i64(const std::vector<int64_t> &v) {
+  Tensor t(DType::Int64, {static_cast<int64_t>(v.size())});
+  if (!v.empty())
+    std::memcpy(t.data(), v.data(), v.size() * sizeof(int64_t));
+  return t;
+}
+
+} // namespace onnxc

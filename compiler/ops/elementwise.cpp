@@ -1,0 +1,98 @@
+// OpDefs for the element-wise ops listed in templates/cpu/elementwise.def: schema (attributes),
+// shape rule (identity for unary, multidirectional broadcasting for binary) and lowering to the
+// generated kernels onnxc_k_<id>_<dtype>.
+#include "compiler/ops/elementwise.h"
+#include "compiler/ops/op_util.h"
+
+namespace onnxc {
+namespace {
+
+DType dtype_from_suffix(std::string_view sfx) {
+  for (int32_t i = 0; i <= kMaxDType; ++i)
+    if (dtype_suffix(static_cast<DType>(i)) == sfx)
+      return static_cast<DType>(i);
+  return DType::Undefined;
+}
+
+#define ONNXC_DTYPE_OF(ct, sfx, ...) dtype_from_suffix(#sfx),
+
+void check_dtype(const Node &n, DType t, const std::vector<DType> &allowed) {
+  for (DType d : allowed)
+    if (d == t)
+      return;
+  std::string names;
+  for (DType d : allowed)
+    names += (names.empty() ? "" : ", ") + std::string(dtype_name(d));
+  node_fail(n, "element type {} is not supported (supported: {})", dtype_name(t), names);
+}
+
+struct FloatAttr {
+  std::string name;
+  double def;
+  double get(const Node &n) const { return name.empty() ? 0.0 : attr_float(n, name, float(def)); }
+};
+
+OpDef unary(std::string op, std::string id, std::vector<DType> types, FloatAttr a0, FloatAttr a1) {
+  OpDef d;
+  d.name = std::move(op);
+  d.min_opset = 6;
+  for (const FloatAttr &a : {a0, a1})
+    if (!a.name.empty())
+      d.attrs.push_back({a.name, Attribute::Kind::Float});
+  d.infer = [types](Node &n) {
+    check_dtype(n, input_dtype(n, 0), types);
+    set_output(n, 0, input_dtype(n, 0), input_dims(n, 0));
+  };
+  d.lower = [id, a0, a1](const Node &n) {
+    int64_t count = product(output_dims(n, 0));
+    return call_on_all(n, kernel_name(n, id, input_dtype(n, 0)),
+                       {count, param_f64(a0.get(n)), param_f64(a1.get(n))});
+  };
+  return d;
+}
+
+/// Params for the broadcasting binary kernel: {0, n} if no broadcasting, else
+/// {rank, out_dims, a_strides, b_strides}.
+std::vector<int64_t> binary_params(const Node &n) {
+  std::vector<int64_t> a = input_dims(n, 0), b = input_dims(n, 1), y = output_dims(n, 0);
+  if (a == y && b == y)
+    return {0, product(y)};
+  std::vector<int64_t> p{static_cast<int64_t>(y.size())};
+  for (const auto &v : {y, broadcast_strides(a, y), broadcast_strides(b, y)})
+    p.insert(p.end(), v.begin(), v.end());
+  return p;
+}
+
+OpDef binary(std::string op, std::string id, std::vector<DType> types, bool compare) {
+  OpDef d;
+  d.name = std::move(op);
+  d.min_opset = 7;
+  d.infer = [types, compare](Node &n) {
+    DType t = input_dtype(n, 0);
+    check_dtype(n, t, types);
+    if (input_dtype(n, 1) != t)
+      node_fail(n, "inputs have different element types ({} and {})", dtype_name(t),
+                dtype_name(input_dtype(n, 1)));
+    set_output(n, 0, compare ? DType::Bool : t,
+               broadcast_shapes(n, {input_dims(n, 0), input_dims(n, 1)}));
+  };
+  d.lower = [id](const Node &n) {
+    return call_on_all(n, kernel_name(n, id, input_dtype(n, 0)), binary_params(n));
+  };
+  return d;
+}
+
+} // namespace
+
+std::vector<OpDef> elementwise_ops() {
+  std::vector<OpDef> ops;
+#define ONNXC_UNARY(op, id, types, n0, d0, n1, d1, expr)                                           \
+  ops.push_back(unary(#op, #id, {types(ONNXC_DTYPE_OF)}, {n0, d0}, {n1, d1}));
+#define ONNXC_BINARY(op, id, types, expr) ops.push_back(binary(#op, #id, {types(ONNXC_DTYPE_OF)}, false));
+#define ONNXC_COMPARE(op, id, types, expr) ops.push_back(binary(#op, #id, {types(ONNXC_DTYPE_OF)}, true));
+#include "templates/cpu/types.h"
+#include "templates/cpu/elementwise.def"
+  return ops;
+}
+
+} // namespace onnxc

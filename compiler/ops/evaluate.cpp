@@ -1,0 +1,60 @@
+#include "compiler/ops/evaluate.h"
+#include "compiler/ops/native_runtime.h"
+#include "compiler/ops/op_util.h"
+
+#include <dlfcn.h>
+
+namespace onnxc {
+namespace {
+
+using KernelFn = int32_t (*)(onnxc_rt *, void *const *, const int64_t *);
+
+KernelFn find_native_kernel(const Node &n, const std::string &name) {
+  void *sym = dlsym(RTLD_DEFAULT, name.c_str());
+  if (!sym)
+    node_fail(n, "kernel '{}' is missing from this onnxc build", name);
+  return reinterpret_cast<KernelFn>(sym);
+}
+
+/// Runs the node's lowered kernel natively on the constant inputs.
+std::vector<Tensor> run_kernel(const Node &n, const std::vector<const Tensor *> &inputs) {
+  KernelCall call = n.def->lower(n);
+  std::vector<Tensor> outs;
+  for (Value *o : n.outputs)
+    outs.emplace_back(o->type.dtype, o->type.static_dims());
+  std::vector<void *> ptrs;
+  for (Value *arg : call.args) {
+    void *p = nullptr;
+    for (size_t i = 0; i < n.outputs.size() && !p; ++i)
+      if (arg && arg == n.outputs[i])
+        p = outs[i].data();
+    for (size_t i = 0; i < n.inputs.size() && !p; ++i)
+      if (arg && arg == n.inputs[i] && inputs[i])
+        p = const_cast<uint8_t *>(inputs[i]->data());
+    if (arg && !p && arg->constant)
+      p = const_cast<uint8_t *>(arg->constant->data());
+    if (arg && !p)
+      node_fail(n, "cannot evaluate: value '{}' is not constant", arg->name);
+    ptrs.push_back(p);
+  }
+  std::vector<uint8_t> scratch(static_cast<size_t>(call.scratch_bytes));
+  if (call.scratch_bytes > 0)
+    ptrs.push_back(scratch.data());
+  NativeRuntime rt;
+  int32_t status = find_native_kernel(n, call.kernel)(rt.handle(), ptrs.data(), call.params.data());
+  if (status != 0)
+    node_fail(n, "{}", rt.error());
+  return outs;
+}
+
+} // namespace
+
+std::vector<Tensor> evaluate_node(const Node &n, const std::vector<const Tensor *> &inputs) {
+  if (!n.def)
+    node_fail(n, "operator is not supported");
+  if (n.def->eval)
+    return n.def->eval(n, inputs);
+  return run_kernel(n, inputs);
+}
+
+} // namespace onnxc

@@ -1,0 +1,11 @@
+#include "compiler/ops/native_runtime.h"
+
+extern "C" void onnxc_parallel_for(onnxc_rt *, int64_t n, int64_t, onnxc_range_fn fn, void *ctx) {
+  if (n > 0)
+    fn(ctx, 0, n);
+}
+
+extern "C" int32_t onnxc_rt_fail(onnxc_rt *rt, int32_t status, const char *msg) {
+  reinterpret_cast<onnxc::NativeRuntime *>(rt)->set_error(msg);
+  return status;
+}

@@ -1,0 +1,64 @@
+// How an ONNX operator is defined — once, in one place.
+//
+// An OpDef holds the schema (name, domain, opset range, typed attributes with defaults), the
+// shape/type rule, and the lowering to a KernelCall: which kernel template to call, on which
+// tensors, with which constant parameters. The same KernelCall drives
+//   - the CPU backend (codegen/cpu emits `kernel(rt, tensors, params)` with params as a constant
+//     global, and LLVM specialises the inlined kernel for them), and
+//   - the reference evaluator used by constant folding (compiler/ops/evaluate.cpp runs the same
+//     kernel compiled natively into onnxc), unless the op supplies its own `eval`.
+// Element-wise ops are not written here at all: each is one line in templates/cpu/elementwise.def.
+//
+// Kernel calling convention (templates/cpu/kernel_abi.h):
+//   int32_t kernel(onnxc_rt *rt, void *const *tensors, const int64_t *params);
+// `tensors` holds KernelCall::args in order (nullptr for an omitted optional input), then the
+// scratch buffer if scratch_bytes > 0. Returns 0 or an ONNXC_STATUS_* code after onnxc_rt_fail().
+#pragma once
+
+#include "compiler/ir/ir.h"
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace onnxc {
+
+/// A call of one kernel template with constant parameters.
+struct KernelCall {
+  std::string kernel;         ///< entry point, e.g. "onnxc_k_conv_f32"
+  std::vector<Value *> args;  ///< tensor arguments (inputs then outputs, as the kernel expects)
+  std::vector<int64_t> params; ///< constants; doubles are stored with param_f64()
+  int64_t scratch_bytes = 0;  ///< temporary buffer the planner provides as the last tensor
+};
+
+/// Encodes a double as an int64 parameter (bit copy); kernels read it with onnxc_param_f64().
+int64_t param_f64(double v);
+
+struct AttrSpec {
+  std::string name;
+  Attribute::Kind kind;
+  bool required = false;
+};
+
+/// Sets the types of node's outputs from its inputs' types (and constant values where a shape
+/// depends on them). Throws Error naming the node on invalid shapes.
+using InferFn = std::function<void(Node &)>;
+/// Lowers a node whose output types are inferred and static into one kernel call.
+using LowerFn = std::function<KernelCall(const Node &)>;
+/// Optional special evaluator: computes all outputs from constant inputs.
+using EvalFn = std::function<std::vector<Tensor>(const Node &, const std::vector<const Tensor *> &)>;
+
+struct OpDef {
+  std::string name;
+  std::string domain;       ///< "" for ai.onnx
+  int64_t min_opset = 1;    ///< oldest opset version whose semantics we implement
+  int64_t max_opset = 28;   ///< newest
+  std::vector<AttrSpec> attrs;
+  InferFn infer;
+  LowerFn lower;
+  EvalFn eval;              ///< empty: evaluate by running the lowered kernel natively
+  bool foldable = true;     ///< may be constant-folded when all inputs are constant
+};
+
+} // namespace onnxc

@@ -1,0 +1,196 @@
+#include "compiler/ops/op_util.h"
+
+#include <cstring>
+
+namespace onnxc {
+
+int64_t param_f64(double v) {
+  int64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return bits;
+}
+
+static const Attribute *typed_attr(const Node &n, const std::string &name, Attribute::Kind kind) {
+  const Attribute *a = n.attr(name);
+  if (a && a->kind != kind)
+    node_fail(n, "attribute '{}' must be of type {}, but the model gives {}", name,
+              attribute_kind_name(kind), attribute_kind_name(a->kind));
+  return a;
+}
+
+bool has_attr(const Node &n, const std::string &name) { return n.attr(name) != nullptr; }
+
+int64_t attr_int(const Node &n, const std::string &name, int64_t def) {
+  const Attribute *a = typed_attr(n, name, Attribute::Kind::Int);
+  return a ? a->i : def;
+}
+
+float attr_float(const Node &n, const std::string &name, float def) {
+  const Attribute *a = n.attr(name);
+  if (a && a->kind == Attribute::Kind::Int) // some exporters write integral floats as ints
+    return static_cast<float>(a->i);
+  a = typed_attr(n, name, Attribute::Kind::Float);
+  return a ? a->f : def;
+}
+
+std::string attr_string(const Node &n, const std::string &name, const std::string &def) {
+  const Attribute *a = typed_attr(n, name, Attribute::Kind::String);
+  return a ? a->s : def;
+}
+
+std::vector<int64_t> attr_ints(const Node &n, const std::string &name,
+                               const std::vector<int64_t> &def) {
+  const Attribute *a = typed_attr(n, name, Attribute::Kind::Ints);
+  return a ? a->ints : def;
+}
+
+std::vector<float> attr_floats(const Node &n, const std::string &name) {
+  const Attribute *a = typed_attr(n, name, Attribute::Kind::Floats);
+  return a ? a->floats : std::vector<float>{};
+}
+
+TensorPtr attr_tensor(const Node &n, const std::string &name) {
+  const Attribute *a = typed_attr(n, name, Attribute::Kind::Tensor);
+  return a ? a->t : nullptr;
+}
+
+size_t num_inputs(const Node &n) {
+  size_t k = n.inputs.size();
+  while (k > 0 && !n.inputs[k - 1])
+    --k;
+  return k;
+}
+
+const Type &input_type(const Node &n, size_t i) {
+  if (!n.input(i))
+    node_fail(n, "input {} is required but missing", i);
+  return n.inputs[i]->type;
+}
+
+DType input_dtype(const Node &n, size_t i) { return input_type(n, i).dtype; }
+
+std::vector<int64_t> input_dims(const Node &n, size_t i) {
+  const Type &t = input_type(n, i);
+  if (!t.shape)
+    node_fail(n, "the rank of input {} ('{}') is unknown; give the graph input shapes with "
+                 "--shape NAME=AxBxC",
+              i, n.inputs[i]->name);
+  std::vector<int64_t> dims;
+  for (const Dim &d : *t.shape) {
+    if (!d.is_static()) {
+      if (!d.param.empty())
+        node_fail(n, "input '{}' has the symbolic dimension '{}'; bind it with --dim {}=N",
+                  n.inputs[i]->name, d.param, d.param);
+      node_fail(n, "input '{}' has an unknown dimension; give the graph input shapes with "
+                   "--shape NAME=AxBxC",
+                n.inputs[i]->name);
+    }
+    dims.push_back(d.value);
+  }
+  return dims;
+}
+
+const Tensor *input_constant(const Node &n, size_t i) {
+  Value *v = n.input(i);
+  return v && v->constant ? v->constant.get() : nullptr;
+}
+
+const Tensor &require_constant(const Node &n, size_t i, const char *what) {
+  const Tensor *t = input_constant(n, i);
+  if (!t)
+    node_fail(n, "input '{}' must be a compile-time constant (onnxc needs static shapes); "
+                 "it is computed at run time from '{}'",
+              what, n.input(i) ? n.input(i)->name : "?");
+  return *t;
+}
+
+void set_output(Node &n, size_t i, DType dtype, const std::vector<int64_t> &dims) {
+  if (i >= n.outputs.size() || !n.outputs[i])
+    return;
+  checked_numel(dims);
+  n.outputs[i]->type = Type::of(dtype, dims);
+}
+
+std::vector<int64_t> output_dims(const Node &n, size_t i) {
+  return n.outputs.at(i)->type.static_dims();
+}
+
+int64_t normalize_axis(const Node &n, int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    node_fail(n, "axis {} is out of range for a tensor of rank {}", axis, rank);
+  return axis < 0 ? axis + rank : axis;
+}
+
+std::vector<int64_t> broadcast_shapes(const Node &n, const std::vector<std::vector<int64_t>> &s) {
+  size_t rank = 0;
+  for (const auto &d : s)
+    rank = std::max(rank, d.size());
+  std::vector<int64_t> out(rank, 1);
+  for (const auto &d : s) {
+    for (size_t k = 0; k < d.size(); ++k) {
+      int64_t &o = out[rank - d.size() + k];
+      int64_t v = d[k];
+      if (v == o || v == 1)
+        continue;
+      if (o == 1) {
+        o = v;
+        continue;
+      }
+      std::string all;
+      for (const auto &x : s)
+        all += (all.empty() ? "" : " and ") + dims_to_string(x);
+      node_fail(n, "shapes {} cannot be broadcast together", all);
+    }
+  }
+  return out;
+}
+
+std::vector<int64_t> broadcast_strides(const std::vector<int64_t> &dims,
+                                       const std::vector<int64_t> &out_dims) {
+  size_t rank = out_dims.size();
+  std::vector<int64_t> strides(rank, 0);
+  int64_t s = 1;
+  for (size_t k = dims.size(); k-- > 0;) {
+    size_t o = rank - dims.size() + k;
+    strides[o] = (dims[k] == 1 && out_dims[o] != 1) ? 0 : s;
+    s *= dims[k];
+  }
+  return strides;
+}
+
+int64_t product(const std::vector<int64_t> &dims) { return checked_numel(dims); }
+
+std::string kernel_name(const Node &n, const std::string &base, DType dtype) {
+  std::string_view sfx = dtype_suffix(dtype);
+  if (sfx.empty())
+    node_fail(n, "element type {} is not supported by {} yet", dtype_name(dtype), n.op_type);
+  return "onnxc_k_" + base + "_" + std::string(sfx);
+}
+
+void require_dtype(const Node &n, DType dtype, std::initializer_list<DType> allowed) {
+  for (DType d : allowed)
+    if (d == dtype)
+      return;
+  std::string names;
+  for (DType d : allowed)
+    names += (names.empty() ? "" : ", ") + std::string(dtype_name(d));
+  node_fail(n, "element type {} is not supported (supported: {})", dtype_name(dtype), names);
+}
+
+int64_t type_bytes(const Type &t) {
+  auto b = dtype_storage_bytes(t.dtype, static_cast<uint64_t>(checked_numel(t.static_dims())));
+  if (!b)
+    fail("tensor size overflows");
+  return static_cast<int64_t>(*b);
+}
+
+KernelCall call_on_all(const Node &n, std::string kernel, std::vector<int64_t> params) {
+  KernelCall c;
+  c.kernel = std::move(kernel);
+  c.args.assign(n.inputs.begin(), n.inputs.end());
+  c.args.insert(c.args.end(), n.outputs.begin(), n.outputs.end());
+  c.params = std::move(params);
+  return c;
+}
+
+} // namespace onnxc

@@ -1,0 +1,69 @@
+// Helpers every op definition uses: attributes with defaults, input types and constants, output
+// types, axis normalisation, broadcasting, kernel names, and errors that name the node.
+#pragma once
+
+#include "compiler/ir/error.h"
+#include "compiler/ops/op_def.h"
+
+#include <string>
+#include <vector>
+
+namespace onnxc {
+
+/// Throws Error "<node description>: <message>".
+template <typename... Args>
+[[noreturn]] void node_fail(const Node &n, fmt::format_string<Args...> f, Args &&...args) {
+  throw Error(n.describe() + ": " + fmt::format(f, std::forward<Args>(args)...));
+}
+
+// Attributes (the frontend keeps ONNX's types; these check the kind and apply defaults).
+bool has_attr(const Node &n, const std::string &name);
+int64_t attr_int(const Node &n, const std::string &name, int64_t def);
+float attr_float(const Node &n, const std::string &name, float def);
+std::string attr_string(const Node &n, const std::string &name, const std::string &def);
+std::vector<int64_t> attr_ints(const Node &n, const std::string &name,
+                               const std::vector<int64_t> &def = {});
+std::vector<float> attr_floats(const Node &n, const std::string &name);
+/// Attribute tensor (e.g. Constant's value, ConstantOfShape's value); nullptr if absent.
+TensorPtr attr_tensor(const Node &n, const std::string &name);
+
+// Inputs.
+/// Number of inputs, counting omitted optional inputs in the middle but not trailing ones.
+size_t num_inputs(const Node &n);
+/// Type of input i; throws if the input is missing.
+const Type &input_type(const Node &n, size_t i);
+DType input_dtype(const Node &n, size_t i);
+/// Static dims of input i; throws an error that says which --shape/--dim flag to pass.
+std::vector<int64_t> input_dims(const Node &n, size_t i);
+/// Constant value of input i, or nullptr if it is not known at compile time (or omitted).
+const Tensor *input_constant(const Node &n, size_t i);
+/// Constant value of input i; throws "input '<what>' must be a compile-time constant".
+const Tensor &require_constant(const Node &n, size_t i, const char *what);
+
+// Outputs.
+void set_output(Node &n, size_t i, DType dtype, const std::vector<int64_t> &dims);
+/// Static dims of output i (after inference).
+std::vector<int64_t> output_dims(const Node &n, size_t i);
+
+/// Axis in [-rank, rank) → [0, rank); throws naming the node otherwise.
+int64_t normalize_axis(const Node &n, int64_t axis, int64_t rank);
+/// Multidirectional (numpy) broadcast of shapes; throws naming the node on mismatch.
+std::vector<int64_t> broadcast_shapes(const Node &n, const std::vector<std::vector<int64_t>> &s);
+/// Row-major strides of `dims` aligned right to an output of rank `out_rank`; broadcast dims
+/// (size 1 where the output is larger) get stride 0.
+std::vector<int64_t> broadcast_strides(const std::vector<int64_t> &dims,
+                                       const std::vector<int64_t> &out_dims);
+int64_t product(const std::vector<int64_t> &dims);
+
+/// "onnxc_k_<base>_<suffix of dtype>"; throws naming the node if no kernel supports the dtype.
+std::string kernel_name(const Node &n, const std::string &base, DType dtype);
+/// Throws naming the node unless `dtype` is one of `allowed`.
+void require_dtype(const Node &n, DType dtype, std::initializer_list<DType> allowed);
+/// Bytes of a tensor of static type.
+int64_t type_bytes(const Type &t);
+
+/// Convenience for lowerings: a KernelCall on the node's inputs then outputs (omitted optional
+/// inputs stay nullptr), with the given params.
+KernelCall call_on_all(const Node &n, std::string kernel, std::vector<int64_t> params);
+
+} // namespace onnxc

@@ -1,0 +1,60 @@
+/* model_desc.h — internal contract between the runtime stub and the code onnxc generates.
+ *
+ * Generated code defines `onnxc__model` (with exactly this layout, natural C alignment) and
+ * `onnxc__model_run`; the stub implements the public ABI (onnxc_runtime.h) on top of them and
+ * provides the kernel services of templates/cpu/kernel_abi.h (onnxc_parallel_for, onnxc_rt_fail)
+ * plus onnxc_rt_node_failed. None of these symbols is exported from a model library.
+ */
+#ifndef ONNXC_MODEL_DESC_H
+#define ONNXC_MODEL_DESC_H
+
+#include <stdint.h>
+
+#include "templates/cpu/kernel_abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// One model input or output as generated code describes it.
+typedef struct onnxc_tensor_desc {
+  const char *name;     ///< ONNX name
+  int32_t dtype;        ///< ONNXC_DTYPE_*
+  int32_t rank;         ///< number of dims
+  const int64_t *dims;  ///< `rank` dims (-1: known only at run time; unused in this version)
+  uint64_t size_bytes;  ///< bytes of the whole tensor
+} onnxc_tensor_desc;
+
+/// The whole model as generated code describes it.
+typedef struct onnxc_model_desc {
+  uint32_t abi_version;            ///< ONNXC_ABI_VERSION the code was generated for
+  uint32_t num_inputs;
+  uint32_t num_outputs;
+  uint32_t reserved;               ///< 0
+  uint64_t arena_size;             ///< bytes of working memory
+  uint64_t arena_alignment;        ///< 64
+  const char *model_name;          ///< C identifier
+  const char *signature_json;      ///< what onnxc_signature_json() returns
+  const onnxc_tensor_desc *inputs;  ///< num_inputs entries
+  const onnxc_tensor_desc *outputs; ///< num_outputs entries
+} onnxc_model_desc;
+
+/// Defined by generated code.
+extern const onnxc_model_desc onnxc__model __attribute__((visibility("hidden")));
+
+/// Defined by generated code: runs all kernels in order on `arena` and the caller's buffers
+/// (already validated). Returns 0, or a status after recording an error (onnxc_rt_fail or
+/// onnxc_rt_node_failed).
+int32_t onnxc__model_run(onnxc_rt *rt, unsigned char *arena, const void *const *inputs,
+                         void *const *outputs) __attribute__((visibility("hidden")));
+
+/// Called by generated code when a kernel returned `status` != 0: prefixes the recorded message
+/// with "<node_desc>: " (e.g. "node 'conv1' (Conv, #3): ") and returns `status`.
+int32_t onnxc_rt_node_failed(onnxc_rt *rt, int32_t status, const char *node_desc)
+    __attribute__((visibility("hidden")));
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ONNXC_MODEL_DESC_H */

@@ -1,0 +1,142 @@
+/* onnxc_runtime.h — the generic C ABI every model library compiled by onnxc exports.
+ *
+ * A model compiled by onnxc is one self-contained shared library (depending on libc/libm only)
+ * that exports exactly the functions below. Any program can dlopen() any model and drive it
+ * through this ABI; the typed header NAME.h that onnxc writes next to the library declares
+ * model-specific aliases (NAME_create, NAME_run, ...) of the same functions plus constants.
+ *
+ * Rules (see docs/runtime-api.md):
+ * - A context holds the model's working memory (the arena), its thread pool and its last error.
+ *   One thread at a time may use a context; different contexts run concurrently.
+ * - onnxc_run / onnxc_run_buffers never allocate, never abort and validate their arguments.
+ * - The caller owns every tensor buffer; outputs are written in place.
+ *
+ * C99; usable from C and C++.
+ */
+#ifndef ONNXC_RUNTIME_H
+#define ONNXC_RUNTIME_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The types block is guarded separately: NAME.h headers carry an identical copy, so a program
+ * can include any number of them together with this header, in any order. */
+#ifndef ONNXC_RUNTIME_TYPES_H
+#define ONNXC_RUNTIME_TYPES_H
+
+/// Version of this ABI; onnxc_abi_version() of a compatible library returns the same number.
+#define ONNXC_ABI_VERSION 1
+/// Largest rank an onnxc_tensor can describe.
+#define ONNXC_MAX_RANK 8
+
+/// Result of every fallible ABI function. onnxc_last_error() explains any value but ONNXC_OK.
+typedef enum onnxc_status {
+  ONNXC_OK = 0,                      ///< success
+  ONNXC_ERROR_INVALID_ARGUMENT = 1,  ///< NULL pointer, bad count, bad thread count, misaligned arena
+  ONNXC_ERROR_SHAPE_MISMATCH = 2,    ///< an input's rank or shape differs from the model's
+  ONNXC_ERROR_DTYPE_MISMATCH = 3,    ///< an input's or output's dtype differs from the model's
+  ONNXC_ERROR_BUFFER_TOO_SMALL = 4,  ///< a tensor's size_bytes, or a caller arena, is too small
+  ONNXC_ERROR_OUT_OF_MEMORY = 5,     ///< allocation failed (create only)
+  ONNXC_ERROR_INDEX_OUT_OF_RANGE = 6, ///< an index (info index, or a Gather index at run time) is out of range
+  ONNXC_ERROR_RUNTIME = 7            ///< any other failure while running the model
+} onnxc_status;
+
+/* Element types: the numbers of ONNX TensorProto.DataType. */
+#define ONNXC_DTYPE_UNDEFINED 0
+#define ONNXC_DTYPE_FLOAT 1    ///< float
+#define ONNXC_DTYPE_UINT8 2    ///< uint8_t
+#define ONNXC_DTYPE_INT8 3     ///< int8_t
+#define ONNXC_DTYPE_UINT16 4   ///< uint16_t
+#define ONNXC_DTYPE_INT16 5    ///< int16_t
+#define ONNXC_DTYPE_INT32 6    ///< int32_t
+#define ONNXC_DTYPE_INT64 7    ///< int64_t
+#define ONNXC_DTYPE_STRING 8   ///< not supported by onnxc
+#define ONNXC_DTYPE_BOOL 9     ///< uint8_t holding 0 or 1
+#define ONNXC_DTYPE_FLOAT16 10 ///< IEEE half, as uint16_t bits
+#define ONNXC_DTYPE_DOUBLE 11  ///< double
+#define ONNXC_DTYPE_UINT32 12  ///< uint32_t
+#define ONNXC_DTYPE_UINT64 13  ///< uint64_t
+#define ONNXC_DTYPE_COMPLEX64 14
+#define ONNXC_DTYPE_COMPLEX128 15
+#define ONNXC_DTYPE_BFLOAT16 16 ///< bfloat16, as uint16_t bits
+
+/// Opaque per-instance state: arena, thread pool, last error.
+typedef struct onnxc_context onnxc_context;
+
+/// A caller-owned tensor passed to onnxc_run. For inputs every field is read; for outputs `data`,
+/// `size_bytes` and `dtype` are read and `rank`/`shape` are written on success.
+typedef struct onnxc_tensor {
+  void *data;                     ///< row-major elements (caller-owned)
+  uint64_t size_bytes;            ///< capacity of `data` in bytes
+  int32_t dtype;                  ///< ONNXC_DTYPE_*
+  int32_t rank;                   ///< number of dims (0 = scalar)
+  int64_t shape[ONNXC_MAX_RANK];  ///< dims [0, rank)
+} onnxc_tensor;
+
+/// Static description of one model input or output; all pointers are owned by the library and
+/// live as long as it is loaded. A dim of -1 (and size_bytes 0) means known only at run time:
+/// the output onnxc_tensor reports it after onnxc_run.
+typedef struct onnxc_tensor_info {
+  const char *name;       ///< ONNX name
+  int32_t dtype;          ///< ONNXC_DTYPE_*
+  int32_t rank;           ///< number of dims (may exceed ONNXC_MAX_RANK: use run_buffers then)
+  const int64_t *shape;   ///< `rank` dims
+  uint64_t size_bytes;    ///< bytes of the whole tensor
+} onnxc_tensor_info;
+
+#endif /* ONNXC_RUNTIME_TYPES_H */
+
+/// The ABI version the library implements (ONNXC_ABI_VERSION it was built with).
+uint32_t onnxc_abi_version(void);
+/// The model's name (a C identifier, the NAME of NAME.h).
+const char *onnxc_model_name(void);
+/// The model's signature as JSON: {"name":..,"abi_version":1,"arena_size":N,
+/// "inputs":[{"name":..,"dtype":"float","shape":[1,1,28,28]}],"outputs":[...]}.
+const char *onnxc_signature_json(void);
+/// Bytes an arena passed to onnxc_create_with_arena must have (may be 0).
+uint64_t onnxc_arena_size(void);
+/// Alignment in bytes such an arena must have (64).
+uint64_t onnxc_arena_alignment(void);
+/// Number of model inputs.
+int32_t onnxc_num_inputs(void);
+/// Number of model outputs.
+int32_t onnxc_num_outputs(void);
+/// Describes input `index`. INVALID_ARGUMENT if info is NULL, INDEX_OUT_OF_RANGE if index is bad.
+onnxc_status onnxc_input_info(int32_t index, onnxc_tensor_info *info);
+/// Describes output `index`. INVALID_ARGUMENT if info is NULL, INDEX_OUT_OF_RANGE if index is bad.
+onnxc_status onnxc_output_info(int32_t index, onnxc_tensor_info *info);
+
+/// Creates a context and allocates its arena (the only allocation a model makes besides
+/// onnxc_set_num_threads). On failure *out is NULL and onnxc_last_error(NULL) explains why.
+onnxc_status onnxc_create(onnxc_context **out);
+/// Creates a context that uses the caller-owned `arena` (at least onnxc_arena_size() bytes,
+/// aligned to onnxc_arena_alignment()); the arena must outlive the context and must not be
+/// shared by contexts that run at the same time. `arena` may be NULL if onnxc_arena_size() is 0.
+onnxc_status onnxc_create_with_arena(void *arena, uint64_t arena_bytes, onnxc_context **out);
+/// Destroys a context: joins its threads, frees what onnxc_create allocated. NULL is ignored.
+void onnxc_destroy(onnxc_context *ctx);
+/// Sets how many threads run the model: 1 (the default) runs on the caller's thread only; n > 1
+/// starts n-1 pool threads here (never in run); the caller's thread takes part in each run.
+onnxc_status onnxc_set_num_threads(onnxc_context *ctx, int32_t n);
+/// Runs the model. Validates ctx and pointers, the counts, each input's dtype, rank, shape and
+/// size_bytes, and each output's dtype and size_bytes; writes each output's rank and shape on
+/// success. Never allocates, never aborts; after any failure the context is usable again.
+onnxc_status onnxc_run(onnxc_context *ctx, const onnxc_tensor *inputs, int32_t num_inputs,
+                       onnxc_tensor *outputs, int32_t num_outputs);
+/// Runs the model on raw buffers whose shapes and dtypes are exactly the declared ones
+/// (onnxc_input_info / onnxc_output_info): inputs[i] and outputs[i] must each hold size_bytes.
+onnxc_status onnxc_run_buffers(onnxc_context *ctx, const void *const *inputs,
+                               void *const *outputs);
+/// The message of the last failure on `ctx` ("" if its last call succeeded). With ctx NULL: the
+/// message of the last failed onnxc_create / onnxc_create_with_arena on the calling thread.
+/// The string lives until the next call on the same context (or thread, for NULL).
+const char *onnxc_last_error(const onnxc_context *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ONNXC_RUNTIME_H */

@@ -1,0 +1,113 @@
+/* stub_internal.h — private declarations shared by the runtime stub's sources.
+ *
+ * The stub is freestanding: it is compiled to bitcode for several targets without their system
+ * headers, so the few libc functions it needs are declared here by hand (glibc >= 2.34 has the
+ * pthread functions in libc.so.6). Only onnxc_runtime.h functions are exported from a model.
+ */
+#ifndef ONNXC_STUB_INTERNAL_H
+#define ONNXC_STUB_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime_stub/model_desc.h"
+#include "runtime_stub/onnxc_runtime.h"
+
+#define ONNXC_API __attribute__((visibility("default")))
+#define ONNXC_HIDDEN __attribute__((visibility("hidden")))
+
+/* ---- libc, declared by hand (identical on x86_64 and aarch64 glibc) ---- */
+void *malloc(size_t n);
+void free(void *p);
+int posix_memalign(void **out, size_t alignment, size_t n);
+void *memcpy(void *dst, const void *src, size_t n);
+void *memset(void *dst, int c, size_t n);
+typedef unsigned long onnxc_pthread_t;
+int pthread_create(onnxc_pthread_t *thread, const void *attr, void *(*fn)(void *), void *arg);
+int pthread_join(onnxc_pthread_t thread, void **ret);
+typedef unsigned int onnxc_pthread_key_t;
+typedef int onnxc_pthread_once_t;
+int pthread_once(onnxc_pthread_once_t *once, void (*init)(void));
+int pthread_key_create(onnxc_pthread_key_t *key, void (*destructor)(void *));
+int pthread_setspecific(onnxc_pthread_key_t key, const void *value);
+void *pthread_getspecific(onnxc_pthread_key_t key);
+long syscall(long number, ...);
+int sched_yield(void);
+
+/// Size of a context's error message buffer, terminating NUL included.
+#define ONNXC_ERROR_CAPACITY 512
+
+/// A context's thread pool (thread_pool.c). All fields shared with workers are accessed with
+/// __atomic builtins; the job fields are published by the release increment of `generation`.
+typedef struct onnxc_pool {
+  int32_t num_threads;        ///< workers + the caller
+  onnxc_pthread_t *threads;   ///< num_threads - 1 workers
+  uint32_t generation;        ///< futex word: bumped to post a job (or shut down)
+  uint32_t pending;           ///< futex word: workers that have not finished the current job
+  uint32_t shutdown;          ///< set before the last generation bump on destroy
+  uint32_t busy;              ///< 1 while a parallel_for runs (nested calls run serially)
+  /* the current job */
+  onnxc_range_fn fn;
+  void *fn_ctx;
+  int64_t n;
+  int64_t num_chunks;
+  int64_t next_chunk;         ///< atomic work counter
+} onnxc_pool;
+
+/// What kernels see as `onnxc_rt`: the run-time services of one context.
+struct onnxc_rt {
+  onnxc_pool pool;
+  uint32_t error_claimed;               ///< 1 once a failure recorded its message in this run
+  char error[ONNXC_ERROR_CAPACITY];     ///< NUL-terminated message ("" if none)
+};
+
+/// A context: the run-time services plus the memory the model works in.
+struct onnxc_context {
+  struct onnxc_rt rt;        ///< first member: kernels get &ctx->rt
+  unsigned char *arena;
+  int owns_arena;            ///< 1 if onnxc_create allocated `arena`
+  const void **input_ptrs;   ///< num_inputs slots (allocated with the context)
+  void **output_ptrs;        ///< num_outputs slots
+};
+
+/* ---- messages (messages.c): bounded string building without libc ---- */
+
+/// A bounded, always NUL-terminated string being built in a fixed buffer.
+typedef struct onnxc_msg {
+  char *buf;
+  size_t cap;
+  size_t len;
+} onnxc_msg;
+
+ONNXC_HIDDEN onnxc_msg onnxc_msg_begin(char *buf, size_t cap);
+ONNXC_HIDDEN void onnxc_msg_str(onnxc_msg *m, const char *s);
+ONNXC_HIDDEN void onnxc_msg_i64(onnxc_msg *m, int64_t v);
+ONNXC_HIDDEN void onnxc_msg_u64(onnxc_msg *m, uint64_t v);
+/// Appends "1x3x224x224" ("scalar" for rank 0).
+ONNXC_HIDDEN void onnxc_msg_dims(onnxc_msg *m, const int64_t *dims, int32_t rank);
+/// ONNX spelling of a dtype number ("float", "int64", ...; "dtype N" if unknown, in `scratch`).
+ONNXC_HIDDEN const char *onnxc_dtype_name(int32_t dtype);
+
+/* ---- errors (errors.c) ---- */
+
+/// Clears the context's error before a call.
+ONNXC_HIDDEN void onnxc_rt_clear_error(onnxc_rt *rt);
+/// Replaces the context's error with `msg` (unconditionally; use on the caller's thread) and
+/// returns status.
+ONNXC_HIDDEN onnxc_status onnxc_rt_set_error(onnxc_rt *rt, onnxc_status status, const char *msg);
+/// Records the outcome of onnxc_create* for onnxc_last_error(NULL) on this thread (msg NULL: ok).
+ONNXC_HIDDEN onnxc_status onnxc_set_create_error(onnxc_status status, const char *msg);
+/// The message recorded by onnxc_set_create_error on this thread ("" if none).
+ONNXC_HIDDEN const char *onnxc_create_error(void);
+
+/* ---- thread pool (thread_pool.c) ---- */
+
+/// Initialises an empty pool (one thread: the caller).
+ONNXC_HIDDEN void onnxc_pool_init(onnxc_pool *pool);
+/// Stops and joins the workers; the pool is empty afterwards.
+ONNXC_HIDDEN void onnxc_pool_destroy(onnxc_pool *pool);
+/// Replaces the pool by one with n threads (n-1 workers). Returns 0, or -1 if a thread could not
+/// be created or memory ran out (the pool is then empty).
+ONNXC_HIDDEN int onnxc_pool_resize(onnxc_pool *pool, int32_t n);
+
+#endif /* ONNXC_STUB_INTERNAL_H */

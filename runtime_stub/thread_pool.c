@@ -1,0 +1,151 @@
+/* thread_pool.c — the per-context thread pool behind onnxc_parallel_for.
+ *
+ * Protocol: the caller publishes a job (plain fields) and then bumps `generation` with release
+ * order; every worker waits for the bump (short spin, then futex), takes chunks from the atomic
+ * `next_chunk` counter, and finally decrements `pending` with release order. The caller takes
+ * part in the job and returns once `pending` is 0 (acquire), so every worker has seen each job
+ * before the next one is posted and the job fields are never written while being read.
+ * Nested parallel_for calls (from inside a job, on any thread) run serially.
+ */
+#include "runtime_stub/stub_internal.h"
+
+#if defined(__x86_64__)
+#define ONNXC_SYS_FUTEX 202
+#elif defined(__aarch64__)
+#define ONNXC_SYS_FUTEX 98
+#else
+#error "runtime stub: unsupported architecture (add its futex syscall number)"
+#endif
+#define ONNXC_FUTEX_WAIT_PRIVATE 128 /* FUTEX_WAIT | FUTEX_PRIVATE_FLAG */
+#define ONNXC_FUTEX_WAKE_PRIVATE 129 /* FUTEX_WAKE | FUTEX_PRIVATE_FLAG */
+#define ONNXC_SPIN_ITERATIONS 4000
+#define ONNXC_CHUNKS_PER_THREAD 4
+
+static void futex_wait(uint32_t *word, uint32_t expected) {
+  syscall(ONNXC_SYS_FUTEX, word, ONNXC_FUTEX_WAIT_PRIVATE, expected, (void *)0, (void *)0, 0);
+}
+
+static void futex_wake_all(uint32_t *word) {
+  syscall(ONNXC_SYS_FUTEX, word, ONNXC_FUTEX_WAKE_PRIVATE, 0x7fffffff, (void *)0, (void *)0, 0);
+}
+
+static void cpu_relax(void) {
+#if defined(__x86_64__)
+  __asm__ __volatile__("pause");
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+/// Waits until *word != old (acquire) and returns the new value.
+static uint32_t wait_while_equal(uint32_t *word, uint32_t old) {
+  uint32_t v;
+  for (int i = 0; i < ONNXC_SPIN_ITERATIONS; ++i) {
+    v = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+    if (v != old)
+      return v;
+    cpu_relax();
+  }
+  while ((v = __atomic_load_n(word, __ATOMIC_ACQUIRE)) == old)
+    futex_wait(word, old);
+  return v;
+}
+
+/// Runs chunks of the current job until none is left.
+static void run_chunks(onnxc_pool *p) {
+  int64_t chunks = p->num_chunks, n = p->n;
+  int64_t q = n / chunks, r = n % chunks;
+  for (;;) {
+    int64_t i = __atomic_fetch_add(&p->next_chunk, 1, __ATOMIC_RELAXED);
+    if (i >= chunks)
+      return;
+    int64_t begin = i * q + (i < r ? i : r);
+    int64_t end = begin + q + (i < r ? 1 : 0);
+    p->fn(p->fn_ctx, begin, end);
+  }
+}
+
+static void *worker_main(void *arg) {
+  onnxc_pool *p = (onnxc_pool *)arg;
+  uint32_t seen = 0; /* generation is 0 when workers are created */
+  for (;;) {
+    seen = wait_while_equal(&p->generation, seen);
+    if (__atomic_load_n(&p->shutdown, __ATOMIC_ACQUIRE))
+      return 0;
+    run_chunks(p);
+    if (__atomic_sub_fetch(&p->pending, 1, __ATOMIC_ACQ_REL) == 0)
+      futex_wake_all(&p->pending);
+  }
+}
+
+void onnxc_pool_init(onnxc_pool *p) {
+  memset(p, 0, sizeof *p);
+  p->num_threads = 1;
+}
+
+/// Stops and joins the first `count` workers.
+static void stop_workers(onnxc_pool *p, int32_t count) {
+  __atomic_store_n(&p->shutdown, 1, __ATOMIC_RELEASE);
+  __atomic_add_fetch(&p->generation, 1, __ATOMIC_RELEASE);
+  futex_wake_all(&p->generation);
+  for (int32_t i = 0; i < count; ++i)
+    pthread_join(p->threads[i], 0);
+}
+
+void onnxc_pool_destroy(onnxc_pool *p) {
+  if (p->threads) {
+    stop_workers(p, p->num_threads - 1);
+    free(p->threads);
+  }
+  onnxc_pool_init(p);
+}
+
+int onnxc_pool_resize(onnxc_pool *p, int32_t n) {
+  onnxc_pool_destroy(p);
+  if (n <= 1)
+    return 0;
+  p->threads = (onnxc_pthread_t *)malloc(sizeof(onnxc_pthread_t) * (size_t)(n - 1));
+  if (!p->threads)
+    return -1;
+  for (int32_t i = 0; i < n - 1; ++i) {
+    if (pthread_create(&p->threads[i], 0, worker_main, p) != 0) {
+      stop_workers(p, i);
+      free(p->threads);
+      onnxc_pool_init(p);
+      return -1;
+    }
+  }
+  p->num_threads = n;
+  return 0;
+}
+
+void onnxc_parallel_for(onnxc_rt *rt, onnxc_i64 n, onnxc_i64 grain, onnxc_range_fn fn, void *ctx) {
+  if (n <= 0)
+    return;
+  if (grain < 1)
+    grain = 1;
+  onnxc_pool *p = rt ? &rt->pool : 0;
+  int64_t threads = p ? p->num_threads : 1;
+  int64_t chunks = n / grain;
+  if (chunks > threads * ONNXC_CHUNKS_PER_THREAD)
+    chunks = threads * ONNXC_CHUNKS_PER_THREAD;
+  if (threads <= 1 || chunks <= 1 || __atomic_load_n(&p->busy, __ATOMIC_RELAXED)) {
+    fn(ctx, 0, n);
+    return;
+  }
+  /* Publish the job; the release increment of `generation` makes it visible to workers. */
+  __atomic_store_n(&p->busy, 1, __ATOMIC_RELAXED);
+  p->fn = fn;
+  p->fn_ctx = ctx;
+  p->n = n;
+  p->num_chunks = chunks;
+  __atomic_store_n(&p->next_chunk, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&p->pending, (uint32_t)(threads - 1), __ATOMIC_RELAXED);
+  __atomic_add_fetch(&p->generation, 1, __ATOMIC_RELEASE);
+  futex_wake_all(&p->generation);
+  run_chunks(p);
+  uint32_t left;
+  while ((left = __atomic_load_n(&p->pending, __ATOMIC_ACQUIRE)) != 0)
+    wait_while_equal(&p->pending, left);
+  __atomic_store_n(&p->busy, 0, __ATOMIC_RELAXED);
+}

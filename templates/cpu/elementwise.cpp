@@ -1,0 +1,115 @@
+/* Element-wise kernels, generated from elementwise.def for every dtype of each op's type list.
+ *
+ * Unary   params: {n, a0 (f64 bits), a1 (f64 bits)}; tensors {x, y}.
+ * Binary  params: {rank, out_dims[rank], a_strides[rank], b_strides[rank]} (stride 0 broadcasts);
+ *         rank 0 means both inputs have the output's shape: params {0, n}. tensors {a, b, y}.
+ */
+#include "templates/cpu/kernel_abi.h"
+#include "templates/cpu/scalar_math.h"
+#include "templates/cpu/types.h"
+
+namespace onnxc_k {
+namespace {
+
+constexpr i64 kGrain = 16384;
+
+template <typename T, typename F>
+int32_t unary(onnxc_rt *rt, void *const *t, const i64 *p, F f) {
+  const T *x = static_cast<const T *>(t[0]);
+  T *y = static_cast<T *>(t[1]);
+  const double a0 = param_f64(p, 1), a1 = param_f64(p, 2);
+  auto body = [&](i64 b, i64 e) {
+    for (i64 i = b; i < e; ++i)
+      y[i] = f(x[i], a0, a1);
+  };
+  parallel_for(rt, p[0], kGrain, body);
+  return 0;
+}
+
+/* Iterates the output in row-major order; the innermost dimension runs as a flat loop. */
+template <typename T, typename R, typename F>
+int32_t binary(onnxc_rt *rt, void *const *t, const i64 *p, F f) {
+  const T *a = static_cast<const T *>(t[0]);
+  const T *b = static_cast<const T *>(t[1]);
+  R *y = static_cast<R *>(t[2]);
+  const i64 rank = p[0];
+  if (rank == 0) {
+    auto body = [&](i64 lo, i64 hi) {
+      for (i64 i = lo; i < hi; ++i)
+        y[i] = f(a[i], b[i]);
+    };
+    parallel_for(rt, p[1], kGrain, body);
+    return 0;
+  }
+  const i64 *dims = p + 1, *sa = p + 1 + rank, *sb = p + 1 + 2 * rank;
+  const i64 inner = dims[rank - 1], ia = sa[rank - 1], ib = sb[rank - 1];
+  i64 outer = 1;
+  for (i64 d = 0; d + 1 < rank; ++d)
+    outer *= dims[d];
+  auto body = [&](i64 lo, i64 hi) {
+    for (i64 o = lo; o < hi; ++o) {
+      i64 rem = o, oa = 0, ob = 0;
+      for (i64 d = rank - 2; d >= 0; --d) {
+        i64 c = rem % dims[d];
+        rem /= dims[d];
+        oa += c * sa[d];
+        ob += c * sb[d];
+      }
+      const T *pa = a + oa;
+      const T *pb = b + ob;
+      R *py = y + o * inner;
+      for (i64 i = 0; i < inner; ++i)
+        py[i] = f(pa[i * ia], pb[i * ib]);
+    }
+  };
+  i64 grain = inner >= kGrain ? 1 : kGrain / (inner ? inner : 1);
+  parallel_for(rt, outer, grain, body);
+  return 0;
+}
+
+} // namespace
+} // namespace onnxc_k
+
+using namespace onnxc_k;
+
+/* Each op gets a scalar function template eval<T> in its own namespace, then one kernel per type. */
+#define ONNXC_UNARY_KERNEL(ct, sfx, id)                                                            \
+  extern "C" int32_t onnxc_k_##id##_##sfx(onnxc_rt *rt, void *const *t, const i64 *p) {           \
+    return unary<ct>(rt, t, p, unary_##id::eval<ct>);                                              \
+  }
+#define ONNXC_BINARY_KERNEL(ct, sfx, id)                                                           \
+  extern "C" int32_t onnxc_k_##id##_##sfx(onnxc_rt *rt, void *const *t, const i64 *p) {           \
+    return binary<ct, ct>(rt, t, p, binary_##id::eval<ct>);                                        \
+  }
+#define ONNXC_COMPARE_KERNEL(ct, sfx, id)                                                          \
+  extern "C" int32_t onnxc_k_##id##_##sfx(onnxc_rt *rt, void *const *t, const i64 *p) {           \
+    return binary<ct, bool>(rt, t, p, compare_##id::eval<ct>);                                     \
+  }
+
+#pragma GCC diagnostic ignored "-Wtype-limits"
+#pragma GCC diagnostic ignored "-Wbool-operation"
+#pragma GCC diagnostic ignored "-Wint-in-bool-context"
+#pragma GCC diagnostic ignored "-Wpragmas"
+#pragma clang diagnostic ignored "-Wunknown-warning-option"
+#pragma GCC diagnostic ignored "-Wbool-compare"
+
+#define ONNXC_UNARY(op, id, types, n0, d0, n1, d1, expr)                                           \
+  namespace unary_##id {                                                                           \
+  template <typename T> inline T eval(T x, double a0, double a1) {                                 \
+    (void)a0;                                                                                      \
+    (void)a1;                                                                                      \
+    return static_cast<T>(expr);                                                                   \
+  }                                                                                                \
+  }                                                                                                \
+  types(ONNXC_UNARY_KERNEL, id)
+#define ONNXC_BINARY(op, id, types, expr)                                                          \
+  namespace binary_##id {                                                                          \
+  template <typename T> inline T eval(T a, T b) { return static_cast<T>(expr); }                   \
+  }                                                                                                \
+  types(ONNXC_BINARY_KERNEL, id)
+#define ONNXC_COMPARE(op, id, types, expr)                                                         \
+  namespace compare_##id {                                                                         \
+  template <typename T> inline bool eval(T a, T b) { return expr; }                                \
+  }                                                                                                \
+  types(ONNXC_COMPARE_KERNEL, id)
+#include "templates/cpu/elementwise.def"

@@ -1,0 +1,62 @@
+/* The contract between kernel templates, generated code and the runtime stub.
+ *
+ * Kernels are freestanding C++ (no libc/libstdc++ headers; math through __builtin_*), compiled
+ * twice: to LLVM bitcode per target (linked into every model and specialised with its constant
+ * params) and natively into onnxc (the reference evaluator used by constant folding).
+ *
+ * Every kernel has this signature and an extern "C" name starting with onnxc_k_:
+ *   int32_t onnxc_k_NAME(onnxc_rt *rt, void *const *tensors, const int64_t *params);
+ * It returns 0, or the status returned by onnxc_rt_fail() after recording a message.
+ */
+#ifndef ONNXC_KERNEL_ABI_H
+#define ONNXC_KERNEL_ABI_H
+
+#include <stddef.h> /* freestanding headers only */
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+
+typedef struct onnxc_rt onnxc_rt;
+/// Body of a parallel loop: processes iterations [begin, end).
+typedef void (*onnxc_range_fn)(void *ctx, int64_t begin, int64_t end);
+
+/// Runs fn over [0, n) split into chunks of at least `grain` iterations on the context's thread
+/// pool; returns when all chunks are done. With one thread (or n small) it calls fn(ctx, 0, n).
+void onnxc_parallel_for(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_range_fn fn, void *ctx);
+/// Records `msg` as the context's error and returns `status` (an ONNXC_STATUS_* value).
+int32_t onnxc_rt_fail(onnxc_rt *rt, int32_t status, const char *msg);
+
+/* Status codes (same numbers as onnxc_status in runtime_stub/onnxc_runtime.h). */
+#define ONNXC_STATUS_OK 0
+#define ONNXC_STATUS_INVALID_ARGUMENT 1
+#define ONNXC_STATUS_INDEX_OUT_OF_RANGE 6
+#define ONNXC_STATUS_RUNTIME_ERROR 7
+
+#ifdef __cplusplus
+}
+#endif
+
+#ifdef __cplusplus
+/* C++ helpers for kernel templates. */
+namespace onnxc_k {
+using i64 = int64_t;
+
+/// Reads a double parameter stored with onnxc::param_f64().
+inline double param_f64(const i64 *p, int i) {
+  double d;
+  __builtin_memcpy(&d, &p[i], sizeof d);
+  return d;
+}
+
+/// parallel_for over [0, n) with a C++ callable f(begin, end); chunks of at least `grain`.
+template <typename F> inline void parallel_for(onnxc_rt *rt, i64 n, i64 grain, F &f) {
+  onnxc_parallel_for(
+      rt, n, grain, [](void *c, i64 b, i64 e) { (*static_cast<F *>(c))(b, e); }, &f);
+}
+} // namespace onnxc_k
+#endif
+
+#endif

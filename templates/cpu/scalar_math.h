@@ -1,0 +1,113 @@
+/* Scalar helpers for element-wise expressions in elementwise.def. Freestanding: math goes through
+ * compiler builtins, which LLVM turns into intrinsics (and libm calls) in generated code and which
+ * g++/clang resolve to libm natively. */
+#ifndef ONNXC_SCALAR_MATH_H
+#define ONNXC_SCALAR_MATH_H
+
+namespace onnxc_k {
+
+template <typename T> inline constexpr bool is_f32 = false;
+template <> inline constexpr bool is_f32<float> = true;
+template <typename T> inline constexpr bool is_float = false;
+template <> inline constexpr bool is_float<float> = true;
+template <> inline constexpr bool is_float<double> = true;
+
+#define ONNXC_MATH1(fn, b)                                                                         \
+  template <typename T> inline T fn(T x) {                                                         \
+    if constexpr (is_f32<T>)                                                                       \
+      return __builtin_##b##f(x);                                                                  \
+    else                                                                                           \
+      return static_cast<T>(__builtin_##b(static_cast<double>(x)));                                \
+  }
+ONNXC_MATH1(ex, exp)
+ONNXC_MATH1(lg, log)
+ONNXC_MATH1(sq, sqrt)
+ONNXC_MATH1(th, tanh)
+ONNXC_MATH1(er, erf)
+ONNXC_MATH1(sn, sin)
+ONNXC_MATH1(cs, cos)
+ONNXC_MATH1(tn, tan)
+ONNXC_MATH1(asn, asin)
+ONNXC_MATH1(acs, acos)
+ONNXC_MATH1(atn, atan)
+ONNXC_MATH1(snh, sinh)
+ONNXC_MATH1(csh, cosh)
+ONNXC_MATH1(asnh, asinh)
+ONNXC_MATH1(acsh, acosh)
+ONNXC_MATH1(atnh, atanh)
+ONNXC_MATH1(flr, floor)
+ONNXC_MATH1(cel, ceil)
+ONNXC_MATH1(rnd, rint) /* round half to even, as ONNX Round */
+ONNXC_MATH1(log1, log1p)
+#undef ONNXC_MATH1
+
+template <typename T> inline T ab(T x) { return x < T(0) ? T(-x) : x; }
+template <typename T> inline T sgn(T x) { return T((T(0) < x) - (x < T(0))); }
+template <typename T> inline bool isnan_(T x) { return x != x; }
+template <typename T> inline T mx(T a, T b) {
+  if constexpr (is_float<T>)
+    if (isnan_(a) || isnan_(b))
+      return a + b; /* NaN propagates, as in numpy.maximum */
+  return a > b ? a : b;
+}
+template <typename T> inline T mn(T a, T b) {
+  if constexpr (is_float<T>)
+    if (isnan_(a) || isnan_(b))
+      return a + b;
+  return a < b ? a : b;
+}
+
+/* Pow: floats via pow(); integers by repeated squaring (negative exponents give 0, or +-1). */
+template <typename T> inline T pw(T a, T b) {
+  if constexpr (is_f32<T>)
+    return __builtin_powf(a, b);
+  else if constexpr (is_float<T>)
+    return __builtin_pow(a, b);
+  else {
+    if (b < T(0))
+      return a == T(1) ? T(1) : (a == T(-1) ? ((b & 1) ? T(-1) : T(1)) : T(0));
+    T r = 1;
+    for (; b; b >>= 1, a *= a)
+      if (b & 1)
+        r *= a;
+    return r;
+  }
+}
+
+/* Division that never traps: integer x/0 gives 0 (ONNX leaves it undefined) and MIN/-1 wraps. */
+template <typename T> inline T dv(T a, T b) {
+  if constexpr (is_float<T>)
+    return a / b;
+  else {
+    if (b == T(0))
+      return T(0);
+    if constexpr (T(-1) < T(0))
+      if (b == T(-1))
+        return T(T(0) - a);
+    return a / b;
+  }
+}
+
+/* ONNX Mod: fmod=0 → sign of the divisor (Python %), fmod=1 → C fmod. */
+template <typename T> inline T md(T a, T b, double fmod_flag) {
+  if constexpr (is_float<T>) {
+    T r = is_f32<T> ? __builtin_fmodf(a, b) : static_cast<T>(__builtin_fmod(a, b));
+    if (fmod_flag == 0 && r != T(0) && ((r < T(0)) != (b < T(0))))
+      r += b;
+    return r;
+  } else {
+    if (b == T(0))
+      return T(0);
+    if constexpr (T(-1) < T(0))
+      if (b == T(-1))
+        return T(0);
+    T r = a % b;
+    if (fmod_flag == 0 && r != T(0) && ((r < T(0)) != (b < T(0))))
+      r += b;
+    return r;
+  }
+}
+
+} // namespace onnxc_k
+
+#endif
