@@ -15,7 +15,7 @@ onnxc_status onnxc_rt_set_error(onnxc_rt *rt, onnxc_status status, const char *m
 
 /* Kernels may fail on several pool threads at once: the first to claim the buffer writes it.
  * The caller reads it only after the parallel_for joined (an acquire on the pool's counter). */
-onnxc_i32 onnxc_rt_fail(onnxc_rt *rt, onnxc_i32 status, const char *msg) {
+int32_t onnxc_rt_fail(onnxc_rt *rt, int32_t status, const char *msg) {
   if (!rt)
     return status;
   uint32_t expected = 0;

@@ -85,7 +85,7 @@ ONNXC_HIDDEN void onnxc_msg_i64(onnxc_msg *m, int64_t v);
 ONNXC_HIDDEN void onnxc_msg_u64(onnxc_msg *m, uint64_t v);
 /// Appends "1x3x224x224" ("scalar" for rank 0).
 ONNXC_HIDDEN void onnxc_msg_dims(onnxc_msg *m, const int64_t *dims, int32_t rank);
-/// ONNX spelling of a dtype number ("float", "int64", ...; "dtype N" if unknown, in `scratch`).
+/// ONNX spelling of a dtype number ("float", "int64", ...; "unknown dtype" if unknown).
 ONNXC_HIDDEN const char *onnxc_dtype_name(int32_t dtype);
 
 /* ---- errors (errors.c) ---- */

@@ -119,7 +119,7 @@ int onnxc_pool_resize(onnxc_pool *p, int32_t n) {
   return 0;
 }
 
-void onnxc_parallel_for(onnxc_rt *rt, onnxc_i64 n, onnxc_i64 grain, onnxc_range_fn fn, void *ctx) {
+void onnxc_parallel_for(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_range_fn fn, void *ctx) {
   if (n <= 0)
     return;
   if (grain < 1)

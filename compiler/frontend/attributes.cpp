@@ -2,7 +2,7 @@
 #include "compiler/frontend/tensor_proto.h"
 #include "compiler/ir/error.h"
 
-#include <onnx/onnx-ml.pb.h>
+#include <onnx/onnx_pb.h>
 
 #include <cstring>
 
@@ -14,36 +14,59 @@ using Kind = Attribute::Kind;
 
 /// For IR version 1 models, whose attributes have no `type`: the kind of the field that is set.
 Kind infer_kind(const AP &a) {
-  if (a.has_f()) return Kind::Float;
-  if (a.has_i()) return Kind::Int;
-  if (a.has_s()) return Kind::String;
-  if (a.has_t()) return Kind::Tensor;
-  if (a.has_g()) return Kind::Graph;
-  if (a.floats_size()) return Kind::Floats;
-  if (a.ints_size()) return Kind::Ints;
-  if (a.strings_size()) return Kind::Strings;
-  if (a.tensors_size()) return Kind::Tensors;
-  if (a.graphs_size()) return Kind::Graphs;
+  if (a.has_f())
+    return Kind::Float;
+  if (a.has_i())
+    return Kind::Int;
+  if (a.has_s())
+    return Kind::String;
+  if (a.has_t())
+    return Kind::Tensor;
+  if (a.has_g())
+    return Kind::Graph;
+  if (a.floats_size())
+    return Kind::Floats;
+  if (a.ints_size())
+    return Kind::Ints;
+  if (a.strings_size())
+    return Kind::Strings;
+  if (a.tensors_size())
+    return Kind::Tensors;
+  if (a.graphs_size())
+    return Kind::Graphs;
   return Kind::Undefined;
 }
 
 Kind kind_of(const AP &a) {
   switch (a.type()) {
-  case AP::FLOAT: return Kind::Float;
-  case AP::INT: return Kind::Int;
-  case AP::STRING: return Kind::String;
-  case AP::TENSOR: return Kind::Tensor;
-  case AP::GRAPH: return Kind::Graph;
-  case AP::FLOATS: return Kind::Floats;
-  case AP::INTS: return Kind::Ints;
-  case AP::STRINGS: return Kind::Strings;
-  case AP::TENSORS: return Kind::Tensors;
-  case AP::GRAPHS: return Kind::Graphs;
+  case AP::FLOAT:
+    return Kind::Float;
+  case AP::INT:
+    return Kind::Int;
+  case AP::STRING:
+    return Kind::String;
+  case AP::TENSOR:
+    return Kind::Tensor;
+  case AP::GRAPH:
+    return Kind::Graph;
+  case AP::FLOATS:
+    return Kind::Floats;
+  case AP::INTS:
+    return Kind::Ints;
+  case AP::STRINGS:
+    return Kind::Strings;
+  case AP::TENSORS:
+    return Kind::Tensors;
+  case AP::GRAPHS:
+    return Kind::Graphs;
   case AP::SPARSE_TENSOR:
-  case AP::SPARSE_TENSORS: return Kind::SparseTensor;
+  case AP::SPARSE_TENSORS:
+    return Kind::SparseTensor;
   case AP::TYPE_PROTO:
-  case AP::TYPE_PROTOS: return Kind::TypeProto;
-  default: return infer_kind(a);
+  case AP::TYPE_PROTOS:
+    return Kind::TypeProto;
+  default:
+    return infer_kind(a);
   }
 }
 
@@ -117,14 +140,30 @@ Attribute convert_attribute(const AP &a, const Node &node, Graph &owner, const L
   out.ref_attr_name = a.ref_attr_name();
   std::string origin = tensor_origin(node, a.name(), ctx);
   switch (out.kind) {
-  case Kind::Float: out.f = a.f(); break;
-  case Kind::Int: out.i = a.i(); break;
-  case Kind::String: out.s = a.s(); break;
-  case Kind::Tensor: out.t = convert_tensor(a.t(), origin, ctx); break;
-  case Kind::Graph: out.g = convert_subgraph(a.g(), owner, ctx); break;
-  case Kind::Floats: out.floats.assign(a.floats().begin(), a.floats().end()); break;
-  case Kind::Ints: out.ints.assign(a.ints().begin(), a.ints().end()); break;
-  case Kind::Strings: out.strings.assign(a.strings().begin(), a.strings().end()); break;
+  case Kind::Float:
+    out.f = a.f();
+    break;
+  case Kind::Int:
+    out.i = a.i();
+    break;
+  case Kind::String:
+    out.s = a.s();
+    break;
+  case Kind::Tensor:
+    out.t = convert_tensor(a.t(), origin, ctx);
+    break;
+  case Kind::Graph:
+    out.g = convert_subgraph(a.g(), owner, ctx);
+    break;
+  case Kind::Floats:
+    out.floats.assign(a.floats().begin(), a.floats().end());
+    break;
+  case Kind::Ints:
+    out.ints.assign(a.ints().begin(), a.ints().end());
+    break;
+  case Kind::Strings:
+    out.strings.assign(a.strings().begin(), a.strings().end());
+    break;
   case Kind::Tensors:
     for (const auto &t : a.tensors())
       out.tensors.push_back(convert_tensor(t, origin, ctx));
@@ -133,7 +172,8 @@ Attribute convert_attribute(const AP &a, const Node &node, Graph &owner, const L
     for (const auto &g : a.graphs())
       out.graphs.push_back(convert_subgraph(g, owner, ctx));
     break;
-  default: break; // SparseTensor, TypeProto, Undefined: the kind is all we record
+  default:
+    break; // SparseTensor, TypeProto, Undefined: the kind is all we record
   }
   return out;
 }

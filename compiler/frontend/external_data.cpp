@@ -1,7 +1,7 @@
 #include "compiler/frontend/external_data.h"
 #include "compiler/ir/error.h"
 
-#include <onnx/onnx-ml.pb.h>
+#include <onnx/onnx_pb.h>
 
 #include <charconv>
 #include <filesystem>
@@ -26,8 +26,8 @@ struct Where {
 };
 
 [[noreturn]] void refuse(const Where &w, const std::string &reason, const std::string &hint) {
-  fail("{}: tensor '{}': external data {}; {}", w.origin.empty() ? "<model>" : w.origin,
-       w.tensor, reason, hint);
+  fail("{}: tensor '{}': external data {}; {}", w.origin.empty() ? "<model>" : w.origin, w.tensor,
+       reason, hint);
 }
 
 uint64_t parse_u64(const Where &w, const std::string &key, const std::string &text) {
@@ -90,8 +90,9 @@ fs::path resolve_location(const ExternalRef &ref, const std::string &base_dir, c
     refuse(w, "file '" + full.string() + "' cannot be resolved: " + ec.message(),
            "check the data file and any symlink to it");
   if (!is_within(real, dir))
-    refuse(w, "location '" + ref.location + "' resolves to '" + real.string() +
-                  "', outside the model's directory",
+    refuse(w,
+           "location '" + ref.location + "' resolves to '" + real.string() +
+               "', outside the model's directory",
            kKeepInDir);
   if (!fs::is_regular_file(real, ec))
     refuse(w, "'" + real.string() + "' is not a regular file", "check the data file");
@@ -110,14 +111,14 @@ std::vector<uint8_t> read_range(const fs::path &file, const ExternalRef &ref, co
            "the data file is truncated or belongs to another model");
   uint64_t length = ref.length.value_or(size - ref.offset);
   if (length > size - ref.offset)
-    refuse(w, fmt::format("{} + length {} is past the end of '{}' ({} bytes)", range, length,
-                          file.string(), size),
+    refuse(w,
+           fmt::format("{} + length {} is past the end of '{}' ({} bytes)", range, length,
+                       file.string(), size),
            "the data file is truncated or belongs to another model");
   std::vector<uint8_t> bytes(static_cast<size_t>(length));
   std::ifstream in(file, std::ios::binary);
   in.seekg(static_cast<std::streamoff>(ref.offset));
-  if (!in || !in.read(reinterpret_cast<char *>(bytes.data()),
-                      static_cast<std::streamsize>(length)))
+  if (!in || !in.read(reinterpret_cast<char *>(bytes.data()), static_cast<std::streamsize>(length)))
     refuse(w, "could not be read from '" + file.string() + "'", "check the data file");
   return bytes;
 }

@@ -2,7 +2,7 @@
 #include "compiler/frontend/external_data.h"
 #include "compiler/ir/error.h"
 
-#include <onnx/onnx-ml.pb.h>
+#include <onnx/onnx_pb.h>
 
 #include <cstring>
 #include <filesystem>
@@ -61,14 +61,20 @@ public:
     auto n = [](int size) { return static_cast<uint64_t>(size); };
     switch (dt) {
     case DType::Float:
-    case DType::Complex64: return {"float_data", n(p_.float_data_size())};
+    case DType::Complex64:
+      return {"float_data", n(p_.float_data_size())};
     case DType::Double:
-    case DType::Complex128: return {"double_data", n(p_.double_data_size())};
-    case DType::Int64: return {"int64_data", n(p_.int64_data_size())};
+    case DType::Complex128:
+      return {"double_data", n(p_.double_data_size())};
+    case DType::Int64:
+      return {"int64_data", n(p_.int64_data_size())};
     case DType::Uint32:
-    case DType::Uint64: return {"uint64_data", n(p_.uint64_data_size())};
-    case DType::String: return {"string_data", n(p_.string_data_size())};
-    default: break;
+    case DType::Uint64:
+      return {"uint64_data", n(p_.uint64_data_size())};
+    case DType::String:
+      return {"string_data", n(p_.string_data_size())};
+    default:
+      break;
     }
     if (dtype_bits(dt) < 8)
       return {"int32_data (packed bytes)", n(p_.int32_data_size())};
@@ -120,17 +126,24 @@ public:
   void fill_typed(Tensor &t) const {
     switch (t.dtype()) {
     case DType::Float:
-    case DType::Complex64: return copy_field<float>(p_.float_data(), t);
+    case DType::Complex64:
+      return copy_field<float>(p_.float_data(), t);
     case DType::Double:
-    case DType::Complex128: return copy_field<double>(p_.double_data(), t);
-    case DType::Int64: return copy_field<int64_t>(p_.int64_data(), t);
-    case DType::Uint64: return copy_field<uint64_t>(p_.uint64_data(), t);
-    case DType::Uint32: return copy_field<uint32_t>(p_.uint64_data(), t);
-    case DType::Int32: return copy_field<int32_t>(p_.int32_data(), t);
+    case DType::Complex128:
+      return copy_field<double>(p_.double_data(), t);
+    case DType::Int64:
+      return copy_field<int64_t>(p_.int64_data(), t);
+    case DType::Uint64:
+      return copy_field<uint64_t>(p_.uint64_data(), t);
+    case DType::Uint32:
+      return copy_field<uint32_t>(p_.uint64_data(), t);
+    case DType::Int32:
+      return copy_field<int32_t>(p_.int32_data(), t);
     case DType::String:
       t.strings().assign(p_.string_data().begin(), p_.string_data().end());
       return;
-    default: break;
+    default:
+      break;
     }
     if (dtype_bits(t.dtype()) == 16)
       return copy_field<uint16_t>(p_.int32_data(), t);
@@ -152,6 +165,8 @@ Tensor tensor_from_proto(const onnx::TensorProto &proto, const std::string &base
   if (proto.has_segment())
     c.bad("is segmented (TensorProto.segment), which onnxc does not support");
   // Sizes are validated before the Tensor allocates anything.
+  if (dt != DType::String)
+    c.storage_bytes(dt, checked_numel(dims));
   if (proto.data_location() == onnx::TensorProto_DataLocation_EXTERNAL) {
     if (dt == DType::String)
       c.bad("is a string tensor stored as external data; strings must be in string_data");

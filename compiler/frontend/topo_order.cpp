@@ -1,7 +1,7 @@
 #include "compiler/frontend/topo_order.h"
 #include "compiler/ir/error.h"
 
-#include <onnx/onnx-ml.pb.h>
+#include <onnx/onnx_pb.h>
 
 #include <functional>
 #include <queue>
@@ -69,11 +69,12 @@ int pending_producer(const onnx::GraphProto &g, int i, const std::vector<int> &p
     i = pending_producer(g, i, pending, producer, vias.back());
   }
   if (i < 0)
-    fail("{}: the graph has a cycle involving {}", where, describe_node_proto(g.node(start), start));
+    fail("{}: the graph has a cycle involving {}", where,
+         describe_node_proto(g.node(start), start));
   std::string text;
   for (size_t k = static_cast<size_t>(seen_at[static_cast<size_t>(i)]); k < path.size(); ++k)
-    text += fmt::format("{} reads '{}' from ", describe_node_proto(g.node(path[k]), path[k]),
-                        vias[k]);
+    text +=
+        fmt::format("{} reads '{}' from ", describe_node_proto(g.node(path[k]), path[k]), vias[k]);
   text += describe_node_proto(g.node(i), i);
   fail("{}: the graph has a cycle: {}; ONNX graphs must be acyclic", where, text);
 }

@@ -1,0 +1,28 @@
+// The symbols a generated model library exports: the C ABI of runtime_stub/onnxc_runtime.h.
+// Everything else in the library is internalized; each of these also gets a model-specific
+// alias "<model_name>_<name without the onnxc_ prefix>" (e.g. mnist_create).
+#pragma once
+
+#include <array>
+#include <string_view>
+
+namespace onnxc {
+
+/// Exported ABI entry points, all defined by the runtime stub bitcode.
+inline constexpr std::array<std::string_view, 16> kCpuAbiSymbols = {
+    "onnxc_abi_version",     "onnxc_model_name", "onnxc_signature_json",    "onnxc_arena_size",
+    "onnxc_arena_alignment", "onnxc_num_inputs", "onnxc_num_outputs",       "onnxc_input_info",
+    "onnxc_output_info",     "onnxc_create",     "onnxc_create_with_arena", "onnxc_destroy",
+    "onnxc_set_num_threads", "onnxc_run",        "onnxc_run_buffers",       "onnxc_last_error",
+};
+
+/// Prefix every ABI symbol starts with (replaced by "<model_name>_" in the aliases).
+inline constexpr std::string_view kCpuAbiPrefix = "onnxc_";
+
+/// Symbols the generated module defines for the runtime stub (runtime_stub/model_desc.h).
+inline constexpr std::string_view kModelDescSymbol = "onnxc__model";
+inline constexpr std::string_view kModelRunSymbol = "onnxc__model_run";
+/// Runtime helper the generated run function calls when a kernel returns a nonzero status.
+inline constexpr std::string_view kNodeFailedSymbol = "onnxc_rt_node_failed";
+
+} // namespace onnxc

@@ -1,0 +1,320 @@
+// Writes the typed C header NAME.h and the signature JSON of a compiled model.
+#include "codegen/cpu/c_header.h"
+
+#include "compiler/ir/error.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cctype>
+#include <set>
+
+namespace onnxc {
+namespace {
+
+/// Copy of the types block of runtime_stub/onnxc_runtime.h (same guard), so that NAME.h is
+/// self-contained and can be included together with onnxc_runtime.h in any order.
+/// tests/abi/stub_header_test checks that the two stay identical.
+constexpr const char *kAbiTypes = R"ONNXC(#ifndef ONNXC_RUNTIME_TYPES_H
+#define ONNXC_RUNTIME_TYPES_H
+
+/// Version of this ABI; onnxc_abi_version() of a compatible library returns the same number.
+#define ONNXC_ABI_VERSION 1
+/// Largest rank an onnxc_tensor can describe.
+#define ONNXC_MAX_RANK 8
+
+/// Result of every fallible ABI function. onnxc_last_error() explains any value but ONNXC_OK.
+typedef enum onnxc_status {
+  ONNXC_OK = 0,                      ///< success
+  ONNXC_ERROR_INVALID_ARGUMENT = 1,  ///< NULL pointer, bad count, bad thread count, misaligned arena
+  ONNXC_ERROR_SHAPE_MISMATCH = 2,    ///< an input's rank or shape differs from the model's
+  ONNXC_ERROR_DTYPE_MISMATCH = 3,    ///< an input's or output's dtype differs from the model's
+  ONNXC_ERROR_BUFFER_TOO_SMALL = 4,  ///< a tensor's size_bytes, or a caller arena, is too small
+  ONNXC_ERROR_OUT_OF_MEMORY = 5,     ///< allocation failed (create only)
+  ONNXC_ERROR_INDEX_OUT_OF_RANGE = 6, ///< an index (info index, or a Gather index at run time) is out of range
+  ONNXC_ERROR_RUNTIME = 7            ///< any other failure while running the model
+} onnxc_status;
+
+/* Element types: the numbers of ONNX TensorProto.DataType. */
+#define ONNXC_DTYPE_UNDEFINED 0
+#define ONNXC_DTYPE_FLOAT 1    ///< float
+#define ONNXC_DTYPE_UINT8 2    ///< uint8_t
+#define ONNXC_DTYPE_INT8 3     ///< int8_t
+#define ONNXC_DTYPE_UINT16 4   ///< uint16_t
+#define ONNXC_DTYPE_INT16 5    ///< int16_t
+#define ONNXC_DTYPE_INT32 6    ///< int32_t
+#define ONNXC_DTYPE_INT64 7    ///< int64_t
+#define ONNXC_DTYPE_STRING 8   ///< not supported by onnxc
+#define ONNXC_DTYPE_BOOL 9     ///< uint8_t holding 0 or 1
+#define ONNXC_DTYPE_FLOAT16 10 ///< IEEE half, as uint16_t bits
+#define ONNXC_DTYPE_DOUBLE 11  ///< double
+#define ONNXC_DTYPE_UINT32 12  ///< uint32_t
+#define ONNXC_DTYPE_UINT64 13  ///< uint64_t
+#define ONNXC_DTYPE_COMPLEX64 14
+#define ONNXC_DTYPE_COMPLEX128 15
+#define ONNXC_DTYPE_BFLOAT16 16 ///< bfloat16, as uint16_t bits
+
+/// Opaque per-instance state: arena, thread pool, last error.
+typedef struct onnxc_context onnxc_context;
+
+/// A caller-owned tensor passed to onnxc_run. For inputs every field is read; for outputs `data`,
+/// `size_bytes` and `dtype` are read and `rank`/`shape` are written on success.
+typedef struct onnxc_tensor {
+  void *data;                     ///< row-major elements (caller-owned)
+  uint64_t size_bytes;            ///< capacity of `data` in bytes
+  int32_t dtype;                  ///< ONNXC_DTYPE_*
+  int32_t rank;                   ///< number of dims (0 = scalar)
+  int64_t shape[ONNXC_MAX_RANK];  ///< dims [0, rank)
+} onnxc_tensor;
+
+/// Static description of one model input or output; all pointers are owned by the library and
+/// live as long as it is loaded. A dim of -1 (and size_bytes 0) means known only at run time:
+/// the output onnxc_tensor reports it after onnxc_run.
+typedef struct onnxc_tensor_info {
+  const char *name;       ///< ONNX name
+  int32_t dtype;          ///< ONNXC_DTYPE_*
+  int32_t rank;           ///< number of dims (may exceed ONNXC_MAX_RANK: use run_buffers then)
+  const int64_t *shape;   ///< `rank` dims
+  uint64_t size_bytes;    ///< bytes of the whole tensor
+} onnxc_tensor_info;
+
+#endif /* ONNXC_RUNTIME_TYPES_H */)ONNXC";
+
+/// The model's functions that codegen exports as aliases NAME_<fn> of the generic ABI.
+constexpr const char *kAliasDecls = R"ONNXC(/// Creates a context and allocates its arena (aliases onnxc_create).
+onnxc_status @N@_create(onnxc_context **out);
+/// Creates a context on a caller-owned arena of at least @M@_ARENA_SIZE bytes aligned to
+/// @M@_ARENA_ALIGNMENT (aliases onnxc_create_with_arena).
+onnxc_status @N@_create_with_arena(void *arena, uint64_t arena_bytes, onnxc_context **out);
+/// Destroys a context; NULL is ignored (aliases onnxc_destroy).
+void @N@_destroy(onnxc_context *ctx);
+/// Sets the number of threads (1 = the caller's only) (aliases onnxc_set_num_threads).
+onnxc_status @N@_set_num_threads(onnxc_context *ctx, int32_t n);
+/// Runs on described tensors, validating them (aliases onnxc_run).
+onnxc_status @N@_run(onnxc_context *ctx, const onnxc_tensor *inputs, int32_t num_inputs,
+    onnxc_tensor *outputs, int32_t num_outputs);
+/// Runs on raw buffers of the declared shapes (aliases onnxc_run_buffers).
+onnxc_status @N@_run_buffers(onnxc_context *ctx, const void *const *inputs,
+    void *const *outputs);
+/// The last error of `ctx`, or of the last failed create on this thread if ctx is NULL
+/// (aliases onnxc_last_error).
+const char *@N@_last_error(const onnxc_context *ctx);
+)ONNXC";
+
+std::string replace_all(std::string s, const std::string &from, const std::string &to) {
+  for (size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size())
+    s.replace(pos, from.size(), to);
+  return s;
+}
+
+std::string upper(std::string s) {
+  for (char &c : s)
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string json_string(const std::string &s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\')
+      out += fmt::format("\\{}", static_cast<char>(c));
+    else if (c < 0x20)
+      out += fmt::format("\\u{:04x}", c);
+    else
+      out += static_cast<char>(c);
+  }
+  return out + "\"";
+}
+
+/// A C string literal's contents for a comment: keeps it printable and free of "*/".
+std::string comment_text(const std::string &s) {
+  std::string out;
+  for (unsigned char c : s)
+    out += (c < 0x20 || c == 0x7f) ? '?' : static_cast<char>(c);
+  return replace_all(out, "*/", "*_/");
+}
+
+/// C element type of a dtype as the typed header exposes it ("void" if it has none).
+const char *c_element_type(DType t) {
+  switch (t) {
+  case DType::Float: return "float";
+  case DType::Double: return "double";
+  case DType::Int8: return "int8_t";
+  case DType::Int16: return "int16_t";
+  case DType::Int32: return "int32_t";
+  case DType::Int64: return "int64_t";
+  case DType::Uint8: return "uint8_t";
+  case DType::Bool: return "uint8_t";
+  case DType::Uint16: return "uint16_t";
+  case DType::Float16: return "uint16_t";
+  case DType::BFloat16: return "uint16_t";
+  case DType::Uint32: return "uint32_t";
+  case DType::Uint64: return "uint64_t";
+  default: return "void";
+  }
+}
+
+/// What the header needs to know about one graph input or output.
+struct TensorSig {
+  std::string name;
+  DType dtype;
+  std::vector<int64_t> dims;
+  uint64_t elements = 1;
+  uint64_t bytes = 0;
+  std::string macro_id; ///< unique upper-case identifier for NAME_INPUT_<ID>
+  std::string param;    ///< unique parameter name of NAME_infer
+};
+
+TensorSig describe_value(const Value &v, const char *what, size_t index) {
+  TensorSig t;
+  t.name = v.name;
+  t.dtype = v.type.dtype;
+  try {
+    t.dims = v.type.static_dims();
+  } catch (const Error &e) {
+    fail("{} {} ('{}'): {}; bind every dimension to compile the C header", what, index, v.name,
+         e.what());
+  }
+  for (int64_t d : t.dims)
+    t.elements *= static_cast<uint64_t>(d);
+  auto bytes = dtype_storage_bytes(t.dtype, t.elements);
+  if (!bytes)
+    fail("{} {} ('{}'): its size in bytes overflows", what, index, v.name);
+  t.bytes = *bytes;
+  return t;
+}
+
+/// Signatures of `values`, with identifiers made unique within the list.
+std::vector<TensorSig> describe_values(const std::vector<Value *> &values, const char *what,
+                                       const char *param_prefix) {
+  std::vector<TensorSig> out;
+  std::set<std::string> macro_ids, params;
+  for (size_t i = 0; i < values.size(); ++i) {
+    TensorSig t = describe_value(*values[i], what, i);
+    std::string id = sanitize_c_identifier(t.name);
+    t.macro_id = upper(id);
+    if (!macro_ids.insert(t.macro_id).second)
+      macro_ids.insert(t.macro_id += fmt::format("_{}", i));
+    t.param = param_prefix + id;
+    if (!params.insert(t.param).second)
+      params.insert(t.param += fmt::format("_{}", i));
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::string join_dims(const std::vector<int64_t> &dims) { return fmt::format("{}", fmt::join(dims, ", ")); }
+
+std::string tensor_json(const TensorSig &t) {
+  return fmt::format(R"({{"name":{},"dtype":"{}","shape":[{}]}})", json_string(t.name),
+                     dtype_name(t.dtype), fmt::join(t.dims, ","));
+}
+
+std::string tensors_json(const std::vector<TensorSig> &ts) {
+  std::vector<std::string> parts;
+  for (const TensorSig &t : ts)
+    parts.push_back(tensor_json(t));
+  return fmt::format("[{}]", fmt::join(parts, ","));
+}
+
+/// "float 1x3x224x224" for the header's summary comment.
+std::string summary(const TensorSig &t) {
+  return fmt::format("{} {}", dtype_name(t.dtype), t.dims.empty() ? "scalar" : fmt::format("{}", fmt::join(t.dims, "x")));
+}
+
+/// Constants of one tensor: NAME_INPUT_<ID> index, _DTYPE, _RANK, _SIZE, _BYTES, _SHAPE.
+std::string tensor_constants(const std::string &m, const char *kind, size_t i, const TensorSig &t) {
+  std::string p = fmt::format("{}_{}_{}", m, kind, i);
+  std::string s = fmt::format("/* {} {}: '{}', {} */\n", kind[0] == 'I' ? "input" : "output", i,
+                              comment_text(t.name), summary(t));
+  s += fmt::format("#define {}_{}_{} {}\n", m, kind, t.macro_id, i);
+  s += fmt::format("#define {}_DTYPE {} /* {} */\n", p, static_cast<int32_t>(t.dtype), dtype_name(t.dtype));
+  s += fmt::format("#define {}_RANK {}\n", p, t.dims.size());
+  s += fmt::format("#define {}_SIZE {}\n", p, t.elements);
+  s += fmt::format("#define {}_BYTES {}\n", p, t.bytes);
+  if (t.dims.empty())
+    s += fmt::format("static const int64_t {}_SHAPE[1] = {{0}}; /* rank 0: no dims */\n\n", p);
+  else
+    s += fmt::format("static const int64_t {}_SHAPE[{}] = {{{}}};\n\n", p, t.dims.size(), join_dims(t.dims));
+  return s;
+}
+
+/// The typed convenience function NAME_infer.
+std::string infer_function(const std::string &n, const std::vector<TensorSig> &ins,
+                           const std::vector<TensorSig> &outs) {
+  std::vector<std::string> params{"onnxc_context *ctx"}, in_args, out_args;
+  for (const TensorSig &t : ins) {
+    params.push_back(fmt::format("const {} *{}", c_element_type(t.dtype), t.param));
+    in_args.push_back(t.param);
+  }
+  for (const TensorSig &t : outs) {
+    params.push_back(fmt::format("{} *{}", c_element_type(t.dtype), t.param));
+    out_args.push_back(t.param);
+  }
+  if (in_args.empty())
+    in_args.push_back("0");
+  if (out_args.empty())
+    out_args.push_back("0");
+  std::string s = "/// Runs the model on typed buffers of the declared shapes (bool as uint8_t, float16 and\n"
+                  "/// bfloat16 as uint16_t bits). Returns what " + n + "_run_buffers returns.\n";
+  s += fmt::format("static inline onnxc_status {}_infer(\n    {}) {{\n", n, fmt::join(params, ",\n    "));
+  s += fmt::format("  const void *const onnxc_in_[{}] = {{{}}};\n", in_args.size(), fmt::join(in_args, ", "));
+  s += fmt::format("  void *const onnxc_out_[{}] = {{{}}};\n", out_args.size(), fmt::join(out_args, ", "));
+  s += fmt::format("  return {}_run_buffers(ctx, onnxc_in_, onnxc_out_);\n}}\n", n);
+  return s;
+}
+
+} // namespace
+
+std::string sanitize_c_identifier(std::string name) {
+  for (char &c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+      c = '_';
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
+    name.insert(name.begin(), '_');
+  return name;
+}
+
+std::string signature_json(const ExecutionPlan &plan) {
+  auto ins = describe_values(plan.inputs, "input", "in_");
+  auto outs = describe_values(plan.outputs, "output", "out_");
+  return fmt::format(R"({{"name":{},"abi_version":1,"arena_size":{},"inputs":{},"outputs":{}}})",
+                     json_string(plan.model_name), plan.arena_size, tensors_json(ins),
+                     tensors_json(outs));
+}
+
+std::string write_c_header(const ExecutionPlan &plan) {
+  const std::string n = sanitize_c_identifier(plan.model_name);
+  const std::string m = upper(n);
+  auto ins = describe_values(plan.inputs, "input", "in_");
+  auto outs = describe_values(plan.outputs, "output", "out_");
+
+  std::string s = fmt::format("/* {}.h — typed C interface of the model library '{}' compiled by onnxc.\n"
+                              " * Generated by onnxc; do not edit. ABI: runtime_stub/onnxc_runtime.h"
+                              " (version 1).\n *\n", n, n);
+  s += " * Inputs:\n";
+  for (size_t i = 0; i < ins.size(); ++i)
+    s += fmt::format(" *   {} '{}': {}\n", i, comment_text(ins[i].name), summary(ins[i]));
+  s += " * Outputs:\n";
+  for (size_t i = 0; i < outs.size(); ++i)
+    s += fmt::format(" *   {} '{}': {}\n", i, comment_text(outs[i].name), summary(outs[i]));
+  s += " */\n";
+  s += fmt::format("#ifndef ONNXC_MODEL_{0}_H\n#define ONNXC_MODEL_{0}_H\n\n", m);
+  s += "#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+  s += kAbiTypes;
+  s += "\n\n";
+  s += fmt::format("#define {}_ARENA_SIZE {}\n", m, plan.arena_size);
+  s += fmt::format("#define {}_ARENA_ALIGNMENT {}\n", m, ExecutionPlan::kArenaAlignment);
+  s += fmt::format("#define {}_NUM_INPUTS {}\n", m, ins.size());
+  s += fmt::format("#define {}_NUM_OUTPUTS {}\n\n", m, outs.size());
+  for (size_t i = 0; i < ins.size(); ++i)
+    s += tensor_constants(m, "INPUT", i, ins[i]);
+  for (size_t i = 0; i < outs.size(); ++i)
+    s += tensor_constants(m, "OUTPUT", i, outs[i]);
+  s += replace_all(replace_all(kAliasDecls, "@N@", n), "@M@", m);
+  s += "\n" + infer_function(n, ins, outs);
+  s += fmt::format("\n#ifdef __cplusplus\n}}\n#endif\n\n#endif /* ONNXC_MODEL_{}_H */\n", m);
+  return s;
+}
+
+} // namespace onnxc

@@ -1,0 +1,27 @@
+// The typed C header NAME.h written next to each compiled model, and the signature JSON the model
+// library embeds (onnxc_signature_json()). Both describe the ABI of runtime_stub/onnxc_runtime.h.
+#pragma once
+
+#include "codegen/cpu/execution_plan.h"
+
+#include <string>
+
+namespace onnxc {
+
+/// `name` made a valid C identifier: every character other than [A-Za-z0-9_] becomes '_', a
+/// leading digit gets a '_' prefix, and "" becomes "_". Identifiers are returned unchanged.
+std::string sanitize_c_identifier(std::string name);
+
+/// The model's signature, exactly what onnxc_signature_json() returns:
+/// {"name":..,"abi_version":1,"arena_size":N,"inputs":[{"name":..,"dtype":"float",
+/// "shape":[1,1,28,28]}],"outputs":[...]}. Throws Error if a graph input/output is not static.
+std::string signature_json(const ExecutionPlan &plan);
+
+/// The self-contained typed header NAME.h for plan.model_name: the ABI types (guarded so that it
+/// combines with onnxc_runtime.h and other models' headers), NAME_* constants and shapes,
+/// declarations of the per-model aliases NAME_create, NAME_create_with_arena, NAME_destroy,
+/// NAME_set_num_threads, NAME_run, NAME_run_buffers, NAME_last_error, and a typed
+/// `static inline NAME_infer(ctx, inputs..., outputs...)`. Throws Error on non-static shapes.
+std::string write_c_header(const ExecutionPlan &plan);
+
+} // namespace onnxc

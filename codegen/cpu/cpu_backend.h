@@ -1,0 +1,42 @@
+// CPU backend: ExecutionPlan -> LLVM module (linked with the embedded kernel and runtime
+// bitcode, internalized, optimised) -> object / assembly / LLVM IR / self-contained shared
+// library (linked in-process by lld; needs only libc.so.6 and libm.so.6 at load time).
+#pragma once
+
+#include "codegen/cpu/execution_plan.h"
+
+#include <string>
+#include <vector>
+
+namespace onnxc {
+
+/// Target of the generated code. Empty fields mean "the host": the default triple, and for a
+/// host triple the host CPU with its features; for a foreign triple an empty cpu is "generic".
+/// cpu "native" is the host CPU (host triple only). `features` ("+avx2,-fma") is applied last.
+struct CpuTarget {
+  std::string triple;
+  std::string cpu;
+  std::string features;
+};
+
+enum class EmitKind { SharedLibrary, Object, LlvmIr, Assembly };
+
+struct CpuCodegenOptions {
+  CpuTarget target;
+  int opt_level = 3; ///< 0..3, as -O0..-O3 (LLVM pass pipeline and code generator)
+  EmitKind emit = EmitKind::SharedLibrary;
+  bool time_passes = false; ///< print phase and LLVM pass timings to stderr
+};
+
+/// Compiles `plan` for opts.target and writes the artifact to out_path atomically (a temp file
+/// beside it, renamed at the end), touching nothing else outside a private temp dir it removes.
+/// Throws onnxc::Error (unsupported target, missing kernel, link failure, I/O error); on failure
+/// no output file is left behind.
+void compile_cpu(const ExecutionPlan &plan, const CpuCodegenOptions &opts,
+                 const std::string &out_path);
+
+/// Target triples whose kernel and runtime bitcode is embedded in this onnxc, e.g.
+/// "x86_64-unknown-linux-gnu".
+std::vector<std::string> supported_cpu_triples();
+
+} // namespace onnxc

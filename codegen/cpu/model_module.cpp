@@ -1,0 +1,277 @@
+#include "codegen/cpu/model_module.h"
+
+#include "codegen/cpu/abi_symbols.h"
+#include "codegen/cpu/c_header.h"
+#include "compiler/ir/error.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DataLayout.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <algorithm>
+
+namespace onnxc {
+namespace {
+
+constexpr uint32_t kModelAbiVersion = 1;
+
+/// Size in bytes of a value with a static type.
+uint64_t value_bytes(const Value &v) {
+  std::vector<int64_t> dims = v.type.static_dims();
+  auto bytes = dtype_storage_bytes(v.type.dtype, static_cast<uint64_t>(checked_numel(dims)));
+  if (!bytes)
+    fail("tensor '{}' is too large", v.name);
+  return *bytes;
+}
+
+class ModelModuleBuilder {
+public:
+  ModelModuleBuilder(const ExecutionPlan &plan, llvm::LLVMContext &ctx)
+      : plan_(plan), ctx_(ctx), i8_(llvm::Type::getInt8Ty(ctx)), i32_(llvm::Type::getInt32Ty(ctx)),
+        i64_(llvm::Type::getInt64Ty(ctx)), ptr_(llvm::PointerType::getUnqual(ctx)) {}
+
+  std::unique_ptr<llvm::Module> build(const std::string &triple, const llvm::DataLayout &dl) {
+    module_ = std::make_unique<llvm::Module>(plan_.model_name, ctx_);
+    module_->setTargetTriple(triple);
+    module_->setDataLayout(dl);
+    build_weights();
+    build_model_desc();
+    build_run();
+    std::string err;
+    llvm::raw_string_ostream os(err);
+    if (llvm::verifyModule(*module_, &os))
+      fail("internal error: CPU codegen built invalid IR for model '{}': {}", plan_.model_name,
+           err);
+    return std::move(module_);
+  }
+
+private:
+  // ---- constants -------------------------------------------------------------------------
+  llvm::GlobalVariable *private_constant(llvm::Constant *init, const std::string &name,
+                                         uint64_t align = 0) {
+    auto *gv = new llvm::GlobalVariable(*module_, init->getType(), /*isConstant=*/true,
+                                        llvm::GlobalValue::PrivateLinkage, init, name);
+    gv->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    if (align)
+      gv->setAlignment(llvm::Align(align));
+    return gv;
+  }
+  llvm::Constant *c_string(const std::string &s, const std::string &name) {
+    return private_constant(llvm::ConstantDataArray::getString(ctx_, s, true), name);
+  }
+  llvm::Constant *i64_array(const std::vector<int64_t> &v, const std::string &name) {
+    if (v.empty())
+      return llvm::ConstantPointerNull::get(ptr_);
+    std::vector<uint64_t> u(v.begin(), v.end());
+    return private_constant(llvm::ConstantDataArray::get(ctx_, u), name);
+  }
+
+  // ---- weights ---------------------------------------------------------------------------
+  /// One read-only 64-byte-aligned blob holding every weight at the plan's offset.
+  void build_weights() {
+    std::vector<const Value *> sorted(plan_.weights.begin(), plan_.weights.end());
+    std::sort(sorted.begin(), sorted.end(),
+              [](const Value *a, const Value *b) { return a->offset < b->offset; });
+    uint64_t size = static_cast<uint64_t>(std::max<int64_t>(plan_.weights_size, 0)), end = 0;
+    for (const Value *w : sorted) {
+      if (!w->constant)
+        fail("internal error: weight '{}' has no constant data", w->name);
+      if (w->offset < 0 || static_cast<uint64_t>(w->offset) < end)
+        fail("internal error: weight '{}' at offset {} overlaps the previous weight", w->name,
+             w->offset);
+      end = static_cast<uint64_t>(w->offset) + w->constant->nbytes();
+      size = std::max(size, end);
+    }
+    if (size == 0)
+      return;
+    std::vector<uint8_t> blob(size, 0);
+    for (const Value *w : sorted)
+      std::copy_n(w->constant->data(), w->constant->nbytes(), blob.begin() + w->offset);
+    weights_ = private_constant(llvm::ConstantDataArray::get(ctx_, blob), "onnxc.weights",
+                                ExecutionPlan::kArenaAlignment);
+    // Its own .rodata section, never a mergeable-constant/string section (lld would hash it).
+    weights_->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::None);
+    weights_->setSection(".rodata.onnxc_weights");
+    weights_size_ = size;
+  }
+
+  // ---- descriptor (runtime_stub/model_desc.h) -------------------------------------------
+  llvm::StructType *tensor_desc_type() {
+    return llvm::StructType::get(ctx_, {ptr_, i32_, i32_, ptr_, i64_});
+  }
+  llvm::Constant *tensor_descs(const std::vector<Value *> &values, const std::string &kind) {
+    if (values.empty())
+      return llvm::ConstantPointerNull::get(ptr_);
+    std::vector<llvm::Constant *> descs;
+    for (size_t i = 0; i < values.size(); ++i) {
+      const Value &v = *values[i];
+      std::string base = "onnxc." + kind + "." + std::to_string(i);
+      std::vector<int64_t> dims = v.type.static_dims();
+      descs.push_back(llvm::ConstantStruct::get(
+          tensor_desc_type(),
+          {c_string(v.name, base + ".name"),
+           llvm::ConstantInt::get(i32_, static_cast<int32_t>(v.type.dtype)),
+           llvm::ConstantInt::get(i32_, dims.size()), i64_array(dims, base + ".dims"),
+           llvm::ConstantInt::get(i64_, value_bytes(v))}));
+    }
+    auto *type = llvm::ArrayType::get(tensor_desc_type(), descs.size());
+    return private_constant(llvm::ConstantArray::get(type, descs), "onnxc." + kind);
+  }
+  void build_model_desc() {
+    auto *type =
+        llvm::StructType::get(ctx_, {i32_, i32_, i32_, i32_, i64_, i64_, ptr_, ptr_, ptr_, ptr_});
+    llvm::Constant *init = llvm::ConstantStruct::get(
+        type, {llvm::ConstantInt::get(i32_, kModelAbiVersion),
+               llvm::ConstantInt::get(i32_, plan_.inputs.size()),
+               llvm::ConstantInt::get(i32_, plan_.outputs.size()), llvm::ConstantInt::get(i32_, 0),
+               llvm::ConstantInt::get(i64_, plan_.arena_size),
+               llvm::ConstantInt::get(i64_, ExecutionPlan::kArenaAlignment),
+               c_string(plan_.model_name, "onnxc.model_name"),
+               c_string(signature_json(plan_), "onnxc.signature_json"),
+               tensor_descs(plan_.inputs, "inputs"), tensor_descs(plan_.outputs, "outputs")});
+    auto *gv = new llvm::GlobalVariable(*module_, type, true, llvm::GlobalValue::ExternalLinkage,
+                                        init, std::string(kModelDescSymbol));
+    gv->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  }
+
+  // ---- code ------------------------------------------------------------------------------
+  llvm::FunctionType *step_type() { // (rt, arena, inputs, outputs) -> status
+    return llvm::FunctionType::get(i32_, {ptr_, ptr_, ptr_, ptr_}, false);
+  }
+  llvm::Function *declare(std::string_view name, llvm::FunctionType *type) {
+    llvm::FunctionCallee f = module_->getOrInsertFunction(llvm::StringRef(name), type);
+    auto *fn = llvm::dyn_cast<llvm::Function>(f.getCallee());
+    if (!fn)
+      fail("internal error: '{}' is declared with two different types", name);
+    return fn;
+  }
+  /// Attributes shared by node functions and run: arena is 64-byte aligned (may be null when
+  /// the arena is empty), no unwinding.
+  void set_step_attributes(llvm::Function *f) {
+    f->addParamAttr(
+        1, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(ExecutionPlan::kArenaAlignment)));
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+  }
+
+  /// Pointer to where `v` lives, inside a node function with arguments (rt, arena, in, out).
+  llvm::Value *tensor_pointer(llvm::IRBuilder<> &b, llvm::Function *f, const Value *v) {
+    if (!v)
+      return llvm::ConstantPointerNull::get(ptr_);
+    switch (v->storage) {
+    case Storage::Arena:
+      if (v->offset < 0 || v->offset + value_bytes(*v) > static_cast<uint64_t>(plan_.arena_size))
+        fail("internal error: tensor '{}' at arena offset {} lies outside the arena ({} bytes)",
+             v->name, v->offset, plan_.arena_size);
+      return b.CreateInBoundsGEP(i8_, f->getArg(1), b.getInt64(v->offset), v->name);
+    case Storage::Weight:
+      if (!weights_ || v->offset < 0 || v->offset + value_bytes(*v) > weights_size_)
+        fail("internal error: weight '{}' at offset {} lies outside the weight blob", v->name,
+             v->offset);
+      return llvm::ConstantExpr::getInBoundsGetElementPtr(i8_, weights_, b.getInt64(v->offset));
+    case Storage::GraphInput:
+    case Storage::GraphOutput: {
+      llvm::Value *table = f->getArg(v->storage == Storage::GraphInput ? 2 : 3);
+      llvm::Value *slot = b.CreateConstInBoundsGEP1_64(ptr_, table, v->io_index);
+      return b.CreateLoad(ptr_, slot, v->name);
+    }
+    case Storage::Unassigned:
+      break;
+    }
+    fail("internal error: tensor '{}' has no storage assigned by the memory planner", v->name);
+  }
+
+  /// internal i32 @node.<i>.<kernel>(rt, arena, inputs, outputs): builds the tensor array
+  /// and calls the kernel (always inlined) with its constant params.
+  llvm::Function *build_node(size_t i, const PlannedCall &pc) {
+    const KernelCall &call = pc.call;
+    auto *kernel_type = llvm::FunctionType::get(i32_, {ptr_, ptr_, ptr_}, false);
+    llvm::Function *kernel = declare(call.kernel, kernel_type);
+    auto *f = llvm::Function::Create(step_type(), llvm::GlobalValue::InternalLinkage,
+                                     "node." + std::to_string(i) + "." + call.kernel, *module_);
+    set_step_attributes(f);
+    f->addFnAttr(llvm::Attribute::NoInline); // one frame per node: small run(), clear profiles
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", f));
+    size_t n = call.args.size() + (call.scratch_bytes > 0 ? 1 : 0);
+    llvm::Value *tensors = llvm::ConstantPointerNull::get(ptr_);
+    if (n > 0) {
+      auto *array_type = llvm::ArrayType::get(ptr_, n);
+      tensors = b.CreateAlloca(array_type, nullptr, "tensors");
+      for (size_t j = 0; j < call.args.size(); ++j)
+        b.CreateStore(tensor_pointer(b, f, call.args[j]),
+                      b.CreateConstInBoundsGEP2_64(array_type, tensors, 0, j));
+      if (call.scratch_bytes > 0) {
+        if (pc.scratch_offset < 0 || pc.scratch_offset + call.scratch_bytes > plan_.arena_size)
+          fail("internal error: scratch buffer of {} lies outside the arena", pc.node_desc);
+        b.CreateStore(b.CreateInBoundsGEP(i8_, f->getArg(1), b.getInt64(pc.scratch_offset)),
+                      b.CreateConstInBoundsGEP2_64(array_type, tensors, 0, n - 1));
+      }
+    }
+    llvm::Constant *params = call.params.empty()
+                                 ? no_params()
+                                 : i64_array(call.params, "onnxc.params." + std::to_string(i));
+    llvm::CallInst *status = b.CreateCall(kernel, {f->getArg(0), tensors, params});
+    status->addFnAttr(llvm::Attribute::AlwaysInline);
+    b.CreateRet(status);
+    return f;
+  }
+  llvm::Constant *no_params() {
+    if (!no_params_)
+      no_params_ = private_constant(llvm::Constant::getNullValue(llvm::ArrayType::get(i64_, 1)),
+                                    "onnxc.no_params");
+    return no_params_;
+  }
+
+  /// i32 @onnxc__model_run(rt, arena, inputs, outputs): the nodes in order; the first
+  /// failure returns onnxc_rt_node_failed(rt, status, "<node>").
+  void build_run() {
+    auto *run = llvm::Function::Create(step_type(), llvm::GlobalValue::ExternalLinkage,
+                                       std::string(kModelRunSymbol), *module_);
+    run->setVisibility(llvm::GlobalValue::HiddenVisibility);
+    set_step_attributes(run);
+    llvm::Function *node_failed =
+        declare(kNodeFailedSymbol, llvm::FunctionType::get(i32_, {ptr_, i32_, ptr_}, false));
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", run));
+    std::vector<llvm::Value *> args;
+    for (llvm::Argument &a : run->args())
+      args.push_back(&a);
+    for (size_t i = 0; i < plan_.calls.size(); ++i) {
+      llvm::Function *node = build_node(i, plan_.calls[i]);
+      llvm::Value *status = b.CreateCall(node, args, "status");
+      auto *failed = llvm::BasicBlock::Create(ctx_, "failed", run);
+      auto *next = llvm::BasicBlock::Create(ctx_, "next", run);
+      b.CreateCondBr(b.CreateICmpNE(status, b.getInt32(0)), failed, next,
+                     llvm::MDBuilder(ctx_).createUnlikelyBranchWeights());
+      b.SetInsertPoint(failed);
+      llvm::Constant *desc =
+          c_string(plan_.calls[i].node_desc, "onnxc.node_desc." + std::to_string(i));
+      b.CreateRet(b.CreateCall(node_failed, {args[0], status, desc}));
+      b.SetInsertPoint(next);
+    }
+    b.CreateRet(b.getInt32(0));
+  }
+
+  const ExecutionPlan &plan_;
+  llvm::LLVMContext &ctx_;
+  llvm::Type *i8_, *i32_, *i64_;
+  llvm::PointerType *ptr_;
+  std::unique_ptr<llvm::Module> module_;
+  llvm::GlobalVariable *weights_ = nullptr;
+  uint64_t weights_size_ = 0;
+  llvm::GlobalVariable *no_params_ = nullptr;
+};
+
+} // namespace
+
+std::unique_ptr<llvm::Module> build_model_module(const ExecutionPlan &plan, llvm::LLVMContext &ctx,
+                                                 const std::string &triple,
+                                                 const llvm::DataLayout &layout) {
+  return ModelModuleBuilder(plan, ctx).build(triple, layout);
+}
+
+} // namespace onnxc

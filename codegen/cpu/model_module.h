@@ -1,0 +1,26 @@
+// Builds the model-specific LLVM module from an ExecutionPlan: the weights blob, the
+// onnxc__model descriptor the runtime stub reads, one function per kernel call, and
+// onnxc__model_run calling them in order (runtime_stub/model_desc.h describes the contract).
+#pragma once
+
+#include "codegen/cpu/execution_plan.h"
+
+#include <memory>
+
+namespace llvm {
+class DataLayout;
+class LLVMContext;
+class Module;
+} // namespace llvm
+
+namespace onnxc {
+
+/// The module for `plan` (kernels and runtime helpers only declared). Each kernel call is
+/// marked always-inline so that, once linked with the kernel bitcode, LLVM specialises the
+/// kernel for its constant params. Throws Error if a value has no storage assigned or the plan
+/// is inconsistent (weights outside the blob, ...). The result passes the IR verifier.
+std::unique_ptr<llvm::Module> build_model_module(const ExecutionPlan &plan, llvm::LLVMContext &ctx,
+                                                 const std::string &triple,
+                                                 const llvm::DataLayout &layout);
+
+} // namespace onnxc

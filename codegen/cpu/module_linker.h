@@ -1,0 +1,26 @@
+// Turns the model module into a complete program: links the runtime stub and the kernels it
+// calls, and fixes which symbols the shared library exports.
+#pragma once
+
+#include "codegen/cpu/embedded_bitcode.h"
+
+#include <string>
+
+namespace llvm {
+class Module;
+}
+
+namespace onnxc {
+
+/// Links the whole runtime bitcode and, lazily, only the kernels (and their helpers) that
+/// `model` calls. Afterwards every onnxc_* function is defined; throws Error naming the missing
+/// kernel or runtime function otherwise. Removes the per-function target-cpu/target-features
+/// the bitcode was compiled with, so that the TargetMachine's CPU applies everywhere.
+void link_runtime_and_kernels(llvm::Module &model, const EmbeddedBitcode &bitcode);
+
+/// Internalizes every symbol except the ABI (kCpuAbiSymbols) and adds default-visibility
+/// aliases "<model_name>_<name minus onnxc_>" for each ABI function (skipped where the alias
+/// would be the ABI name itself, i.e. for a model named "onnxc").
+void restrict_exports(llvm::Module &model, const std::string &model_name);
+
+} // namespace onnxc

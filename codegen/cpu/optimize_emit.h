@@ -1,0 +1,25 @@
+// LLVM optimisation pipeline and machine-code emission for the linked model module.
+#pragma once
+
+#include <string>
+
+namespace llvm {
+class Module;
+class TargetMachine;
+} // namespace llvm
+
+namespace onnxc {
+
+/// Runs the new pass manager's per-module default pipeline at -O`opt_level` (-O0: only the
+/// always-inliner, so kernels are still inlined). With `time_passes`, prints LLVM's pass
+/// timing report to stderr. IEEE floating-point semantics are kept (no fast-math).
+void optimize_module(llvm::Module &m, llvm::TargetMachine &tm, int opt_level, bool time_passes);
+
+/// Machine code for `m`: an ELF relocatable object, or assembly text. Throws Error if the
+/// target cannot emit that file type.
+std::string emit_machine_code(llvm::Module &m, llvm::TargetMachine &tm, bool assembly);
+
+/// Textual LLVM IR of `m`.
+std::string print_llvm_ir(const llvm::Module &m);
+
+} // namespace onnxc

@@ -1,0 +1,122 @@
+#include "codegen/cpu/target_machine.h"
+
+#include "codegen/cpu/embedded_bitcode.h"
+#include "compiler/ir/error.h"
+
+#include <llvm/ADT/StringMap.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/SubtargetFeature.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include <mutex>
+
+extern "C" {
+void LLVMInitializeX86TargetInfo();
+void LLVMInitializeX86Target();
+void LLVMInitializeX86TargetMC();
+void LLVMInitializeX86AsmPrinter();
+void LLVMInitializeX86AsmParser();
+void LLVMInitializeAArch64TargetInfo();
+void LLVMInitializeAArch64Target();
+void LLVMInitializeAArch64TargetMC();
+void LLVMInitializeAArch64AsmPrinter();
+void LLVMInitializeAArch64AsmParser();
+}
+
+namespace onnxc {
+namespace {
+
+void initialize_backends() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeX86TargetInfo();
+    LLVMInitializeX86Target();
+    LLVMInitializeX86TargetMC();
+    LLVMInitializeX86AsmPrinter();
+    LLVMInitializeX86AsmParser(); // for inline asm in kernels, if any
+    LLVMInitializeAArch64TargetInfo();
+    LLVMInitializeAArch64Target();
+    LLVMInitializeAArch64TargetMC();
+    LLVMInitializeAArch64AsmPrinter();
+    LLVMInitializeAArch64AsmParser();
+  });
+}
+
+const llvm::Target &lookup_target(const std::string &triple) {
+  initialize_backends();
+  std::string error;
+  const llvm::Target *t = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!t)
+    fail("no LLVM backend for target '{}': {}", triple, error);
+  return *t;
+}
+
+std::string host_features() {
+  llvm::SubtargetFeatures features;
+  for (const auto &f : llvm::sys::getHostCPUFeatures())
+    features.AddFeature(f.first(), f.second);
+  return features.getString();
+}
+
+std::string join_features(const std::string &a, const std::string &b) {
+  if (a.empty())
+    return b;
+  if (b.empty())
+    return a;
+  return a + "," + b;
+}
+
+} // namespace
+
+ResolvedCpuTarget resolve_cpu_target(const CpuTarget &target) {
+  std::string requested =
+      target.triple.empty() ? llvm::sys::getDefaultTargetTriple() : target.triple;
+  ResolvedCpuTarget r;
+  r.triple = std::string(find_embedded_bitcode(requested).triple);
+  llvm::Triple t(r.triple), host(llvm::sys::getProcessTriple());
+  r.is_host = t.getArch() == host.getArch() && t.getOS() == host.getOS();
+  r.cpu = target.cpu;
+  if (r.cpu.empty() || r.cpu == "native") {
+    if (r.is_host) {
+      r.cpu = std::string(llvm::sys::getHostCPUName());
+      r.features = host_features();
+    } else if (r.cpu == "native") {
+      fail("--cpu native needs the host target, not '{}'; name a CPU such as 'generic'", r.triple);
+    } else {
+      r.cpu = "generic";
+    }
+  }
+  r.features = join_features(r.features, target.features);
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(
+      lookup_target(r.triple).createMCSubtargetInfo(r.triple, "", ""));
+  if (!sti || !sti->isCPUStringValid(r.cpu))
+    fail("unknown CPU '{}' for target '{}' (LLVM names such as 'generic', 'x86-64-v3', "
+         "'skylake-avx512', 'neoverse-n1')",
+         r.cpu, r.triple);
+  return r;
+}
+
+std::unique_ptr<llvm::TargetMachine> create_target_machine(const ResolvedCpuTarget &target,
+                                                           int opt_level) {
+  static constexpr llvm::CodeGenOptLevel kLevels[] = {
+      llvm::CodeGenOptLevel::None, llvm::CodeGenOptLevel::Less, llvm::CodeGenOptLevel::Default,
+      llvm::CodeGenOptLevel::Aggressive};
+  if (opt_level < 0 || opt_level > 3)
+    fail("optimisation level must be 0..3, not {}", opt_level);
+  llvm::TargetOptions options;
+  options.FunctionSections = true;
+  options.DataSections = true;
+  llvm::TargetMachine *tm =
+      lookup_target(target.triple)
+          .createTargetMachine(target.triple, target.cpu, target.features, options,
+                               llvm::Reloc::PIC_, std::nullopt, kLevels[opt_level]);
+  if (!tm)
+    fail("LLVM cannot create a code generator for '{}' (cpu '{}')", target.triple, target.cpu);
+  return std::unique_ptr<llvm::TargetMachine>(tm);
+}
+
+} // namespace onnxc

@@ -1,0 +1,69 @@
+// The onnxc subcommands. main.cpp parses the command line (CLI11) into these option structs;
+// each command returns the process exit status and reports failures by throwing onnxc::Error.
+#pragma once
+
+#include "codegen/cpu/cpu_backend.h"
+#include "compiler/passes/pipeline.h"
+
+#include <string>
+#include <vector>
+
+namespace onnxc {
+
+struct CompileOptions {
+  std::string model_path;
+  std::string out_path;
+  std::string name;       ///< C identifier; default from the output file name
+  CpuCodegenOptions codegen;
+  PipelineOptions pipeline;
+  bool quiet = false;     ///< no summary on stdout
+};
+
+struct CompileSummary {
+  int64_t arena_size = 0;
+  int64_t weights_size = 0;
+  size_t kernel_calls = 0;
+  std::string header_path; ///< empty unless a shared library was written
+  double seconds = 0;
+};
+
+/// Loads, runs the pipeline and the backend; writes the artifact (and NAME.h beside a .so).
+CompileSummary compile_model(const CompileOptions &o);
+int cmd_compile(const CompileOptions &o);
+
+struct InspectOptions {
+  std::string model_path;
+  bool dot = false;
+  bool ir = false;
+  ShapeBindings bindings;
+};
+int cmd_inspect(const InspectOptions &o);
+
+struct RunOptions {
+  std::string library;
+  std::string data_dir;
+  std::string out_dir;
+  int threads = 1;
+};
+int cmd_run(const RunOptions &o);
+
+struct VerifyOptions {
+  std::string model_path;
+  std::vector<std::string> data_dirs;
+  double rtol = 1e-3;
+  double atol = 1e-7;
+  CompileOptions compile; ///< model_path/out_path are filled in by verify
+  int threads = 1;
+};
+int cmd_verify(const VerifyOptions &o);
+
+struct BenchOptions {
+  std::string library;
+  int threads = 1;
+  int iters = 100;
+  int warmup = 10;
+  bool json = false;
+};
+int cmd_bench(const BenchOptions &o);
+
+} // namespace onnxc

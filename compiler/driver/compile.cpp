@@ -1,0 +1,91 @@
+#include "codegen/cpu/c_header.h"
+#include "compiler/driver/commands.h"
+#include "compiler/driver/progress.h"
+#include "compiler/frontend/onnx_loader.h"
+#include "compiler/ir/error.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+namespace fs = std::filesystem;
+
+namespace onnxc {
+namespace {
+
+/// "out/libmnist-8.so" → "mnist_8".
+std::string default_model_name(const std::string &out_path) {
+  std::string stem = fs::path(out_path).stem().string();
+  if (stem.rfind("lib", 0) == 0 && stem.size() > 3)
+    stem = stem.substr(3);
+  return sanitize_c_identifier(stem);
+}
+
+void write_file_atomically(const fs::path &path, const std::string &text) {
+  fs::path tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    f << text;
+    if (!f)
+      fail("cannot write {}", tmp.string());
+  }
+  fs::rename(tmp, path);
+}
+
+} // namespace
+
+CompileSummary compile_model(const CompileOptions &o) {
+  auto start = std::chrono::steady_clock::now();
+  Progress progress(o.model_path);
+  progress.stage("loading");
+  auto model = load_model(o.model_path);
+
+  PipelineOptions popts = o.pipeline;
+  popts.model_name = o.name.empty() ? default_model_name(o.out_path) : sanitize_c_identifier(o.name);
+  std::vector<PassTiming> timings;
+  progress.stage("optimising the graph");
+  ExecutionPlan plan = run_pipeline(*model, popts, &timings);
+
+  progress.stage("generating machine code");
+  auto cg_start = std::chrono::steady_clock::now();
+  compile_cpu(plan, o.codegen, o.out_path);
+  timings.push_back({"codegen-cpu", std::chrono::duration<double>(
+                                        std::chrono::steady_clock::now() - cg_start)
+                                        .count()});
+
+  CompileSummary s;
+  if (o.codegen.emit == EmitKind::SharedLibrary) {
+    fs::path header = fs::path(o.out_path).parent_path() / (plan.model_name + ".h");
+    write_file_atomically(header, write_c_header(plan));
+    s.header_path = header.string();
+  }
+  s.arena_size = plan.arena_size;
+  s.weights_size = plan.weights_size;
+  s.kernel_calls = plan.calls.size();
+  s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  progress.done();
+  if (popts.time_passes) {
+    std::ostream &log = popts.log ? *popts.log : std::cerr;
+    log << "=== onnxc pass timings ===\n";
+    for (const PassTiming &t : timings)
+      log << fmt::format("  {:>9.3f} ms  {}\n", t.seconds * 1e3, t.pass);
+    log << fmt::format("  {:>9.3f} ms  total\n", s.seconds * 1e3);
+  }
+  return s;
+}
+
+int cmd_compile(const CompileOptions &o) {
+  CompileSummary s = compile_model(o);
+  if (!o.quiet) {
+    std::cout << fmt::format("wrote {}{}\n", o.out_path,
+                             s.header_path.empty() ? "" : " and " + s.header_path);
+    std::cout << fmt::format("arena size: {} bytes\nweights: {} bytes\nkernel calls: {}\n"
+                             "compile time: {:.3f} s\n",
+                             s.arena_size, s.weights_size, s.kernel_calls, s.seconds);
+  }
+  return 0;
+}
+
+} // namespace onnxc

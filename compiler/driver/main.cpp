@@ -1,0 +1,144 @@
+// onnxc: the command line. Parses arguments with CLI11 and dispatches to the commands in
+// compiler/driver/; every failure prints "onnxc: error: ..." and exits 1.
+#include "compiler/driver/commands.h"
+#include "compiler/ir/error.h"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+using namespace onnxc;
+
+namespace {
+
+void add_shape_flags(CLI::App *cmd, std::vector<std::string> &shapes,
+                     std::vector<std::string> &dims) {
+  cmd->add_option("--shape", shapes, "Bind an input's shape: NAME=1x3x224x224 (repeatable)");
+  cmd->add_option("--dim", dims, "Bind a symbolic dimension: PARAM=N (repeatable)");
+}
+
+ShapeBindings parse_bindings(const std::vector<std::string> &shapes,
+                             const std::vector<std::string> &dims) {
+  ShapeBindings b;
+  for (const auto &s : shapes)
+    parse_shape_flag(s, b);
+  for (const auto &d : dims)
+    parse_dim_flag(d, b);
+  return b;
+}
+
+struct CompileFlags {
+  std::vector<std::string> shapes, dims;
+  std::string emit = "so";
+  int opt = 3;
+};
+
+void add_codegen_flags(CLI::App *cmd, CompileOptions &o, CompileFlags &f) {
+  cmd->add_option("--name", o.name, "C identifier of the model (header, symbol prefix)");
+  cmd->add_option("--target", o.codegen.target.triple, "Target triple (default: the host)");
+  cmd->add_option("--cpu", o.codegen.target.cpu, "Target CPU (default: the host CPU)");
+  cmd->add_option("--features", o.codegen.target.features, "Target features, e.g. +avx2,-fma");
+  cmd->add_option("-O", f.opt, "Optimisation level: -O0 .. -O3 (default -O3)")
+      ->check(CLI::Range(0, 3));
+  cmd->add_flag("--time-passes", o.pipeline.time_passes, "Print the time each pass takes");
+  cmd->add_option("--print-after", o.pipeline.print_after,
+                  "Dump the IR after a pass (or 'all') to stderr");
+  cmd->add_flag("--verify-each", o.pipeline.verify_each, "Run the IR verifier after every pass");
+  add_shape_flags(cmd, f.shapes, f.dims);
+}
+
+void finish_codegen_flags(CompileOptions &o, const CompileFlags &f) {
+  o.pipeline.bindings = parse_bindings(f.shapes, f.dims);
+  o.codegen.opt_level = f.opt;
+  o.codegen.time_passes = o.pipeline.time_passes;
+  if (f.emit == "so")
+    o.codegen.emit = EmitKind::SharedLibrary;
+  else if (f.emit == "obj")
+    o.codegen.emit = EmitKind::Object;
+  else if (f.emit == "llvm")
+    o.codegen.emit = EmitKind::LlvmIr;
+  else if (f.emit == "asm")
+    o.codegen.emit = EmitKind::Assembly;
+  else
+    fail("--emit {}: expected so, obj, llvm or asm", f.emit);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"onnxc: ahead-of-time compiler from ONNX models to self-contained shared "
+               "libraries"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "onnxc 0.1.0");
+
+  CompileOptions co;
+  CompileFlags cf;
+  auto *compile = app.add_subcommand("compile", "Compile MODEL.onnx into LIB.so and NAME.h");
+  compile->add_option("model", co.model_path, "ONNX model")->required();
+  compile->add_option("-o,--output", co.out_path, "Output file")->required();
+  compile->add_option("--emit", cf.emit, "Artifact: so (default), obj, llvm or asm");
+  add_codegen_flags(compile, co, cf);
+
+  InspectOptions io;
+  std::vector<std::string> ishapes, idims;
+  auto *inspect = app.add_subcommand("inspect", "Describe a model and what onnxc supports of it");
+  inspect->add_option("model", io.model_path, "ONNX model")->required();
+  inspect->add_flag("--dot", io.dot, "Print the graph in Graphviz dot format");
+  inspect->add_flag("--ir", io.ir, "Print the IR (with shapes, when they can be inferred)");
+  add_shape_flags(inspect, ishapes, idims);
+
+  RunOptions ro;
+  auto *run = app.add_subcommand("run", "Run LIB.so on DATA_DIR/input_N.pb, write output_N.pb");
+  run->add_option("library", ro.library, "Compiled model")->required();
+  run->add_option("data_dir", ro.data_dir, "Directory with input_0.pb, ...")->required();
+  run->add_option("-o,--output", ro.out_dir, "Directory for output_N.pb")->required();
+  run->add_option("--threads", ro.threads, "Threads")->check(CLI::Range(1, 1024));
+
+  VerifyOptions vo;
+  CompileFlags vf;
+  auto *verify = app.add_subcommand("verify", "Compile, run each DATA_DIR and compare outputs");
+  verify->add_option("model", vo.model_path, "ONNX model")->required();
+  verify->add_option("data_dirs", vo.data_dirs, "test_data_set directories")->required();
+  verify->add_option("--rtol", vo.rtol, "Relative tolerance (default 1e-3)");
+  verify->add_option("--atol", vo.atol, "Absolute tolerance (default 1e-7)");
+  verify->add_option("--threads", vo.threads, "Threads")->check(CLI::Range(1, 1024));
+  add_codegen_flags(verify, vo.compile, vf);
+
+  BenchOptions bo;
+  auto *bench = app.add_subcommand("bench", "Measure latency with synthetic inputs");
+  bench->add_option("library", bo.library, "Compiled model")->required();
+  bench->add_option("--threads", bo.threads, "Threads")->check(CLI::Range(1, 1024));
+  bench->add_option("--iters", bo.iters, "Timed iterations")->check(CLI::Range(1, 100000000));
+  bench->add_option("--warmup", bo.warmup, "Untimed iterations first")->check(CLI::Range(0, 1000000));
+  bench->add_flag("--json", bo.json, "Print one JSON object");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    return app.exit(e) == 0 ? 0 : 1;
+  }
+  try {
+    if (*compile) {
+      finish_codegen_flags(co, cf);
+      return cmd_compile(co);
+    }
+    if (*inspect) {
+      io.bindings = parse_bindings(ishapes, idims);
+      return cmd_inspect(io);
+    }
+    if (*run)
+      return cmd_run(ro);
+    if (*verify) {
+      finish_codegen_flags(vo.compile, vf);
+      return cmd_verify(vo);
+    }
+    if (*bench)
+      return cmd_bench(bo);
+  } catch (const Error &e) {
+    std::cerr << "onnxc: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception &e) {
+    std::cerr << "onnxc: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 1;
+}

@@ -1,0 +1,117 @@
+#include "compiler/driver/model_library.h"
+#include "compiler/ir/error.h"
+
+#include <cstring>
+#include <dlfcn.h>
+#include <filesystem>
+
+namespace onnxc {
+namespace {
+
+template <typename F> void resolve(void *h, const std::string &path, const char *name, F &fn) {
+  void *sym = dlsym(h, name);
+  if (!sym)
+    fail("{} is not an onnxc model library: symbol {} is missing", path, name);
+  fn = reinterpret_cast<F>(sym);
+}
+
+std::vector<TensorSignature> signatures(int32_t n,
+                                        onnxc_status (*info)(int32_t, onnxc_tensor_info *)) {
+  std::vector<TensorSignature> out;
+  for (int32_t i = 0; i < n; ++i) {
+    onnxc_tensor_info ti{};
+    if (info(i, &ti) != ONNXC_OK)
+      fail("the model library could not describe tensor {}", i);
+    out.push_back({ti.name ? ti.name : "", static_cast<DType>(ti.dtype),
+                   std::vector<int64_t>(ti.shape, ti.shape + ti.rank), ti.size_bytes});
+  }
+  return out;
+}
+
+} // namespace
+
+ModelLibrary::ModelLibrary(const std::string &path) : path_(path) {
+  // dlopen searches the library path for names without a slash; always pass a path.
+  std::string p = path.find('/') == std::string::npos ? "./" + path : path;
+  if (!std::filesystem::exists(p))
+    fail("{}: no such file", path);
+  handle_ = dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle_)
+    fail("cannot load {}: {}", path, dlerror());
+  resolve(handle_, path, "onnxc_abi_version", api_.abi_version);
+  if (api_.abi_version() != ONNXC_ABI_VERSION)
+    fail("{} was compiled for runtime ABI {}, this onnxc speaks ABI {}; recompile the model",
+         path, api_.abi_version(), ONNXC_ABI_VERSION);
+  resolve(handle_, path, "onnxc_signature_json", api_.signature_json);
+  resolve(handle_, path, "onnxc_arena_size", api_.arena_size);
+  resolve(handle_, path, "onnxc_num_inputs", api_.num_inputs);
+  resolve(handle_, path, "onnxc_num_outputs", api_.num_outputs);
+  resolve(handle_, path, "onnxc_input_info", api_.input_info);
+  resolve(handle_, path, "onnxc_output_info", api_.output_info);
+  resolve(handle_, path, "onnxc_create", api_.create);
+  resolve(handle_, path, "onnxc_destroy", api_.destroy);
+  resolve(handle_, path, "onnxc_set_num_threads", api_.set_num_threads);
+  resolve(handle_, path, "onnxc_run", api_.run);
+  resolve(handle_, path, "onnxc_run_buffers", api_.run_buffers);
+  resolve(handle_, path, "onnxc_last_error", api_.last_error);
+  inputs_ = signatures(api_.num_inputs(), api_.input_info);
+  outputs_ = signatures(api_.num_outputs(), api_.output_info);
+}
+
+ModelLibrary::~ModelLibrary() {
+  if (handle_)
+    dlclose(handle_);
+}
+
+ModelLibrary::Context::Context(const ModelLibrary &lib) : lib_(lib) {
+  if (lib_.api_.create(&ctx_) != ONNXC_OK)
+    fail("{}: cannot create a context: {}", lib_.path_, lib_.api_.last_error(nullptr));
+}
+
+ModelLibrary::Context::~Context() { lib_.api_.destroy(ctx_); }
+
+void ModelLibrary::Context::set_num_threads(int n) {
+  if (lib_.api_.set_num_threads(ctx_, n) != ONNXC_OK)
+    fail("{}: {}", lib_.path_, lib_.api_.last_error(ctx_));
+}
+
+static onnxc_tensor make_abi_tensor(void *data, uint64_t bytes, DType dt,
+                                    const std::vector<int64_t> &shape) {
+  onnxc_tensor t{};
+  t.data = data;
+  t.size_bytes = bytes;
+  t.dtype = static_cast<int32_t>(dt);
+  t.rank = static_cast<int32_t>(shape.size());
+  if (shape.size() > ONNXC_MAX_RANK)
+    fail("tensors of rank {} exceed the ABI's maximum rank {}", shape.size(), ONNXC_MAX_RANK);
+  std::copy(shape.begin(), shape.end(), t.shape);
+  return t;
+}
+
+std::vector<Tensor> ModelLibrary::Context::run(const std::vector<const Tensor *> &inputs) {
+  std::vector<onnxc_tensor> in, out;
+  for (const Tensor *t : inputs)
+    in.push_back(make_abi_tensor(const_cast<uint8_t *>(t->data()), t->nbytes(), t->dtype(),
+                                 t->shape()));
+  std::vector<Tensor> results;
+  for (const TensorSignature &s : lib_.outputs_)
+    results.emplace_back(s.dtype, s.shape);
+  for (Tensor &r : results)
+    out.push_back(make_abi_tensor(r.data(), r.nbytes(), r.dtype(), r.shape()));
+  onnxc_status st = lib_.api_.run(ctx_, in.data(), static_cast<int32_t>(in.size()), out.data(),
+                                  static_cast<int32_t>(out.size()));
+  if (st != ONNXC_OK)
+    fail("{}: run failed (status {}): {}", lib_.path_, static_cast<int>(st),
+         lib_.api_.last_error(ctx_));
+  return results;
+}
+
+void ModelLibrary::Context::run_buffers(const std::vector<const void *> &inputs,
+                                        const std::vector<void *> &outputs) {
+  onnxc_status st = lib_.api_.run_buffers(ctx_, inputs.data(), outputs.data());
+  if (st != ONNXC_OK)
+    fail("{}: run failed (status {}): {}", lib_.path_, static_cast<int>(st),
+         lib_.api_.last_error(ctx_));
+}
+
+} // namespace onnxc

@@ -1,0 +1,74 @@
+// A compiled model loaded with dlopen and driven through the generic C ABI
+// (runtime_stub/onnxc_runtime.h). Used by `onnxc run`, `verify` and `bench`.
+#pragma once
+
+#include "compiler/ir/tensor.h"
+#include "runtime_stub/onnxc_runtime.h"
+
+#include <string>
+#include <vector>
+
+namespace onnxc {
+
+struct TensorSignature {
+  std::string name;
+  DType dtype;
+  std::vector<int64_t> shape;
+  uint64_t size_bytes;
+};
+
+class ModelLibrary {
+public:
+  /// dlopens `path` (RTLD_LOCAL) and resolves the ABI; throws Error if it is not an onnxc model.
+  explicit ModelLibrary(const std::string &path);
+  ~ModelLibrary();
+  ModelLibrary(const ModelLibrary &) = delete;
+  ModelLibrary &operator=(const ModelLibrary &) = delete;
+
+  const std::vector<TensorSignature> &inputs() const { return inputs_; }
+  const std::vector<TensorSignature> &outputs() const { return outputs_; }
+  uint64_t arena_size() const { return api_.arena_size(); }
+  std::string signature_json() const { return api_.signature_json(); }
+
+  /// A context of this model (one per concurrent caller).
+  class Context {
+  public:
+    explicit Context(const ModelLibrary &lib);
+    ~Context();
+    Context(const Context &) = delete;
+    Context &operator=(const Context &) = delete;
+    void set_num_threads(int n);
+    /// Runs with inputs in signature order; returns the outputs. Throws Error with the
+    /// library's message on failure.
+    std::vector<Tensor> run(const std::vector<const Tensor *> &inputs);
+    /// Runs on pre-allocated buffers (for benchmarking: no allocation).
+    void run_buffers(const std::vector<const void *> &inputs, const std::vector<void *> &outputs);
+
+  private:
+    const ModelLibrary &lib_;
+    onnxc_context *ctx_ = nullptr;
+  };
+
+private:
+  struct Api {
+    uint32_t (*abi_version)();
+    const char *(*signature_json)();
+    uint64_t (*arena_size)();
+    int32_t (*num_inputs)();
+    int32_t (*num_outputs)();
+    onnxc_status (*input_info)(int32_t, onnxc_tensor_info *);
+    onnxc_status (*output_info)(int32_t, onnxc_tensor_info *);
+    onnxc_status (*create)(onnxc_context **);
+    void (*destroy)(onnxc_context *);
+    onnxc_status (*set_num_threads)(onnxc_context *, int32_t);
+    onnxc_status (*run)(onnxc_context *, const onnxc_tensor *, int32_t, onnxc_tensor *, int32_t);
+    onnxc_status (*run_buffers)(onnxc_context *, const void *const *, void *const *);
+    const char *(*last_error)(const onnxc_context *);
+  };
+  void *handle_ = nullptr;
+  std::string path_;
+  Api api_{};
+  std::vector<TensorSignature> inputs_, outputs_;
+};
+
+} // namespace onnxc

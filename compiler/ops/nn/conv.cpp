@@ -1,0 +1,94 @@
+// Conv: N-D convolution (1-D to 3-D) with groups (incl. depthwise), strides, pads, dilations,
+// auto_pad and optional bias. float/double. The kernel (templates/cpu/conv.cpp) runs depthwise
+// convolutions directly, 1x1 stride-1 unpadded ones as a plain GEMM on the input, and all others
+// as a GEMM on im2col panels packed into the scratch buffer.
+#include "compiler/ops/nn/nn_util.h"
+
+namespace onnxc {
+namespace {
+
+enum ConvAlgo : int64_t { kIm2col = 0, kDirect = 1, kPointwise = 2 };
+
+struct ConvShape {
+  int64_t N, C, M, group;
+  Window win;
+};
+
+ConvShape conv_shape(const Node &n) {
+  std::vector<int64_t> x = input_dims(n, 0), w = input_dims(n, 1);
+  if (x.size() < 3)
+    node_fail(n, "X must be N x C x D1 x ... (rank >= 3), got {}", dims_to_string(x));
+  if (w.size() != x.size())
+    node_fail(n, "W has rank {} but X has rank {}", w.size(), x.size());
+  ConvShape s{x[0], x[1], w[0], attr_int(n, "group", 1), {}};
+  if (s.group < 1 || s.C % s.group != 0 || s.M % s.group != 0)
+    node_fail(n, "group {} must divide the input channels ({}) and output channels ({})", s.group,
+              s.C, s.M);
+  if (w[1] * s.group != s.C)
+    node_fail(n, "channel mismatch: X has {} channels, W {} expects {} (W dim 1 x group {})", s.C,
+              dims_to_string(w), w[1] * s.group, s.group);
+  std::vector<int64_t> in(x.begin() + 2, x.end()), kernel(w.begin() + 2, w.end());
+  if (has_attr(n, "kernel_shape") && attr_ints(n, "kernel_shape") != kernel)
+    node_fail(n, "kernel_shape {} does not match the weights' spatial dims {}",
+              dims_to_string(attr_ints(n, "kernel_shape")), dims_to_string(kernel));
+  if (n.has_input(2) && input_dims(n, 2) != std::vector<int64_t>{s.M})
+    node_fail(n, "bias B has shape {} but there are {} output channels",
+              dims_to_string(input_dims(n, 2)), s.M);
+  s.win = make_window(n, in, kernel, false);
+  return s;
+}
+
+ConvAlgo choose_algo(const ConvShape &s) {
+  if (s.C / s.group == 1)
+    return kDirect;
+  for (int64_t d = 0; d < s.win.rank(); ++d)
+    if (s.win.kernel[d] != 1 || s.win.strides[d] != 1 || s.win.pad_begin[d] != 0 ||
+        s.win.pad_end[d] != 0)
+      return kIm2col;
+  return kPointwise;
+}
+
+} // namespace
+
+const OpDef &op_Conv() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.name = "Conv";
+    d.attrs = {{"auto_pad", Attribute::Kind::String}, {"dilations", Attribute::Kind::Ints},
+               {"group", Attribute::Kind::Int},       {"kernel_shape", Attribute::Kind::Ints},
+               {"pads", Attribute::Kind::Ints},       {"strides", Attribute::Kind::Ints}};
+    d.infer = [](Node &n) {
+      DType dt = input_dtype(n, 0);
+      require_dtype(n, dt, {DType::Float, DType::Double});
+      for (size_t i = 1; i < 3; ++i)
+        if (n.has_input(i) && input_dtype(n, i) != dt)
+          node_fail(n, "input {} has element type {} but X has {}", i,
+                    dtype_name(input_dtype(n, i)), dtype_name(dt));
+      ConvShape s = conv_shape(n);
+      std::vector<int64_t> out{s.N, s.M};
+      out.insert(out.end(), s.win.out.begin(), s.win.out.end());
+      set_output(n, 0, dt, out);
+    };
+    d.lower = [](const Node &n) {
+      ConvShape s = conv_shape(n);
+      ConvAlgo algo = choose_algo(s);
+      KernelCall call;
+      call.kernel = kernel_name(n, "conv", input_dtype(n, 0));
+      call.args = {n.inputs[0], n.inputs[1], n.input(2), n.outputs[0]};
+      call.params = {s.N, s.C, s.M, s.group, algo, n.has_input(2)};
+      std::vector<int64_t> wp = window_params(n, s.win);
+      call.params.insert(call.params.end(), wp.begin(), wp.end());
+      if (algo != kDirect) {
+        const int64_t elem = dtype_bits(input_dtype(n, 0)) / 8, nr = 64 / elem;
+        const int64_t K = std::max<int64_t>(1, s.C / s.group * product(s.win.kernel));
+        const int64_t N = product(s.win.out);
+        call.scratch_bytes = K * ((N + nr - 1) / nr) * nr * elem;
+      }
+      return call;
+    };
+    return d;
+  }();
+  return def;
+}
+
+} // namespace onnxc

@@ -1,0 +1,135 @@
+#include "compiler/ops/nn/nn_util.h"
+
+namespace onnxc {
+
+static std::vector<int64_t> attr_per_dim(const Node &n, const char *name, size_t rank,
+                                         int64_t def) {
+  std::vector<int64_t> v = attr_ints(n, name, std::vector<int64_t>(rank, def));
+  if (v.size() != rank)
+    node_fail(n, "attribute '{}' has {} values but the input has {} spatial dims", name, v.size(),
+              rank);
+  return v;
+}
+
+Window make_window(const Node &n, const std::vector<int64_t> &in,
+                   const std::vector<int64_t> &kernel, bool ceil_mode) {
+  const size_t rank = in.size();
+  Window w;
+  w.in = in;
+  w.kernel = kernel;
+  w.strides = attr_per_dim(n, "strides", rank, 1);
+  w.dilations = attr_per_dim(n, "dilations", rank, 1);
+  std::vector<int64_t> pads = attr_ints(n, "pads", std::vector<int64_t>(2 * rank, 0));
+  if (pads.size() != 2 * rank)
+    node_fail(n, "attribute 'pads' has {} values; expected {} (begin and end per spatial dim)",
+              pads.size(), 2 * rank);
+  std::string auto_pad = attr_string(n, "auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" &&
+      auto_pad != "VALID")
+    node_fail(n, "unknown auto_pad '{}'", auto_pad);
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t s = w.strides[d], dil = w.dilations[d], k = kernel[d];
+    if (s < 1 || dil < 1 || k < 1)
+      node_fail(n, "strides, dilations and kernel_shape must be positive (dim {}: {}, {}, {})", d,
+                s, dil, k);
+    const int64_t extent = (k - 1) * dil + 1;
+    int64_t pb = pads[d], pe = pads[d + rank], out;
+    if (pb < 0 || pe < 0)
+      node_fail(n, "negative pads are not supported");
+    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      out = (in[d] + s - 1) / s;
+      int64_t total = std::max<int64_t>(0, (out - 1) * s + extent - in[d]);
+      pb = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pe = total - pb;
+    } else {
+      if (auto_pad == "VALID")
+        pb = pe = 0;
+      int64_t span = in[d] + pb + pe - extent;
+      if (span < 0)
+        node_fail(n,
+                  "the window (extent {}) is larger than the padded input ({}) in spatial dim {}",
+                  extent, in[d] + pb + pe, d);
+      out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+      if (ceil_mode && (out - 1) * s >= in[d] + pb) // last window would start in the end padding
+        --out;
+    }
+    w.out.push_back(out);
+    w.pad_begin.push_back(pb);
+    w.pad_end.push_back(pe);
+  }
+  return w;
+}
+
+std::vector<int64_t> window_params(const Node &n, const Window &w) {
+  if (w.rank() < 1 || w.rank() > 3)
+    node_fail(n, "only 1-D, 2-D and 3-D windows are supported (this one has {} spatial dims)",
+              w.rank());
+  std::vector<int64_t> p;
+  auto put = [&](const std::vector<int64_t> &v, int64_t fill) {
+    for (int64_t d = w.rank(); d < 3; ++d)
+      p.push_back(fill);
+    p.insert(p.end(), v.begin(), v.end());
+  };
+  put(w.in, 1);
+  put(w.out, 1);
+  put(w.kernel, 1);
+  put(w.strides, 1);
+  put(w.pad_begin, 0);
+  put(w.dilations, 1);
+  put(w.pad_end, 0);
+  return p;
+}
+
+KernelCall gemm_call(const Node &n, GemmSpec s) {
+  DType dt = s.y->type.dtype;
+  const int64_t nr = 64 / (dtype_bits(dt) / 8);
+  const int64_t a_mat = s.M * s.K, b_mat = s.K * s.N;
+  int64_t rsy = s.N, csy = 1;
+  if (s.N < nr && s.N < s.M) { // Y^T = B^T A^T: the wide side becomes the packed one
+    std::swap(s.a, s.b);
+    std::swap(s.M, s.N);
+    int64_t rsa = s.csb, csa = s.rsb, rsb = s.csa, csb = s.rsa;
+    s.rsa = rsa, s.csa = csa, s.rsb = rsb, s.csb = csb;
+    std::swap(s.rsc, s.csc);
+    std::vector<int64_t> a_bs = s.b_bs, b_bs = s.a_bs;
+    for (int64_t &x : a_bs)
+      x *= b_mat;
+    s.a_bs = a_bs, s.b_bs = b_bs;
+    s.b_count = s.a_count;
+    rsy = 1, csy = s.M; // s.M is the original N now
+  } else {
+    for (int64_t &x : s.a_bs)
+      x *= a_mat;
+  }
+  // Matrix-vector like products stream B instead of packing it.
+  const bool direct = s.M <= 4 && (s.csb == 1 || s.rsb == 1);
+  KernelCall call;
+  call.kernel = kernel_name(n, "gemm", dt);
+  call.args = {s.a, s.b, s.c, s.y};
+  const int64_t rank = static_cast<int64_t>(s.batch.size());
+  call.params = {s.M,
+                 s.N,
+                 s.K,
+                 s.rsa,
+                 s.csa,
+                 s.rsb,
+                 s.csb,
+                 rsy,
+                 csy,
+                 param_f64(s.alpha),
+                 param_f64(s.beta),
+                 s.c != nullptr,
+                 s.rsc,
+                 s.csc,
+                 s.b_count,
+                 direct,
+                 rank};
+  for (const auto *v : {&s.batch, &s.a_bs, &s.b_bs})
+    call.params.insert(call.params.end(), v->begin(), v->end());
+  const int64_t panels = (s.N + nr - 1) / nr;
+  if (!direct)
+    call.scratch_bytes = s.b_count * std::max<int64_t>(s.K, 1) * panels * nr * (dtype_bits(dt) / 8);
+  return call;
+}
+
+} // namespace onnxc

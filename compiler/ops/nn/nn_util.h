@@ -1,0 +1,44 @@
+// Shared pieces of the nn and matmul op definitions: the sliding-window geometry of Conv and the
+// pools (kernel_shape, strides, pads, dilations, auto_pad, ceil_mode), and the lowering of any
+// (batched) matrix product to the blocked GEMM kernel onnxc_k_gemm_<dtype>.
+#pragma once
+
+#include "compiler/ops/op_util.h"
+
+#include <vector>
+
+namespace onnxc {
+
+/// Sliding window over the spatial dims of an N x C x D1 x ... input.
+struct Window {
+  std::vector<int64_t> in, out, kernel, strides, dilations, pad_begin, pad_end;
+  int64_t rank() const { return static_cast<int64_t>(in.size()); }
+};
+
+/// Reads strides, dilations, pads and auto_pad (defaults per ONNX) for a window of size `kernel`
+/// over the spatial dims `in`, and computes the output size (floor, or ceil if `ceil_mode`).
+/// Throws naming the node on inconsistent attribute lengths or an empty output.
+Window make_window(const Node &n, const std::vector<int64_t> &in,
+                   const std::vector<int64_t> &kernel, bool ceil_mode);
+
+/// The window as kernel params for up to 3 spatial dims, leading dims padded with size 1:
+/// in[3], out[3], kernel[3], strides[3], pad_begin[3], dilations[3], pad_end[3] (21 values).
+std::vector<int64_t> window_params(const Node &n, const Window &w);
+
+/// A batch of matrix products Y[b] = alpha * A[b] B[b] + beta * C, described by strides.
+struct GemmSpec {
+  Value *a = nullptr, *b = nullptr, *c = nullptr, *y = nullptr;
+  int64_t M = 0, N = 0, K = 0;
+  int64_t rsa = 0, csa = 1, rsb = 0, csb = 1; ///< element strides of A (M x K) and B (K x N)
+  double alpha = 1, beta = 1;
+  int64_t rsc = 0, csc = 0;         ///< strides of C broadcast to M x N
+  std::vector<int64_t> batch;       ///< output batch dims (empty: one product)
+  std::vector<int64_t> a_bs, b_bs;  ///< batch strides of A and B, in whole matrices
+  int64_t a_count = 1, b_count = 1; ///< number of distinct A / B matrices
+};
+
+/// Lowers to onnxc_k_gemm_<dtype> (templates/cpu/matmul.cpp), with a scratch buffer for the
+/// packed right-hand matrices. Narrow products (N small, M larger) run transposed.
+KernelCall gemm_call(const Node &n, GemmSpec s);
+
+} // namespace onnxc

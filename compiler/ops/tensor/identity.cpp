@@ -1,0 +1,71 @@
+// Identity (a byte copy) and Dropout at inference (a copy; the optional mask output is all true).
+#include "compiler/ops/op_util.h"
+
+namespace onnxc {
+
+const OpDef &op_Identity() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.name = "Identity";
+    d.infer = [](Node &n) { set_output(n, 0, input_dtype(n, 0), input_dims(n, 0)); };
+    d.lower = [](const Node &n) {
+      return KernelCall{"onnxc_k_copy", {n.inputs[0], n.outputs[0]},
+                        {type_bytes(n.outputs[0]->type)}};
+    };
+    return d;
+  }();
+  return def;
+}
+
+/// Dropout in training mode (a constant true training_mode input) is random; onnxc rejects it.
+static void check_inference_mode(const Node &n) {
+  if (n.opset < 12 || !n.has_input(2))
+    return;
+  const Tensor *training = input_constant(n, 2);
+  if (!training)
+    node_fail(n, "input 'training_mode' must be a compile-time constant");
+  double ratio = input_constant(n, 1) ? input_constant(n, 1)->float_at(0) : 0.5;
+  if (training->int_at(0) != 0 && ratio != 0.0)
+    node_fail(n, "training mode (random dropout) is not supported; set training_mode to false");
+}
+
+/// Bits of the value 1 (true) in the mask's dtype: bool before opset 10 was the input type.
+static int64_t one_bits(const Node &n, DType t) {
+  switch (t) {
+  case DType::Float: return 0x3f800000;
+  case DType::Double: return 0x3ff0000000000000;
+  case DType::Float16: return 0x3c00;
+  case DType::BFloat16: return 0x3f80;
+  default: (void)n; return 1;
+  }
+}
+
+const OpDef &op_Dropout() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.name = "Dropout";
+    d.min_opset = 7;
+    d.attrs = {{"ratio", Attribute::Kind::Float}, {"seed", Attribute::Kind::Int}};
+    d.infer = [](Node &n) {
+      check_inference_mode(n);
+      std::vector<int64_t> dims = input_dims(n, 0);
+      set_output(n, 0, input_dtype(n, 0), dims);
+      set_output(n, 1, n.opset >= 10 ? DType::Bool : input_dtype(n, 0), dims);
+    };
+    d.lower = [](const Node &n) {
+      Value *mask = n.outputs.size() > 1 ? n.outputs[1] : nullptr;
+      KernelCall c{"onnxc_k_dropout", {n.inputs[0], n.outputs[0], mask},
+                   {type_bytes(n.outputs[0]->type), 0, 1, 0}};
+      if (mask) {
+        c.params[1] = product(output_dims(n, 1));
+        c.params[2] = dtype_bits(mask->type.dtype) / 8;
+        c.params[3] = one_bits(n, mask->type.dtype);
+      }
+      return c;
+    };
+    return d;
+  }();
+  return def;
+}
+
+} // namespace onnxc

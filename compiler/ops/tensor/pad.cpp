@@ -1,0 +1,111 @@
+// Pad: constant / reflect / edge / wrap (opset 19) padding; negative pads crop. Before opset 11
+// pads, mode and value are attributes; from 11 pads is a constant input and constant_value an
+// optional input (may be computed at run time); opset 18 adds the optional constant axes input.
+#include "compiler/ops/op_util.h"
+
+#include <cstring>
+
+namespace onnxc {
+
+namespace {
+int64_t pad_mode(const Node &n) {
+  std::string mode = attr_string(n, "mode", "constant");
+  if (mode == "constant") return 0;
+  if (mode == "reflect") return 1;
+  if (mode == "edge") return 2;
+  if (mode == "wrap" && n.opset >= 19) return 3;
+  node_fail(n, "mode '{}' is not supported (constant, reflect, edge{})", mode,
+            n.opset >= 19 ? ", wrap" : "");
+}
+
+/// Begin pads, one per input axis (end pads in `end`).
+std::vector<int64_t> pad_begins(const Node &n, std::vector<int64_t> &end) {
+  int64_t rank = static_cast<int64_t>(input_dims(n, 0).size());
+  std::vector<int64_t> pads = n.opset < 11 ? attr_ints(n, has_attr(n, "pads") ? "pads" : "paddings")
+                                           : require_constant(n, 1, "pads").to_int64_vector();
+  std::vector<int64_t> axes;
+  if (n.opset >= 18 && n.has_input(3))
+    axes = require_constant(n, 3, "axes").to_int64_vector();
+  else
+    for (int64_t k = 0; k < rank; ++k)
+      axes.push_back(k);
+  if (pads.size() != 2 * axes.size())
+    node_fail(n, "pads has {} entries but needs {} (begin and end for {} axes)", pads.size(),
+              2 * axes.size(), axes.size());
+  std::vector<int64_t> begin(static_cast<size_t>(rank), 0);
+  end.assign(static_cast<size_t>(rank), 0);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    size_t a = static_cast<size_t>(normalize_axis(n, axes[i], rank));
+    begin[a] = pads[i];
+    end[a] = pads[i + axes.size()];
+  }
+  return begin;
+}
+
+int64_t elem_bytes(const Node &n) {
+  DType t = input_dtype(n, 0);
+  int bits = dtype_bits(t);
+  if (t == DType::String || bits < 8 || bits > 64)
+    node_fail(n, "element type {} is not supported", dtype_name(t));
+  return bits / 8;
+}
+
+/// Bits of the pre-opset-11 `value` attribute in the input's dtype.
+int64_t attr_value_bits(const Node &n) {
+  double v = attr_float(n, "value", 0.0f);
+  int64_t bits = 0;
+  if (input_dtype(n, 0) == DType::Float) {
+    float f = static_cast<float>(v);
+    std::memcpy(&bits, &f, sizeof f);
+  } else if (input_dtype(n, 0) == DType::Double) {
+    std::memcpy(&bits, &v, sizeof v);
+  } else if (v != 0) {
+    node_fail(n, "a non-zero pad value is supported for float and double only");
+  }
+  return bits;
+}
+} // namespace
+
+const OpDef &op_Pad() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.name = "Pad";
+    d.min_opset = 2;
+    d.attrs = {{"mode", Attribute::Kind::String},
+               {"pads", Attribute::Kind::Ints},
+               {"value", Attribute::Kind::Float}};
+    d.infer = [](Node &n) {
+      std::vector<int64_t> in = input_dims(n, 0), end, out;
+      std::vector<int64_t> begin = pad_begins(n, end);
+      int64_t mode = pad_mode(n);
+      elem_bytes(n);
+      if (n.opset >= 11 && n.has_input(2) && input_dtype(n, 2) != input_dtype(n, 0))
+        node_fail(n, "constant_value has element type {} but the data has {}",
+                  dtype_name(input_dtype(n, 2)), dtype_name(input_dtype(n, 0)));
+      for (size_t k = 0; k < in.size(); ++k) {
+        int64_t o = in[k] + begin[k] + end[k];
+        if (o < 0)
+          node_fail(n, "pads {} / {} crop axis {} of size {} below zero", begin[k], end[k], k,
+                    in[k]);
+        if (mode != 0 && in[k] == 0 && o > 0)
+          node_fail(n, "cannot pad the empty axis {} in a non-constant mode", k);
+        out.push_back(o);
+      }
+      set_output(n, 0, input_dtype(n, 0), out);
+    };
+    d.lower = [](const Node &n) {
+      std::vector<int64_t> in = input_dims(n, 0), out = output_dims(n, 0), end;
+      std::vector<int64_t> begin = pad_begins(n, end);
+      std::vector<int64_t> params{elem_bytes(n), pad_mode(n), static_cast<int64_t>(in.size())};
+      for (const auto *v : {&out, &in, &begin})
+        params.insert(params.end(), v->begin(), v->end());
+      params.push_back(n.opset < 11 ? attr_value_bits(n) : 0);
+      Value *value = n.opset >= 11 ? n.input(2) : nullptr;
+      return KernelCall{"onnxc_k_pad", {n.inputs[0], value, n.outputs[0]}, params};
+    };
+    return d;
+  }();
+  return def;
+}
+
+} // namespace onnxc

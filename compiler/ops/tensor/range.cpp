@@ -1,0 +1,71 @@
+// Range: [start, start + delta, ...) up to limit. The three scalar inputs must be compile-time
+// constants (the output's length depends on them), so Range always evaluates at compile time.
+#include "compiler/ops/op_util.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace onnxc {
+
+static Tensor range_value(const Node &n) {
+  DType t = input_dtype(n, 0);
+  require_dtype(n, t, {DType::Float, DType::Double, DType::Int16, DType::Int32, DType::Int64});
+  const char *names[] = {"start", "limit", "delta"};
+  for (size_t i = 0; i < 3; ++i) {
+    if (require_constant(n, i, names[i]).numel() != 1)
+      node_fail(n, "input '{}' must be a scalar", names[i]);
+    if (input_dtype(n, i) != t)
+      node_fail(n, "inputs have different element types");
+  }
+  const Tensor &s = *input_constant(n, 0), &l = *input_constant(n, 1), &dl = *input_constant(n, 2);
+  bool is_float = dtype_is_float(t);
+  double start = s.float_at(0), limit = l.float_at(0), delta = dl.float_at(0);
+  if (delta == 0)
+    node_fail(n, "delta is 0");
+  int64_t count;
+  if (is_float) {
+    count = static_cast<int64_t>(std::max(std::ceil((limit - start) / delta), 0.0));
+  } else {
+    int64_t a = s.int_at(0), b = l.int_at(0), d = dl.int_at(0);
+    count = std::max<int64_t>(0, (b - a + d + (d > 0 ? -1 : 1)) / d);
+  }
+  Tensor out(t, {count});
+  for (int64_t i = 0; i < count; ++i) {
+    auto put = [&](auto v) { std::memcpy(out.data() + i * sizeof v, &v, sizeof v); };
+    switch (t) {
+    case DType::Float: put(static_cast<float>(start + double(i) * delta)); break;
+    case DType::Double: put(start + double(i) * delta); break;
+    case DType::Int16: put(static_cast<int16_t>(s.int_at(0) + i * dl.int_at(0))); break;
+    case DType::Int32: put(static_cast<int32_t>(s.int_at(0) + i * dl.int_at(0))); break;
+    default: put(static_cast<int64_t>(s.int_at(0) + i * dl.int_at(0))); break;
+    }
+  }
+  return out;
+}
+
+const OpDef &op_Range() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.name = "Range";
+    d.min_opset = 11;
+    d.infer = [](Node &n) {
+      Tensor t = range_value(n);
+      set_output(n, 0, t.dtype(), t.shape());
+    };
+    d.eval = [](const Node &n, const std::vector<const Tensor *> &) {
+      return std::vector<Tensor>{range_value(n)};
+    };
+    d.lower = [](const Node &n) {
+      Tensor t = range_value(n);
+      std::vector<int64_t> params{static_cast<int64_t>(t.nbytes())};
+      params.resize(1 + (t.nbytes() + 7) / 8);
+      if (t.nbytes())
+        std::memcpy(params.data() + 1, t.data(), t.nbytes());
+      return KernelCall{"onnxc_k_write_bytes", {n.outputs[0]}, params};
+    };
+    return d;
+  }();
+  return def;
+}
+
+} // namespace onnxc

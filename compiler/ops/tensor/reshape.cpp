@@ -1,0 +1,61 @@
+// Reshape: same data, new shape from the (constant) `shape` input. 0 copies the input dim
+// (unless allowzero=1, opset 14+), -1 is inferred from the element count. Lowers to a byte copy.
+#include "compiler/ops/op_util.h"
+
+namespace onnxc {
+
+static std::vector<int64_t> reshape_dims(const Node &n) {
+  std::vector<int64_t> in = input_dims(n, 0);
+  std::vector<int64_t> shape = require_constant(n, 1, "shape").to_int64_vector();
+  bool allowzero = n.opset >= 14 && attr_int(n, "allowzero", 0) != 0;
+  int64_t infer_at = -1, known = 1;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    int64_t &d = shape[k];
+    if (d == 0 && !allowzero) {
+      if (k >= in.size())
+        node_fail(n, "shape[{}] is 0 (copy the input dim) but the input {} has only {} dims", k,
+                  dims_to_string(in), in.size());
+      d = in[k];
+    }
+    if (d == -1) {
+      if (infer_at >= 0)
+        node_fail(n, "shape {} has more than one -1", dims_to_string(shape));
+      if (allowzero && std::count(shape.begin(), shape.end(), 0) > 0)
+        node_fail(n, "shape has both -1 and 0 with allowzero=1");
+      infer_at = static_cast<int64_t>(k);
+    } else if (d < -1) {
+      node_fail(n, "shape[{}] = {} is negative", k, d);
+    } else {
+      known *= d;
+    }
+  }
+  int64_t count = product(in);
+  if (infer_at >= 0) {
+    if (known == 0 || count % known != 0)
+      node_fail(n, "cannot reshape input {} ({} elements) to {}: -1 cannot be inferred",
+                dims_to_string(in), count, dims_to_string(shape));
+    shape[static_cast<size_t>(infer_at)] = count / known;
+  } else if (known != count) {
+    node_fail(n, "cannot reshape input {} ({} elements) to {} ({} elements)", dims_to_string(in),
+              count, dims_to_string(shape), known);
+  }
+  return shape;
+}
+
+const OpDef &op_Reshape() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.name = "Reshape";
+    d.min_opset = 5;
+    d.attrs = {{"allowzero", Attribute::Kind::Int}};
+    d.infer = [](Node &n) { set_output(n, 0, input_dtype(n, 0), reshape_dims(n)); };
+    d.lower = [](const Node &n) {
+      KernelCall c{"onnxc_k_copy", {n.inputs[0], n.outputs[0]}, {type_bytes(n.outputs[0]->type)}};
+      return c;
+    };
+    return d;
+  }();
+  return def;
+}
+
+} // namespace onnxc

@@ -1,0 +1,68 @@
+// Shape and Size: metadata of the input, known at compile time once shapes are static. Both
+// evaluate without the input's data (OpDef::eval) and lower to writing the constant result.
+#include "compiler/ops/op_util.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace onnxc {
+
+/// A call that writes `t`'s bytes into the node's output 0.
+static KernelCall write_constant(const Node &n, const Tensor &t) {
+  std::vector<int64_t> params{static_cast<int64_t>(t.nbytes())};
+  params.resize(1 + (t.nbytes() + 7) / 8);
+  if (t.nbytes())
+    std::memcpy(params.data() + 1, t.data(), t.nbytes());
+  return KernelCall{"onnxc_k_write_bytes", {n.outputs[0]}, params};
+}
+
+/// Dims [start, end) of the input (opset 15 start/end attributes, clamped like Slice).
+static std::vector<int64_t> shape_of(const Node &n) {
+  std::vector<int64_t> dims = input_dims(n, 0);
+  int64_t rank = static_cast<int64_t>(dims.size());
+  int64_t start = attr_int(n, "start", 0), end = attr_int(n, "end", rank);
+  if (n.opset < 15)
+    start = 0, end = rank;
+  auto clamp = [rank](int64_t v) { return std::clamp(v < 0 ? v + rank : v, int64_t(0), rank); };
+  start = clamp(start);
+  end = std::max(clamp(end), start);
+  return {dims.begin() + start, dims.begin() + end};
+}
+
+const OpDef &op_Shape() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.name = "Shape";
+    d.attrs = {{"start", Attribute::Kind::Int}, {"end", Attribute::Kind::Int}};
+    d.infer = [](Node &n) {
+      set_output(n, 0, DType::Int64, {static_cast<int64_t>(shape_of(n).size())});
+    };
+    d.eval = [](const Node &n, const std::vector<const Tensor *> &) {
+      return std::vector<Tensor>{Tensor::vector_i64(shape_of(n))};
+    };
+    d.lower = [](const Node &n) { return write_constant(n, Tensor::vector_i64(shape_of(n))); };
+    return d;
+  }();
+  return def;
+}
+
+const OpDef &op_Size() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.name = "Size";
+    d.infer = [](Node &n) {
+      input_dims(n, 0);
+      set_output(n, 0, DType::Int64, {});
+    };
+    d.eval = [](const Node &n, const std::vector<const Tensor *> &) {
+      return std::vector<Tensor>{Tensor::scalar_i64(product(input_dims(n, 0)))};
+    };
+    d.lower = [](const Node &n) {
+      return write_constant(n, Tensor::scalar_i64(product(input_dims(n, 0))));
+    };
+    return d;
+  }();
+  return def;
+}
+
+} // namespace onnxc

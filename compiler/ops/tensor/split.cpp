@@ -1,0 +1,84 @@
+// Split: cuts the input along `axis` into the node's outputs. Sizes come from the `split`
+// attribute (before opset 13), the constant `split` input (13+), or are equal: the axis must
+// divide evenly, except with opset 18's num_outputs, where the last part may be smaller.
+#include "compiler/ops/op_util.h"
+
+namespace onnxc {
+
+static std::vector<int64_t> split_sizes(const Node &n, int64_t len) {
+  std::vector<int64_t> sizes;
+  if (n.opset < 13)
+    sizes = attr_ints(n, "split");
+  else if (n.has_input(1))
+    sizes = require_constant(n, 1, "split").to_int64_vector();
+  int64_t parts = static_cast<int64_t>(n.outputs.size());
+  if (!sizes.empty()) {
+    if (static_cast<int64_t>(sizes.size()) != parts)
+      node_fail(n, "split has {} sizes but the node has {} outputs", sizes.size(), parts);
+    int64_t total = 0;
+    for (int64_t s : sizes) {
+      if (s < 0)
+        node_fail(n, "split size {} is negative", s);
+      total += s;
+    }
+    if (total != len)
+      node_fail(n, "split sizes add up to {} but the axis has size {}", total, len);
+    return sizes;
+  }
+  if (n.opset >= 18 && has_attr(n, "num_outputs")) {
+    int64_t k = attr_int(n, "num_outputs", parts);
+    if (k != parts || k <= 0)
+      node_fail(n, "num_outputs is {} but the node has {} outputs", k, parts);
+    int64_t chunk = (len + k - 1) / k;
+    for (int64_t i = 0; i < k; ++i)
+      sizes.push_back(std::max<int64_t>(0, std::min(chunk, len - i * chunk)));
+    return sizes;
+  }
+  if (parts == 0 || len % parts != 0)
+    node_fail(n, "axis of size {} cannot be split evenly into {} outputs", len, parts);
+  return std::vector<int64_t>(static_cast<size_t>(parts), len / parts);
+}
+
+const OpDef &op_Split() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.name = "Split";
+    d.min_opset = 2;
+    d.attrs = {{"axis", Attribute::Kind::Int},
+               {"split", Attribute::Kind::Ints},
+               {"num_outputs", Attribute::Kind::Int}};
+    d.infer = [](Node &n) {
+      std::vector<int64_t> in = input_dims(n, 0);
+      if (in.empty())
+        node_fail(n, "cannot split a scalar");
+      size_t axis = static_cast<size_t>(
+          normalize_axis(n, attr_int(n, "axis", 0), static_cast<int64_t>(in.size())));
+      std::vector<int64_t> sizes = split_sizes(n, in[axis]);
+      for (size_t i = 0; i < sizes.size(); ++i) {
+        std::vector<int64_t> out = in;
+        out[axis] = sizes[i];
+        set_output(n, i, input_dtype(n, 0), out);
+      }
+    };
+    d.lower = [](const Node &n) {
+      std::vector<int64_t> in = input_dims(n, 0);
+      size_t axis = static_cast<size_t>(
+          normalize_axis(n, attr_int(n, "axis", 0), static_cast<int64_t>(in.size())));
+      int bits = dtype_bits(input_dtype(n, 0));
+      if (input_dtype(n, 0) == DType::String || bits < 8 || bits > 64)
+        node_fail(n, "element type {} is not supported", dtype_name(input_dtype(n, 0)));
+      int64_t inner = product({in.begin() + axis + 1, in.end()});
+      std::vector<int64_t> params{bits / 8, product({in.begin(), in.begin() + axis}),
+                                  static_cast<int64_t>(n.outputs.size())};
+      for (int64_t s : split_sizes(n, in[axis]))
+        params.push_back(s * inner);
+      KernelCall c{"onnxc_k_split", {n.inputs[0]}, params};
+      c.args.insert(c.args.end(), n.outputs.begin(), n.outputs.end());
+      return c;
+    };
+    return d;
+  }();
+  return def;
+}
+
+} // namespace onnxc

@@ -1,0 +1,39 @@
+// Tile: repeats the input `repeats[d]` times along each axis (repeats: a constant int64 input).
+// Lowers to the broadcasting copy kernel, which reads input coordinate c % in_dim.
+#include "compiler/ops/op_util.h"
+
+namespace onnxc {
+
+const OpDef &op_Tile() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.name = "Tile";
+    d.min_opset = 6;
+    d.infer = [](Node &n) {
+      std::vector<int64_t> in = input_dims(n, 0);
+      std::vector<int64_t> reps = require_constant(n, 1, "repeats").to_int64_vector();
+      if (reps.size() != in.size())
+        node_fail(n, "repeats has {} entries but the input has rank {}", reps.size(), in.size());
+      for (size_t k = 0; k < in.size(); ++k) {
+        if (reps[k] < 0)
+          node_fail(n, "repeats[{}] = {} is negative", k, reps[k]);
+        in[k] *= reps[k];
+      }
+      set_output(n, 0, input_dtype(n, 0), in);
+    };
+    d.lower = [](const Node &n) {
+      std::vector<int64_t> in = input_dims(n, 0), out = output_dims(n, 0);
+      int bits = dtype_bits(input_dtype(n, 0));
+      if (input_dtype(n, 0) == DType::String || bits < 8 || bits > 64)
+        node_fail(n, "element type {} is not supported", dtype_name(input_dtype(n, 0)));
+      std::vector<int64_t> params{bits / 8, static_cast<int64_t>(out.size())};
+      params.insert(params.end(), out.begin(), out.end());
+      params.insert(params.end(), in.begin(), in.end());
+      return KernelCall{"onnxc_k_broadcast", {n.inputs[0], n.outputs[0]}, params};
+    };
+    return d;
+  }();
+  return def;
+}
+
+} // namespace onnxc

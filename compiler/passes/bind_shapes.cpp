@@ -1,0 +1,90 @@
+#include "compiler/passes/bind_shapes.h"
+#include "compiler/ir/error.h"
+
+#include <charconv>
+
+namespace onnxc {
+namespace {
+
+int64_t parse_int(const std::string &s, const std::string &flag) {
+  int64_t v = -1;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || v < 0)
+    fail("invalid dimension '{}' in '{}': expected a non-negative integer", s, flag);
+  return v;
+}
+
+std::pair<std::string, std::string> split_eq(const std::string &flag, const char *what) {
+  auto eq = flag.rfind('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == flag.size())
+    fail("invalid {} '{}': expected {}", what, flag,
+         std::string(what) == "--shape" ? "NAME=AxBxC (e.g. input=1x3x224x224)" : "PARAM=N");
+  return {flag.substr(0, eq), flag.substr(eq + 1)};
+}
+
+} // namespace
+
+void parse_shape_flag(const std::string &flag, ShapeBindings &b) {
+  auto [name, dims] = split_eq(flag, "--shape");
+  std::vector<int64_t> v;
+  if (dims != "scalar") {
+    size_t start = 0;
+    for (;;) {
+      size_t x = dims.find('x', start);
+      v.push_back(parse_int(dims.substr(start, x - start), flag));
+      if (x == std::string::npos)
+        break;
+      start = x + 1;
+    }
+  }
+  b.input_shapes[name] = v;
+}
+
+void parse_dim_flag(const std::string &flag, ShapeBindings &b) {
+  auto [name, value] = split_eq(flag, "--dim");
+  b.dims[name] = parse_int(value, flag);
+}
+
+void bind_input_shapes(Graph &g, const ShapeBindings &b) {
+  for (const auto &[name, dims] : b.input_shapes) {
+    Value *v = g.find_value(name);
+    if (!v || !v->is_graph_input) {
+      std::string names;
+      for (Value *in : g.inputs)
+        names += (names.empty() ? "" : ", ") + in->name;
+      fail("--shape {}=...: the model has no input named '{}' (inputs: {})", name, name, names);
+    }
+    if (v->type.shape && v->type.shape->size() != dims.size())
+      fail("--shape {}={}: the model declares '{}' with rank {}, not {}", name,
+           dims_to_string(dims), name, v->type.shape->size(), dims.size());
+    if (v->type.shape)
+      for (size_t k = 0; k < dims.size(); ++k) {
+        const Dim &d = (*v->type.shape)[k];
+        if (d.is_static() && d.value != dims[k])
+          fail("--shape {}={}: dimension {} of '{}' is fixed to {} by the model", name,
+               dims_to_string(dims), k, name, d.value);
+      }
+    v->type.shape.emplace(dims.begin(), dims.end());
+  }
+  for (Value *v : g.inputs) {
+    if (!v->type.shape)
+      fail("graph input '{}' has no shape in the model; pass --shape {}=AxBxC", v->name, v->name);
+    for (Dim &d : *v->type.shape) {
+      if (d.is_static())
+        continue;
+      auto it = d.param.empty() ? b.dims.end() : b.dims.find(d.param);
+      if (it != b.dims.end()) {
+        d = Dim(it->second);
+        continue;
+      }
+      if (!d.param.empty())
+        fail("graph input '{}' has the symbolic dimension '{}' ({}); bind it with --dim {}=N "
+             "or give the whole shape with --shape {}=...",
+             v->name, d.param, shape_to_string(v->type), d.param, v->name);
+      fail("graph input '{}' has an unnamed dynamic dimension ({}); pass --shape {}=AxBxC",
+           v->name, shape_to_string(v->type), v->name);
+    }
+  }
+}
+
+} // namespace onnxc

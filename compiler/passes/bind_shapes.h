@@ -1,0 +1,27 @@
+// Pass: bind graph-input shapes.
+// Expects: graph inputs with the types the model declares (dims static or symbolic).
+// Guarantees: every graph input has a static shape — from the model, from --shape NAME=AxB or
+// from --dim PARAM=N — or an Error says which flag to pass.
+#pragma once
+
+#include "compiler/ir/ir.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace onnxc {
+
+struct ShapeBindings {
+  std::map<std::string, std::vector<int64_t>> input_shapes; ///< --shape NAME=1x3x224x224
+  std::map<std::string, int64_t> dims;                      ///< --dim PARAM=N
+};
+
+/// Parses "NAME=1x3x224x224" (for --shape) into the bindings; throws Error on bad syntax.
+void parse_shape_flag(const std::string &flag, ShapeBindings &b);
+/// Parses "PARAM=N" (for --dim); throws Error on bad syntax.
+void parse_dim_flag(const std::string &flag, ShapeBindings &b);
+
+void bind_input_shapes(Graph &g, const ShapeBindings &b);
+
+} // namespace onnxc

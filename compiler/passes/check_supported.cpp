@@ -1,0 +1,62 @@
+#include "compiler/passes/check_supported.h"
+#include "compiler/ir/error.h"
+#include "compiler/ops/op_def.h"
+
+namespace onnxc {
+namespace {
+
+std::string why_unsupported(const Node &n) {
+  if (!n.domain.empty() && n.domain != "ai.onnx" && !n.def)
+    return fmt::format("operator domain '{}' is not supported (only the default ai.onnx domain "
+                       "is); re-export the model without custom ops",
+                       n.domain);
+  if (!n.def)
+    return fmt::format("operator {} is not supported by onnxc yet (see docs/SupportedOps.md)",
+                       n.op_type);
+  if (n.domain.empty() && (n.opset < kMinOpset || n.opset > kMaxOpset))
+    return fmt::format("the model imports ai.onnx opset {}, outside the supported range {}..{}; "
+                       "convert it with onnx.version_converter",
+                       n.opset, kMinOpset, kMaxOpset);
+  if (n.opset < n.def->min_opset || n.opset > n.def->max_opset)
+    return fmt::format("{} is supported for opsets {}..{}, the model uses opset {}; convert it "
+                       "with onnx.version_converter",
+                       n.op_type, n.def->min_opset, n.def->max_opset, n.opset);
+  return {};
+}
+
+void collect(const Graph &g, std::vector<std::string> &out) {
+  for (const auto &n : g.nodes) {
+    std::string why = why_unsupported(*n);
+    if (!why.empty())
+      out.push_back(n->describe() + ": " + why);
+    for (const auto &[name, a] : n->attrs) {
+      if (a.g)
+        collect(*a.g, out);
+      for (const auto &sub : a.graphs)
+        if (sub)
+          collect(*sub, out);
+    }
+  }
+}
+
+} // namespace
+
+std::vector<std::string> find_unsupported_ops(const Graph &g) {
+  std::vector<std::string> out;
+  collect(g, out);
+  return out;
+}
+
+void check_supported_ops(const Graph &g) {
+  std::vector<std::string> bad = find_unsupported_ops(g);
+  if (bad.empty())
+    return;
+  std::string msg = fmt::format("{} node(s) use operators onnxc cannot compile:", bad.size());
+  for (size_t i = 0; i < bad.size() && i < 20; ++i)
+    msg += "\n  " + bad[i];
+  if (bad.size() > 20)
+    msg += fmt::format("\n  ... and {} more (run `onnxc inspect` for the full list)", bad.size() - 20);
+  throw Error(msg);
+}
+
+} // namespace onnxc

@@ -1,0 +1,20 @@
+// Pass: shape and type inference, with constant propagation.
+// Expects: supported ops; graph inputs with static shapes (bind_input_shapes ran).
+// Guarantees: every value has a dtype and a static shape. Every node whose inputs are all
+// constant (and whose op is foldable) has its outputs computed by the reference evaluator and
+// attached as Value::constant — this is what makes shape subgraphs (Shape → Gather → Concat →
+// Reshape) constant before their consumers are inferred. Errors name the node and the op.
+#pragma once
+
+#include "compiler/ir/ir.h"
+
+namespace onnxc {
+
+struct InferOptions {
+  bool propagate_constants = true;
+  int64_t max_folded_bytes = int64_t(256) << 20; ///< larger results stay run-time computations
+};
+
+void infer_shapes(Graph &g, const InferOptions &opts = {});
+
+} // namespace onnxc

@@ -1,0 +1,73 @@
+#include "compiler/passes/pipeline.h"
+#include "compiler/ir/error.h"
+#include "compiler/ir/printer.h"
+#include "compiler/passes/check_supported.h"
+#include "compiler/passes/eliminate_dead_code.h"
+#include "compiler/passes/fold_constants.h"
+#include "compiler/passes/verify_graph.h"
+
+#include <chrono>
+#include <iostream>
+
+namespace onnxc {
+namespace {
+
+/// Runs one pass: times it, verifies the IR after it if asked, dumps it if asked.
+class PassRunner {
+public:
+  PassRunner(Graph &g, const PipelineOptions &o, std::vector<PassTiming> *t)
+      : g_(g), o_(o), timings_(t), log_(o.log ? *o.log : std::cerr) {}
+
+  template <typename F> void operator()(const std::string &name, F &&pass) {
+    auto start = std::chrono::steady_clock::now();
+    pass();
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (timings_)
+      timings_->push_back({name, s});
+    if (o_.verify_each)
+      verify_graph(g_, name);
+    if (o_.print_after == name || o_.print_after == "all")
+      log_ << "// IR after " << name << "\n" << print_graph(g_);
+  }
+
+private:
+  Graph &g_;
+  const PipelineOptions &o_;
+  std::vector<PassTiming> *timings_;
+  std::ostream &log_;
+};
+
+} // namespace
+
+std::vector<std::string> pipeline_pass_names() {
+  return {"check-supported", "bind-shapes", "infer-shapes", "fold-constants", "dce",
+          "plan-memory"};
+}
+
+ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
+                           std::vector<PassTiming> *timings) {
+  Graph &g = *m.graph;
+  PassRunner run(g, opts, timings);
+  if (!opts.print_after.empty() && opts.print_after != "all") {
+    auto names = pipeline_pass_names();
+    if (std::find(names.begin(), names.end(), opts.print_after) == names.end())
+      fail("--print-after={}: no such pass (passes: {})", opts.print_after,
+           fmt::join(names, ", "));
+  }
+  // Every op must be implemented before anything else looks at the graph.
+  run("check-supported", [&] { check_supported_ops(g); });
+  // Symbolic input dims are bound by --shape/--dim; all shapes become static from here on.
+  run("bind-shapes", [&] { bind_input_shapes(g, opts.bindings); });
+  // Types and shapes of every value; constant values propagated (shape subgraphs fold here).
+  run("infer-shapes", [&] { infer_shapes(g, opts.infer); });
+  // Nodes whose outputs are all known become weights.
+  run("fold-constants", [&] { fold_constants(g); });
+  // Nodes that no graph output depends on are removed.
+  run("dce", [&] { eliminate_dead_code(g); });
+  // Lower to kernel calls; place every intermediate tensor in one arena by liveness.
+  ExecutionPlan plan;
+  run("plan-memory", [&] { plan = plan_memory(g, opts.model_name, opts.plan); });
+  return plan;
+}
+
+} // namespace onnxc

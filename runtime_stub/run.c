@@ -1,0 +1,187 @@
+/* run.c — onnxc_run / onnxc_run_buffers: argument validation, then the generated model. */
+#include "runtime_stub/stub_internal.h"
+
+/// Starts "<what> <index> ('<name>'): " in the context's error buffer.
+static onnxc_msg tensor_error(onnxc_rt *rt, const char *what, int32_t index,
+                              const onnxc_tensor_desc *d) {
+  onnxc_msg m = onnxc_msg_begin(rt->error, sizeof rt->error);
+  onnxc_msg_str(&m, what);
+  onnxc_msg_str(&m, " ");
+  onnxc_msg_i64(&m, index);
+  onnxc_msg_str(&m, " ('");
+  onnxc_msg_str(&m, d->name);
+  onnxc_msg_str(&m, "'): ");
+  __atomic_store_n(&rt->error_claimed, 1, __ATOMIC_RELAXED);
+  return m;
+}
+
+static onnxc_status dtype_error(onnxc_rt *rt, const char *what, int32_t index,
+                                const onnxc_tensor_desc *d, int32_t got) {
+  onnxc_msg m = tensor_error(rt, what, index, d);
+  onnxc_msg_str(&m, "dtype is ");
+  onnxc_msg_str(&m, onnxc_dtype_name(got));
+  onnxc_msg_str(&m, ", the model expects ");
+  onnxc_msg_str(&m, onnxc_dtype_name(d->dtype));
+  return ONNXC_ERROR_DTYPE_MISMATCH;
+}
+
+static onnxc_status size_error(onnxc_rt *rt, const char *what, int32_t index,
+                               const onnxc_tensor_desc *d, uint64_t got) {
+  onnxc_msg m = tensor_error(rt, what, index, d);
+  onnxc_msg_str(&m, "size_bytes is ");
+  onnxc_msg_u64(&m, got);
+  onnxc_msg_str(&m, ", the model needs ");
+  onnxc_msg_u64(&m, d->size_bytes);
+  return ONNXC_ERROR_BUFFER_TOO_SMALL;
+}
+
+static onnxc_status check_input(onnxc_rt *rt, int32_t i, const onnxc_tensor *t,
+                                const onnxc_tensor_desc *d) {
+  if (t->dtype != d->dtype)
+    return dtype_error(rt, "input", i, d, t->dtype);
+  int same = t->rank == d->rank;
+  for (int32_t k = 0; same && k < d->rank; ++k)
+    same = d->dims[k] < 0 || t->shape[k] == d->dims[k];
+  if (!same) {
+    onnxc_msg m = tensor_error(rt, "input", i, d);
+    onnxc_msg_str(&m, "shape is ");
+    if (t->rank < 0 || t->rank > ONNXC_MAX_RANK) {
+      onnxc_msg_str(&m, "of rank ");
+      onnxc_msg_i64(&m, t->rank);
+    } else {
+      onnxc_msg_dims(&m, t->shape, t->rank);
+    }
+    onnxc_msg_str(&m, ", the model expects ");
+    onnxc_msg_dims(&m, d->dims, d->rank);
+    return ONNXC_ERROR_SHAPE_MISMATCH;
+  }
+  if (t->size_bytes < d->size_bytes)
+    return size_error(rt, "input", i, d, t->size_bytes);
+  if (!t->data && d->size_bytes > 0) {
+    onnxc_msg m = tensor_error(rt, "input", i, d);
+    onnxc_msg_str(&m, "data is NULL");
+    return ONNXC_ERROR_INVALID_ARGUMENT;
+  }
+  return ONNXC_OK;
+}
+
+static onnxc_status check_output(onnxc_rt *rt, int32_t i, const onnxc_tensor *t,
+                                 const onnxc_tensor_desc *d) {
+  if (t->dtype != d->dtype)
+    return dtype_error(rt, "output", i, d, t->dtype);
+  if (t->size_bytes < d->size_bytes)
+    return size_error(rt, "output", i, d, t->size_bytes);
+  if (!t->data && d->size_bytes > 0) {
+    onnxc_msg m = tensor_error(rt, "output", i, d);
+    onnxc_msg_str(&m, "data is NULL");
+    return ONNXC_ERROR_INVALID_ARGUMENT;
+  }
+  return ONNXC_OK;
+}
+
+/// Checks each declared tensor's rank fits an onnxc_tensor (else onnxc_run cannot describe it).
+static onnxc_status check_rank_fits(onnxc_rt *rt, const char *what, int32_t i,
+                                    const onnxc_tensor_desc *d) {
+  if (d->rank <= ONNXC_MAX_RANK)
+    return ONNXC_OK;
+  onnxc_msg m = tensor_error(rt, what, i, d);
+  onnxc_msg_str(&m, "its rank exceeds ONNXC_MAX_RANK; use onnxc_run_buffers");
+  return ONNXC_ERROR_INVALID_ARGUMENT;
+}
+
+static onnxc_status run_model(onnxc_context *ctx) {
+  int32_t st = onnxc__model_run(&ctx->rt, ctx->arena, ctx->input_ptrs,
+                                (void *const *)ctx->output_ptrs);
+  if (st == ONNXC_OK)
+    return ONNXC_OK;
+  if (ctx->rt.error[0] == '\0')
+    onnxc_rt_set_error(&ctx->rt, (onnxc_status)st, "the model failed without a message");
+  if (st < 0 || st > ONNXC_ERROR_RUNTIME)
+    st = ONNXC_ERROR_RUNTIME;
+  return (onnxc_status)st;
+}
+
+static onnxc_status check_counts(onnxc_rt *rt, int32_t num_inputs, int32_t num_outputs) {
+  if (num_inputs != (int32_t)onnxc__model.num_inputs ||
+      num_outputs != (int32_t)onnxc__model.num_outputs) {
+    onnxc_msg m = onnxc_msg_begin(rt->error, sizeof rt->error);
+    onnxc_msg_str(&m, "onnxc_run: got ");
+    onnxc_msg_i64(&m, num_inputs);
+    onnxc_msg_str(&m, " inputs and ");
+    onnxc_msg_i64(&m, num_outputs);
+    onnxc_msg_str(&m, " outputs, the model has ");
+    onnxc_msg_u64(&m, onnxc__model.num_inputs);
+    onnxc_msg_str(&m, " and ");
+    onnxc_msg_u64(&m, onnxc__model.num_outputs);
+    __atomic_store_n(&rt->error_claimed, 1, __ATOMIC_RELAXED);
+    return ONNXC_ERROR_INVALID_ARGUMENT;
+  }
+  return ONNXC_OK;
+}
+
+ONNXC_API onnxc_status onnxc_run(onnxc_context *ctx, const onnxc_tensor *inputs,
+                                 int32_t num_inputs, onnxc_tensor *outputs, int32_t num_outputs) {
+  if (!ctx)
+    return ONNXC_ERROR_INVALID_ARGUMENT;
+  onnxc_rt *rt = &ctx->rt;
+  onnxc_rt_clear_error(rt);
+  onnxc_status st = check_counts(rt, num_inputs, num_outputs);
+  if (st != ONNXC_OK)
+    return st;
+  if ((num_inputs > 0 && !inputs) || (num_outputs > 0 && !outputs))
+    return onnxc_rt_set_error(rt, ONNXC_ERROR_INVALID_ARGUMENT,
+                              "onnxc_run: inputs or outputs is NULL");
+  for (int32_t i = 0; i < num_inputs; ++i) {
+    const onnxc_tensor_desc *d = &onnxc__model.inputs[i];
+    if ((st = check_rank_fits(rt, "input", i, d)) != ONNXC_OK ||
+        (st = check_input(rt, i, &inputs[i], d)) != ONNXC_OK)
+      return st;
+    ctx->input_ptrs[i] = inputs[i].data;
+  }
+  for (int32_t i = 0; i < num_outputs; ++i) {
+    const onnxc_tensor_desc *d = &onnxc__model.outputs[i];
+    if ((st = check_rank_fits(rt, "output", i, d)) != ONNXC_OK ||
+        (st = check_output(rt, i, &outputs[i], d)) != ONNXC_OK)
+      return st;
+    ctx->output_ptrs[i] = outputs[i].data;
+  }
+  if ((st = run_model(ctx)) != ONNXC_OK)
+    return st;
+  for (int32_t i = 0; i < num_outputs; ++i) {
+    const onnxc_tensor_desc *d = &onnxc__model.outputs[i];
+    outputs[i].rank = d->rank;
+    for (int32_t k = 0; k < d->rank; ++k)
+      outputs[i].shape[k] = d->dims[k];
+  }
+  return ONNXC_OK;
+}
+
+ONNXC_API onnxc_status onnxc_run_buffers(onnxc_context *ctx, const void *const *inputs,
+                                         void *const *outputs) {
+  if (!ctx)
+    return ONNXC_ERROR_INVALID_ARGUMENT;
+  onnxc_rt *rt = &ctx->rt;
+  onnxc_rt_clear_error(rt);
+  if ((onnxc__model.num_inputs > 0 && !inputs) || (onnxc__model.num_outputs > 0 && !outputs))
+    return onnxc_rt_set_error(rt, ONNXC_ERROR_INVALID_ARGUMENT,
+                              "onnxc_run_buffers: inputs or outputs is NULL");
+  for (uint32_t i = 0; i < onnxc__model.num_inputs; ++i) {
+    const onnxc_tensor_desc *d = &onnxc__model.inputs[i];
+    if (!inputs[i] && d->size_bytes > 0) {
+      onnxc_msg m = tensor_error(rt, "input", (int32_t)i, d);
+      onnxc_msg_str(&m, "buffer is NULL");
+      return ONNXC_ERROR_INVALID_ARGUMENT;
+    }
+    ctx->input_ptrs[i] = inputs[i];
+  }
+  for (uint32_t i = 0; i < onnxc__model.num_outputs; ++i) {
+    const onnxc_tensor_desc *d = &onnxc__model.outputs[i];
+    if (!outputs[i] && d->size_bytes > 0) {
+      onnxc_msg m = tensor_error(rt, "output", (int32_t)i, d);
+      onnxc_msg_str(&m, "buffer is NULL");
+      return ONNXC_ERROR_INVALID_ARGUMENT;
+    }
+    ctx->output_ptrs[i] = outputs[i];
+  }
+  return run_model(ctx);
+}

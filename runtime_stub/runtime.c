@@ -1,0 +1,134 @@
+/* runtime.c — the exported ABI (onnxc_runtime.h) on top of the generated model description. */
+#include "runtime_stub/stub_internal.h"
+
+#define ONNXC_MAX_THREADS 1024
+
+ONNXC_API uint32_t onnxc_abi_version(void) { return ONNXC_ABI_VERSION; }
+ONNXC_API const char *onnxc_model_name(void) { return onnxc__model.model_name; }
+ONNXC_API const char *onnxc_signature_json(void) { return onnxc__model.signature_json; }
+ONNXC_API uint64_t onnxc_arena_size(void) { return onnxc__model.arena_size; }
+ONNXC_API uint64_t onnxc_arena_alignment(void) { return onnxc__model.arena_alignment; }
+ONNXC_API int32_t onnxc_num_inputs(void) { return (int32_t)onnxc__model.num_inputs; }
+ONNXC_API int32_t onnxc_num_outputs(void) { return (int32_t)onnxc__model.num_outputs; }
+
+static onnxc_status describe(const onnxc_tensor_desc *descs, uint32_t count, int32_t index,
+                             onnxc_tensor_info *info) {
+  if (!info)
+    return ONNXC_ERROR_INVALID_ARGUMENT;
+  if (index < 0 || (uint32_t)index >= count)
+    return ONNXC_ERROR_INDEX_OUT_OF_RANGE;
+  const onnxc_tensor_desc *d = &descs[index];
+  info->name = d->name;
+  info->dtype = d->dtype;
+  info->rank = d->rank;
+  info->shape = d->dims;
+  info->size_bytes = d->size_bytes;
+  return ONNXC_OK;
+}
+
+ONNXC_API onnxc_status onnxc_input_info(int32_t index, onnxc_tensor_info *info) {
+  return describe(onnxc__model.inputs, onnxc__model.num_inputs, index, info);
+}
+
+ONNXC_API onnxc_status onnxc_output_info(int32_t index, onnxc_tensor_info *info) {
+  return describe(onnxc__model.outputs, onnxc__model.num_outputs, index, info);
+}
+
+/* ---- contexts ---- */
+
+static uint64_t arena_alignment(void) {
+  uint64_t a = onnxc__model.arena_alignment;
+  return a < 16 ? 16 : a;
+}
+
+/// Allocates a context with its I/O pointer slots; the arena is set by the caller.
+static onnxc_status new_context(onnxc_context **out) {
+  uint64_t slots = (uint64_t)onnxc__model.num_inputs + onnxc__model.num_outputs;
+  onnxc_context *ctx = (onnxc_context *)malloc(sizeof *ctx + slots * sizeof(void *));
+  if (!ctx)
+    return onnxc_set_create_error(ONNXC_ERROR_OUT_OF_MEMORY,
+                                  "onnxc_create: out of memory allocating the context");
+  memset(ctx, 0, sizeof *ctx);
+  onnxc_pool_init(&ctx->rt.pool);
+  ctx->input_ptrs = (const void **)(ctx + 1);
+  ctx->output_ptrs = (void **)(ctx->input_ptrs + onnxc__model.num_inputs);
+  *out = ctx;
+  return ONNXC_OK;
+}
+
+ONNXC_API onnxc_status onnxc_create(onnxc_context **out) {
+  if (!out)
+    return onnxc_set_create_error(ONNXC_ERROR_INVALID_ARGUMENT, "onnxc_create: out is NULL");
+  *out = 0;
+  onnxc_context *ctx;
+  onnxc_status st = new_context(&ctx);
+  if (st != ONNXC_OK)
+    return st;
+  if (onnxc__model.arena_size > 0) {
+    void *arena = 0;
+    if (posix_memalign(&arena, (size_t)arena_alignment(), (size_t)onnxc__model.arena_size) != 0) {
+      free(ctx);
+      return onnxc_set_create_error(ONNXC_ERROR_OUT_OF_MEMORY,
+                                    "onnxc_create: out of memory allocating the arena");
+    }
+    ctx->arena = (unsigned char *)arena;
+    ctx->owns_arena = 1;
+  }
+  *out = ctx;
+  return onnxc_set_create_error(ONNXC_OK, 0);
+}
+
+ONNXC_API onnxc_status onnxc_create_with_arena(void *arena, uint64_t arena_bytes,
+                                               onnxc_context **out) {
+  if (!out)
+    return onnxc_set_create_error(ONNXC_ERROR_INVALID_ARGUMENT,
+                                  "onnxc_create_with_arena: out is NULL");
+  *out = 0;
+  if (!arena && onnxc__model.arena_size > 0)
+    return onnxc_set_create_error(ONNXC_ERROR_INVALID_ARGUMENT,
+                                  "onnxc_create_with_arena: arena is NULL");
+  if (arena_bytes < onnxc__model.arena_size)
+    return onnxc_set_create_error(ONNXC_ERROR_BUFFER_TOO_SMALL,
+                                  "onnxc_create_with_arena: arena_bytes is less than "
+                                  "onnxc_arena_size()");
+  if ((uintptr_t)arena % arena_alignment() != 0)
+    return onnxc_set_create_error(ONNXC_ERROR_INVALID_ARGUMENT,
+                                  "onnxc_create_with_arena: arena is not aligned to "
+                                  "onnxc_arena_alignment()");
+  onnxc_context *ctx;
+  onnxc_status st = new_context(&ctx);
+  if (st != ONNXC_OK)
+    return st;
+  ctx->arena = (unsigned char *)arena;
+  *out = ctx;
+  return onnxc_set_create_error(ONNXC_OK, 0);
+}
+
+ONNXC_API void onnxc_destroy(onnxc_context *ctx) {
+  if (!ctx)
+    return;
+  onnxc_pool_destroy(&ctx->rt.pool);
+  if (ctx->owns_arena)
+    free(ctx->arena);
+  free(ctx);
+}
+
+ONNXC_API onnxc_status onnxc_set_num_threads(onnxc_context *ctx, int32_t n) {
+  if (!ctx)
+    return ONNXC_ERROR_INVALID_ARGUMENT;
+  onnxc_rt_clear_error(&ctx->rt);
+  if (n < 1 || n > ONNXC_MAX_THREADS)
+    return onnxc_rt_set_error(&ctx->rt, ONNXC_ERROR_INVALID_ARGUMENT,
+                              "onnxc_set_num_threads: n must be between 1 and 1024");
+  if (n == ctx->rt.pool.num_threads)
+    return ONNXC_OK;
+  if (onnxc_pool_resize(&ctx->rt.pool, n) != 0)
+    return onnxc_rt_set_error(&ctx->rt, ONNXC_ERROR_RUNTIME,
+                              "onnxc_set_num_threads: could not start the threads; the context "
+                              "now runs on the caller's thread only");
+  return ONNXC_OK;
+}
+
+ONNXC_API const char *onnxc_last_error(const onnxc_context *ctx) {
+  return ctx ? ctx->rt.error : onnxc_create_error();
+}

@@ -1,0 +1,176 @@
+/* Conv (1-D to 3-D, grouped), three algorithms chosen by the lowering:
+ *   0: im2col GEMM — per image and group, the K = Cg*kD*kH*kW by N = oD*oH*oW patch matrix is
+ *      packed straight into GEMM panels (no separate column buffer), then Y = W * cols + bias;
+ *   1: direct — Cg == 1 (depthwise, with any channel multiplier): per output row, one
+ *      axpy per kernel tap over the output row (vectorises for stride 1);
+ *   2: pointwise — 1x1 kernel, stride 1, no padding: the input plane is the GEMM's B as is.
+ * params {N, C, M, group, algo, has_bias, in[3], out[3], k[3], stride[3], pad_begin[3],
+ *         dilation[3], pad_end[3]} (leading spatial dims padded with 1)
+ * tensors {X, W, B (may be null), Y, scratch (algo 0 and 2: one packed K x N matrix)}.
+ */
+#include "templates/cpu/kernel_abi.h"
+#include "templates/cpu/nn_gemm.h"
+#include "templates/cpu/types.h"
+
+namespace onnxc_k {
+namespace {
+
+struct ConvGeom {
+  i64 N, C, M, G, algo, has_bias;
+  i64 in[3], out[3], k[3], s[3], p[3], d[3];
+  i64 in_size() const { return in[0] * in[1] * in[2]; }
+  i64 out_size() const { return out[0] * out[1] * out[2]; }
+  i64 k_size() const { return k[0] * k[1] * k[2]; }
+};
+
+ConvGeom read_geom(const i64 *p) {
+  ConvGeom g;
+  g.N = p[0], g.C = p[1], g.M = p[2], g.G = p[3], g.algo = p[4], g.has_bias = p[5];
+  for (int i = 0; i < 3; ++i) {
+    g.in[i] = p[6 + i], g.out[i] = p[9 + i], g.k[i] = p[12 + i];
+    g.s[i] = p[15 + i], g.p[i] = p[18 + i], g.d[i] = p[21 + i];
+  }
+  return g;
+}
+
+/// Packs columns [pn*NR, +NR) of the im2col matrix of one image's group (x: its Cg channels).
+template <typename T> void pack_im2col(const ConvGeom &g, const T *x, T *dst, i64 K, i64 pn) {
+  constexpr i64 NR = gemm::nr<T>();
+  const i64 j0 = pn * NR, cols = gemm::min_i(NR, g.out_size() - j0);
+  i64 base[3][NR];
+  for (i64 j = 0; j < NR; ++j) {
+    i64 o = j0 + (j < cols ? j : 0);
+    const i64 ow = o % g.out[2], oh = (o / g.out[2]) % g.out[1], od = o / (g.out[2] * g.out[1]);
+    base[0][j] = od * g.s[0] - g.p[0];
+    base[1][j] = oh * g.s[1] - g.p[1];
+    base[2][j] = ow * g.s[2] - g.p[2];
+  }
+  const i64 ks = g.k_size(), plane = g.in_size();
+  for (i64 kk = 0; kk < K; ++kk) {
+    const i64 c = kk / ks, r = kk % ks;
+    const i64 kd = r / (g.k[1] * g.k[2]), kh = (r / g.k[2]) % g.k[1], kw = r % g.k[2];
+    const i64 od = kd * g.d[0], oh = kh * g.d[1], ow = kw * g.d[2];
+    const T *xc = x + c * plane;
+    T *row = dst + kk * NR;
+    for (i64 j = 0; j < NR; ++j) {
+      const i64 id = base[0][j] + od, ih = base[1][j] + oh, iw = base[2][j] + ow;
+      const bool in =
+          j < cols && id >= 0 && id < g.in[0] && ih >= 0 && ih < g.in[1] && iw >= 0 && iw < g.in[2];
+      row[j] = in ? xc[(id * g.in[1] + ih) * g.in[2] + iw] : T(0);
+    }
+  }
+}
+
+template <typename T>
+void conv_gemm(onnxc_rt *rt, const ConvGeom &g, const T *x, const T *w, const T *bias, T *y,
+               T *packed) {
+  using namespace gemm;
+  constexpr i64 NR = nr<T>();
+  const i64 Cg = g.C / g.G, Mg = g.M / g.G, K = Cg * g.k_size(), Nsp = g.out_size();
+  const i64 panels = ceil_div(Nsp, NR), kk = K > 0 ? K : 1;
+  for (i64 n = 0; n < g.N; ++n) {
+    for (i64 grp = 0; grp < g.G; ++grp) {
+      const T *xg = x + (n * g.C + grp * Cg) * g.in_size();
+      auto pack = [&](i64 lo, i64 hi) {
+        for (i64 pn = lo; pn < hi; ++pn) {
+          if (g.algo == 2)
+            pack_panel(packed + pn * kk * NR, xg, K, Nsp, Nsp, 1, pn);
+          else
+            pack_im2col(g, xg, packed + pn * kk * NR, K, pn);
+        }
+      };
+      parallel_for(rt, panels, 1 + 4096 / (kk * NR), pack);
+      auto problem = [&](i64) {
+        return Problem<T>{Mg,
+                          Nsp,
+                          K,
+                          w + grp * Mg * K,
+                          K,
+                          1,
+                          packed,
+                          nullptr,
+                          0,
+                          0,
+                          y + (n * g.M + grp * Mg) * Nsp,
+                          Nsp,
+                          1,
+                          T(1),
+                          T(1),
+                          bias ? bias + grp * Mg : nullptr,
+                          1,
+                          0};
+      };
+      run<T>(rt, 1, Mg, Nsp, problem);
+    }
+  }
+}
+
+/// Output index range [lo, hi) whose input coordinate o*s - p + off lies in [0, in).
+inline void valid_range(i64 in, i64 out, i64 s, i64 p, i64 off, i64 &lo, i64 &hi) {
+  const i64 a = p - off; /* need o*s >= a */
+  lo = a <= 0 ? 0 : (a + s - 1) / s;
+  const i64 b = in + p - off - 1; /* need o*s <= b */
+  hi = b < 0 ? 0 : gemm::min_i(out, b / s + 1);
+  if (hi < lo)
+    hi = lo;
+}
+
+template <typename T>
+void conv_direct(onnxc_rt *rt, const ConvGeom &g, const T *x, const T *w, const T *bias, T *y) {
+  const i64 Mg = g.M / g.G, ks = g.k_size(), osz = g.out_size(), isz = g.in_size();
+  auto body = [&](i64 lo, i64 hi) {
+    for (i64 plane = lo; plane < hi; ++plane) {
+      const i64 n = plane / g.M, m = plane % g.M, c = m / Mg; /* Cg == 1: channel = group */
+      const T *xp = x + (n * g.C + c) * isz, *wp = w + m * ks;
+      T *yp = y + plane * osz;
+      const T b0 = bias ? bias[m] : T(0);
+      for (i64 od = 0; od < g.out[0]; ++od)
+        for (i64 oh = 0; oh < g.out[1]; ++oh) {
+          T *yr = yp + (od * g.out[1] + oh) * g.out[2];
+          for (i64 ow = 0; ow < g.out[2]; ++ow)
+            yr[ow] = b0;
+          for (i64 kd = 0; kd < g.k[0]; ++kd) {
+            const i64 id = od * g.s[0] - g.p[0] + kd * g.d[0];
+            if (id < 0 || id >= g.in[0])
+              continue;
+            for (i64 kh = 0; kh < g.k[1]; ++kh) {
+              const i64 ih = oh * g.s[1] - g.p[1] + kh * g.d[1];
+              if (ih < 0 || ih >= g.in[1])
+                continue;
+              const T *xr = xp + (id * g.in[1] + ih) * g.in[2];
+              for (i64 kw = 0; kw < g.k[2]; ++kw) {
+                const T wv = wp[(kd * g.k[1] + kh) * g.k[2] + kw];
+                i64 o0, o1;
+                const i64 off = kw * g.d[2] - g.p[2];
+                valid_range(g.in[2], g.out[2], g.s[2], g.p[2], kw * g.d[2], o0, o1);
+                for (i64 ow = o0; ow < o1; ++ow)
+                  yr[ow] += wv * xr[ow * g.s[2] + off];
+              }
+            }
+          }
+        }
+    }
+  };
+  parallel_for(rt, g.N * g.M, 1, body);
+}
+
+template <typename T> int32_t conv_kernel(onnxc_rt *rt, void *const *t, const i64 *p) {
+  const ConvGeom g = read_geom(p);
+  const T *x = static_cast<const T *>(t[0]), *w = static_cast<const T *>(t[1]);
+  const T *bias = g.has_bias ? static_cast<const T *>(t[2]) : nullptr;
+  T *y = static_cast<T *>(t[3]);
+  if (g.algo == 1)
+    conv_direct(rt, g, x, w, bias, y);
+  else
+    conv_gemm(rt, g, x, w, bias, y, static_cast<T *>(t[4]));
+  return 0;
+}
+
+} // namespace
+} // namespace onnxc_k
+
+#define ONNXC_CONV_KERNEL(ct, sfx, unused)                                                         \
+  extern "C" int32_t onnxc_k_conv_##sfx(onnxc_rt *rt, void *const *t, const int64_t *p) {          \
+    return onnxc_k::conv_kernel<ct>(rt, t, p);                                                     \
+  }
+ONNXC_FLOAT_TYPES(ONNXC_CONV_KERNEL, 0)

@@ -1,0 +1,236 @@
+/* Cache-blocked GEMM shared by the MatMul/Gemm and Conv kernels.
+ *
+ *   Y[i, j] = alpha * sum_k A[i, k] * B[k, j]  +  beta * C[i, j]      (C optional)
+ *
+ * A, Y and C are read/written through (row, column) element strides, so transposed operands and
+ * broadcast C (stride 0) cost nothing. B is first packed (by the caller's packer, e.g. im2col)
+ * into panels of NR columns: panel p holds B[0..K, p*NR .. p*NR+NR) as K rows of NR contiguous
+ * elements, zero-padded past N. The micro-kernel then accumulates an MR x NR tile of Y in MR
+ * 64-byte vectors with the K loop outermost (NR = 16 floats: 6 zmm on AVX-512, 12 ymm on AVX2,
+ * 24 q registers on NEON). The vectors are written with the generic vector extension rather than
+ * left to the auto-vectoriser, because the bitcode is optimised before the target's vector
+ * width is known; LLVM legalises them for the target when the model is compiled.
+ *
+ * Blocking: K in blocks of KC (the KC x NR panel stays in L1, the MC x KC block of A in L2);
+ * parallel work items are (batch, block of MC rows, block of NC columns).
+ */
+#ifndef ONNXC_NN_GEMM_H
+#define ONNXC_NN_GEMM_H
+
+#include "templates/cpu/kernel_abi.h"
+
+namespace onnxc_k {
+namespace gemm {
+
+constexpr i64 kMR = 6;
+constexpr i64 kMC = 72; /* multiple of kMR */
+constexpr i64 kKC = 256;
+constexpr i64 kNC = 128; /* multiple of NR */
+
+template <typename T> constexpr i64 nr() { return 64 / (i64)sizeof(T); }
+inline i64 min_i(i64 a, i64 b) { return a < b ? a : b; }
+inline i64 ceil_div(i64 a, i64 b) { return (a + b - 1) / b; }
+
+/// Elements of one packed B (K x N).
+template <typename T> inline i64 packed_elems(i64 K, i64 N) {
+  return (K > 0 ? K : 1) * ceil_div(N, nr<T>()) * nr<T>();
+}
+
+/// One GEMM on packed B. Element strides: A (rsa, csa), Y (rsy, csy), C (rsc, csc).
+template <typename T> struct Problem {
+  i64 M, N, K;
+  const T *a;
+  i64 rsa, csa;
+  const T *bp; /* packed B, or nullptr: small M, read B directly */
+  const T *b;  /* B itself (used when bp is null): unit stride along N or along K */
+  i64 rsb, csb;
+  T *y;
+  i64 rsy, csy;
+  T alpha, beta;
+  const T *c; /* nullptr: no C term */
+  i64 rsc, csc;
+};
+
+/// Packs panel `p` (columns p*NR ..) of the K x N matrix B(k, n) = b[k*rsb + n*csb].
+template <typename T>
+inline void pack_panel(T *dst, const T *b, i64 K, i64 N, i64 rsb, i64 csb, i64 p) {
+  constexpr i64 NR = nr<T>();
+  const i64 j0 = p * NR, cols = min_i(NR, N - j0);
+  for (i64 k = 0; k < K; ++k) {
+    const T *src = b + k * rsb + j0 * csb;
+    T *d = dst + k * NR;
+    if (cols == NR && csb == 1) {
+      for (i64 j = 0; j < NR; ++j)
+        d[j] = src[j];
+    } else {
+      for (i64 j = 0; j < cols; ++j)
+        d[j] = src[j * csb];
+      for (i64 j = cols; j < NR; ++j)
+        d[j] = T(0);
+    }
+  }
+}
+
+/// One 64-byte vector of T (generic vector extension: one zmm, two ymm or four NEON q registers,
+/// whatever the target at model-compile time has).
+template <typename T> struct Vec;
+template <> struct Vec<float> { typedef float type __attribute__((vector_size(64))); };
+template <> struct Vec<double> { typedef double type __attribute__((vector_size(64))); };
+
+/// Y tile [i0, i0+MR) x [j0, j0+cols) from K range [k0, k0+kc): the first K block writes
+/// alpha*acc + beta*C, later ones add alpha*acc. The MR accumulators live in registers.
+template <typename T, int MR>
+inline void micro(const Problem<T> &p, i64 i0, i64 j0, i64 cols, i64 k0, i64 kc) {
+  typedef typename Vec<T>::type V;
+  constexpr i64 NR = nr<T>();
+  static_assert(sizeof(V) == NR * sizeof(T), "one vector per tile row");
+  V acc[MR];
+#pragma GCC unroll 8
+  for (int i = 0; i < MR; ++i)
+    acc[i] = V{};
+  const T *a = p.a + i0 * p.rsa + k0 * p.csa;
+  const T *b = p.bp + (j0 / NR) * (p.K > 0 ? p.K : 1) * NR + k0 * NR;
+  const i64 rsa = p.rsa, csa = p.csa;
+  for (i64 k = 0; k < kc; ++k) {
+    V bv;
+    __builtin_memcpy(&bv, b + k * NR, sizeof bv);
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; ++i)
+      acc[i] += a[i * rsa + k * csa] * bv;
+  }
+  for (int i = 0; i < MR; ++i) {
+    T r[NR];
+    __builtin_memcpy(r, &acc[i], sizeof r);
+    T *y = p.y + (i0 + i) * p.rsy + j0 * p.csy;
+    if (k0 > 0) {
+      for (i64 j = 0; j < cols; ++j)
+        y[j * p.csy] += p.alpha * r[j];
+    } else if (p.c) {
+      const T *c = p.c + (i0 + i) * p.rsc + j0 * p.csc;
+      for (i64 j = 0; j < cols; ++j)
+        y[j * p.csy] = p.alpha * r[j] + p.beta * c[j * p.csc];
+    } else {
+      for (i64 j = 0; j < cols; ++j)
+        y[j * p.csy] = p.alpha * r[j];
+    }
+  }
+}
+
+template <typename T>
+inline void tile(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 cols, i64 k0, i64 kc) {
+  switch (rows) {
+  case 6:
+    micro<T, 6>(p, i0, j0, cols, k0, kc);
+    break;
+  case 5:
+    micro<T, 5>(p, i0, j0, cols, k0, kc);
+    break;
+  case 4:
+    micro<T, 4>(p, i0, j0, cols, k0, kc);
+    break;
+  case 3:
+    micro<T, 3>(p, i0, j0, cols, k0, kc);
+    break;
+  case 2:
+    micro<T, 2>(p, i0, j0, cols, k0, kc);
+    break;
+  default:
+    micro<T, 1>(p, i0, j0, cols, k0, kc);
+    break;
+  }
+}
+
+/// Writes Y[i, j] = alpha * acc + beta * C[i, j] (the epilogue of the direct path).
+template <typename T> inline void store(const Problem<T> &p, i64 i, i64 j, T acc) {
+  T v = p.alpha * acc;
+  if (p.c)
+    v += p.beta * p.c[i * p.rsc + j * p.csc];
+  p.y[i * p.rsy + j * p.csy] = v;
+}
+
+/// sum_k a[k] * b[k] with vector partial sums (a and b contiguous).
+template <typename T> inline T dot(const T *a, const T *b, i64 K) {
+  typedef typename Vec<T>::type V;
+  constexpr i64 NR = nr<T>();
+  V acc = V{};
+  i64 k = 0;
+  for (; k + NR <= K; k += NR) {
+    V va, vb;
+    __builtin_memcpy(&va, a + k, sizeof va);
+    __builtin_memcpy(&vb, b + k, sizeof vb);
+    acc += va * vb;
+  }
+  T s = 0;
+  for (int j = 0; j < NR; ++j)
+    s += acc[j];
+  for (; k < K; ++k)
+    s += a[k] * b[k];
+  return s;
+}
+
+/// Small M (matrix-vector like): no packing; B is streamed once per row of Y, either as rows
+/// (unit stride along N: y_row += a_k * B[k, :]) or as columns (unit stride along K: dots).
+template <typename T> inline void small_m(const Problem<T> &p, i64 n0, i64 n1) {
+  for (i64 i = 0; i < p.M; ++i) {
+    const T *a = p.a + i * p.rsa;
+    if (p.csb == 1) {
+      T acc[kNC];
+      for (i64 j = 0; j < n1 - n0; ++j)
+        acc[j] = T(0);
+      for (i64 k = 0; k < p.K; ++k) {
+        const T av = a[k * p.csa], *bk = p.b + k * p.rsb + n0;
+        for (i64 j = 0; j < n1 - n0; ++j)
+          acc[j] += av * bk[j];
+      }
+      for (i64 j = 0; j < n1 - n0; ++j)
+        store(p, i, n0 + j, acc[j]);
+    } else {
+      for (i64 j = n0; j < n1; ++j) {
+        const T *bj = p.b + j * p.csb;
+        T acc = T(0);
+        if (p.csa == 1) {
+          acc = dot(a, bj, p.K);
+        } else {
+          for (i64 k = 0; k < p.K; ++k)
+            acc += a[k * p.csa] * bj[k];
+        }
+        store(p, i, n0 + (j - n0), acc);
+      }
+    }
+  }
+}
+
+/// Rows [m0, m1) x columns [n0, n1) of Y (n0 a multiple of NR).
+template <typename T> inline void block(const Problem<T> &p, i64 m0, i64 m1, i64 n0, i64 n1) {
+  constexpr i64 NR = nr<T>();
+  if (!p.bp)
+    return small_m(p, n0, n1);
+  i64 k0 = 0;
+  do { /* runs once when K == 0 so that Y = beta*C */
+    const i64 kc = min_i(kKC, p.K - k0);
+    for (i64 j0 = n0; j0 < n1; j0 += NR)
+      for (i64 i0 = m0; i0 < m1; i0 += kMR)
+        tile(p, i0, min_i(kMR, m1 - i0), j0, min_i(NR, n1 - j0), k0, kc);
+    k0 += kKC;
+  } while (k0 < p.K);
+}
+
+/// Runs `batches` GEMMs of the same M x N; problem(b) gives batch b's Problem (B packed).
+template <typename T, typename ProblemOf>
+inline void run(onnxc_rt *rt, i64 batches, i64 M, i64 N, ProblemOf &problem) {
+  const i64 mb = ceil_div(M, kMC), nb = ceil_div(N, kNC);
+  auto body = [&](i64 lo, i64 hi) {
+    for (i64 w = lo; w < hi; ++w) {
+      const i64 b = w / (mb * nb), r = w % (mb * nb), bm = r / nb, bn = r % nb;
+      const Problem<T> p = problem(b);
+      block(p, bm * kMC, min_i(M, bm * kMC + kMC), bn * kNC, min_i(N, bn * kNC + kNC));
+    }
+  };
+  if (M > 0 && N > 0)
+    parallel_for(rt, batches * mb * nb, 1, body);
+}
+
+} // namespace gemm
+} // namespace onnxc_k
+
+#endif

@@ -1,0 +1,87 @@
+/* stub_fake_model.c — a hand-written stand-in for generated code, to test the runtime stub.
+ *
+ * Inputs:  x float[4][256], y int64 scalar.   Outputs: out float[4][256] = x + 1 + y,
+ * twice_y int64[1] = 2 * y. Works in the arena (checks its alignment), uses nested
+ * onnxc_parallel_for (rows, then columns), and fails with INDEX_OUT_OF_RANGE on a NaN in x.
+ */
+#include "runtime_stub/model_desc.h"
+#include "runtime_stub/onnxc_runtime.h"
+
+#include <string.h>
+
+#define ROWS 4
+#define COLS 256
+
+static const int64_t x_dims[] = {ROWS, COLS};
+static const int64_t out_dims[] = {ROWS, COLS};
+static const int64_t twice_dims[] = {1};
+static const onnxc_tensor_desc inputs[] = {
+    {"x", ONNXC_DTYPE_FLOAT, 2, x_dims, ROWS * COLS * 4},
+    {"y", ONNXC_DTYPE_INT64, 0, 0, 8},
+};
+static const onnxc_tensor_desc outputs[] = {
+    {"out", ONNXC_DTYPE_FLOAT, 2, out_dims, ROWS * COLS * 4},
+    {"twice_y", ONNXC_DTYPE_INT64, 1, twice_dims, 8},
+};
+
+const onnxc_model_desc onnxc__model = {
+    ONNXC_ABI_VERSION, 2, 2, 0, ROWS * COLS * 4, 64, "fake",
+    "{\"name\":\"fake\",\"abi_version\":1,\"arena_size\":4096,\"inputs\":[{\"name\":\"x\","
+    "\"dtype\":\"float\",\"shape\":[4,256]},{\"name\":\"y\",\"dtype\":\"int64\",\"shape\":[]}],"
+    "\"outputs\":[{\"name\":\"out\",\"dtype\":\"float\",\"shape\":[4,256]},{\"name\":\"twice_y\","
+    "\"dtype\":\"int64\",\"shape\":[1]}]}",
+    inputs, outputs};
+
+/// Number of outer chunks the last run executed (tests check the pool really splits work).
+int stub_fake_outer_chunks;
+
+struct job {
+  onnxc_rt *rt;
+  const float *x;
+  float *tmp;
+  float add;
+  int failed; /* atomic */
+};
+
+struct row_job {
+  struct job *job;
+  int64_t row;
+};
+
+static void cols_body(void *c, int64_t begin, int64_t end) {
+  const struct row_job *rj = (const struct row_job *)c;
+  struct job *j = rj->job;
+  for (int64_t k = begin; k < end; ++k) {
+    float v = j->x[rj->row * COLS + k];
+    if (v != v) {
+      __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+      onnxc_rt_fail(j->rt, ONNXC_STATUS_INDEX_OUT_OF_RANGE, "NaN found in x");
+      return;
+    }
+    j->tmp[rj->row * COLS + k] = v + j->add;
+  }
+}
+
+static void rows_body(void *c, int64_t begin, int64_t end) {
+  struct job *j = (struct job *)c;
+  __atomic_add_fetch(&stub_fake_outer_chunks, 1, __ATOMIC_RELAXED);
+  for (int64_t r = begin; r < end; ++r) {
+    struct row_job rj = {j, r};
+    onnxc_parallel_for(j->rt, COLS, 16, cols_body, &rj); /* nested: runs serially */
+  }
+}
+
+int32_t onnxc__model_run(onnxc_rt *rt, unsigned char *arena, const void *const *in,
+                         void *const *out) {
+  if ((uintptr_t)arena % 64 != 0)
+    return onnxc_rt_fail(rt, ONNXC_STATUS_RUNTIME_ERROR, "arena is misaligned");
+  int64_t y = *(const int64_t *)in[1];
+  struct job j = {rt, (const float *)in[0], (float *)arena, 1.0f + (float)y, 0};
+  __atomic_store_n(&stub_fake_outer_chunks, 0, __ATOMIC_RELAXED);
+  onnxc_parallel_for(rt, ROWS, 1, rows_body, &j);
+  if (__atomic_load_n(&j.failed, __ATOMIC_RELAXED))
+    return onnxc_rt_node_failed(rt, ONNXC_STATUS_INDEX_OUT_OF_RANGE, "node 'add1' (Add, #0)");
+  memcpy(out[0], arena, ROWS * COLS * sizeof(float));
+  *(int64_t *)out[1] = 2 * y;
+  return 0;
+}

@@ -1,0 +1,196 @@
+// CPU backend: a hand-built ExecutionPlan compiled to .so (dlopen'ed and run through the generic
+// ABI), to aarch64, and to .o / .s / .ll; failures leave no output behind.
+#include "codegen/cpu/cpu_backend.h"
+#include "compiler/ir/error.h"
+#include "runtime_stub/onnxc_runtime.h"
+
+#include <catch2/catch.hpp>
+#include <dlfcn.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+
+using namespace onnxc;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// y = exp(x + w) for x, w, y of shape 2x3 (float): x a graph input, w a weight, x + w in the
+/// arena at offset 64 (offset 0 holds nothing, to check that offsets are honoured).
+struct TinyModel {
+  Graph graph;
+  ExecutionPlan plan;
+
+  TinyModel() {
+    auto w = std::make_shared<Tensor>(DType::Float, std::vector<int64_t>{2, 3});
+    for (int i = 0; i < 6; ++i)
+      w->data_as<float>()[i] = 0.25f * static_cast<float>(i);
+    Value *x = graph.add_value("x", Type::of(DType::Float, {2, 3}));
+    x->storage = Storage::GraphInput;
+    x->io_index = 0;
+    Value *wv = graph.add_constant("w", w);
+    wv->storage = Storage::Weight;
+    wv->offset = 64;
+    Value *t = graph.add_value("t", Type::of(DType::Float, {2, 3}));
+    t->storage = Storage::Arena;
+    t->offset = 64;
+    Value *y = graph.add_value("y", Type::of(DType::Float, {2, 3}));
+    y->storage = Storage::GraphOutput;
+    y->io_index = 0;
+    plan.model_name = "tiny";
+    plan.inputs = {x};
+    plan.outputs = {y};
+    plan.weights = {wv};
+    plan.weights_size = 128;
+    plan.arena_size = 128;
+    plan.calls.push_back(
+        {KernelCall{"onnxc_k_add_f32", {x, wv, t}, {0, 6}, 0}, "node 'add' (Add, #0)", 0});
+    plan.calls.push_back(
+        {KernelCall{"onnxc_k_exp_f32", {t, y}, {6, 0, 0}, 0}, "node 'exp' (Exp, #1)", 0});
+  }
+};
+
+struct TempDirectory {
+  fs::path path;
+  TempDirectory() {
+    std::string tmpl = (fs::temp_directory_path() / "onnxc-test-cg-XXXXXX").string();
+    path = mkdtemp(tmpl.data());
+  }
+  ~TempDirectory() { fs::remove_all(path); }
+};
+
+std::string read_file(const fs::path &p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// e_type and e_machine of an ELF file (little-endian).
+std::pair<int, int> elf_type_machine(const std::string &bytes) {
+  REQUIRE(bytes.size() > 20);
+  REQUIRE(bytes.compare(0, 4,
+                        "\x7f"
+                        "ELF") == 0);
+  auto u16 = [&](size_t o) { return (unsigned char)bytes[o] | ((unsigned char)bytes[o + 1] << 8); };
+  return {u16(16), u16(18)};
+}
+constexpr int kEtRel = 1, kEtDyn = 3, kEmX86_64 = 62, kEmAArch64 = 183;
+
+CpuCodegenOptions options(EmitKind emit, std::string triple = "x86_64-unknown-linux-gnu") {
+  CpuCodegenOptions o;
+  o.emit = emit;
+  o.target.triple = std::move(triple);
+  return o;
+}
+
+template <typename F> F sym(void *lib, const char *name) {
+  return reinterpret_cast<F>(dlsym(lib, name));
+}
+
+} // namespace
+
+TEST_CASE("supported triples include x86_64 and aarch64 Linux", "[codegen_cpu]") {
+  auto triples = supported_cpu_triples();
+  CHECK(std::find(triples.begin(), triples.end(), "x86_64-unknown-linux-gnu") != triples.end());
+  CHECK(std::find(triples.begin(), triples.end(), "aarch64-unknown-linux-gnu") != triples.end());
+}
+
+TEST_CASE("a compiled .so runs through the generic ABI", "[codegen_cpu]") {
+  TinyModel m;
+  TempDirectory dir;
+  fs::path so = dir.path / "libtiny.so";
+  compile_cpu(m.plan, options(EmitKind::SharedLibrary, ""), so.string()); // host target
+  REQUIRE(fs::exists(so));
+  CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 1);
+
+  void *lib = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  INFO((lib ? "" : dlerror()));
+  REQUIRE(lib);
+  std::unique_ptr<void, int (*)(void *)> closer(lib, dlclose);
+  CHECK(sym<uint32_t (*)()>(lib, "onnxc_abi_version")() == ONNXC_ABI_VERSION);
+  CHECK(std::string(sym<const char *(*)()>(lib, "onnxc_model_name")()) == "tiny");
+  CHECK(sym<int32_t (*)()>(lib, "onnxc_num_inputs")() == 1);
+  CHECK(sym<int32_t (*)()>(lib, "onnxc_num_outputs")() == 1);
+  CHECK(sym<uint64_t (*)()>(lib, "onnxc_arena_size")() == 128);
+  onnxc_tensor_info info{};
+  REQUIRE(sym<onnxc_status (*)(int32_t, onnxc_tensor_info *)>(lib, "onnxc_input_info")(0, &info) ==
+          ONNXC_OK);
+  CHECK(std::string(info.name) == "x");
+  CHECK(info.rank == 2);
+  CHECK(info.shape[1] == 3);
+  CHECK(info.size_bytes == 24);
+  // Model-specific aliases are exported; internals are not.
+  CHECK(dlsym(lib, "tiny_create") == dlsym(lib, "onnxc_create"));
+  CHECK(dlsym(lib, "tiny_run_buffers") != nullptr);
+  CHECK(dlsym(lib, "onnxc__model_run") == nullptr);
+  CHECK(dlsym(lib, "onnxc_k_add_f32") == nullptr);
+  CHECK(dlsym(lib, "onnxc_parallel_for") == nullptr);
+
+  onnxc_context *ctx = nullptr;
+  REQUIRE(sym<onnxc_status (*)(onnxc_context **)>(lib, "onnxc_create")(&ctx) == ONNXC_OK);
+  float x[6] = {0, 1, -1, 0.5f, -0.5f, 2}, y[6] = {};
+  const void *ins[] = {x};
+  void *outs[] = {y};
+  auto run = sym<onnxc_status (*)(onnxc_context *, const void *const *, void *const *)>(
+      lib, "onnxc_run_buffers");
+  CHECK(run(ctx, ins, outs) == ONNXC_OK);
+  for (int i = 0; i < 6; ++i)
+    CHECK(y[i] == Approx(std::exp(x[i] + 0.25f * i)));
+  sym<void (*)(onnxc_context *)>(lib, "onnxc_destroy")(ctx);
+}
+
+TEST_CASE("aarch64 shared library and object are produced on any host", "[codegen_cpu]") {
+  TinyModel m;
+  TempDirectory dir;
+  fs::path so = dir.path / "libtiny.so", obj = dir.path / "tiny.o";
+  compile_cpu(m.plan, options(EmitKind::SharedLibrary, "aarch64-unknown-linux-gnu"), so.string());
+  CHECK(elf_type_machine(read_file(so)) == std::pair(kEtDyn, kEmAArch64));
+  compile_cpu(m.plan, options(EmitKind::Object, "aarch64-linux-gnu"), obj.string());
+  CHECK(elf_type_machine(read_file(obj)) == std::pair(kEtRel, kEmAArch64));
+}
+
+TEST_CASE("object, assembly and LLVM IR emission", "[codegen_cpu]") {
+  TinyModel m;
+  TempDirectory dir;
+  compile_cpu(m.plan, options(EmitKind::Object), (dir.path / "t.o").string());
+  CHECK(elf_type_machine(read_file(dir.path / "t.o")) == std::pair(kEtRel, kEmX86_64));
+  CpuCodegenOptions asm_opts = options(EmitKind::Assembly);
+  asm_opts.opt_level = 0;
+  compile_cpu(m.plan, asm_opts, (dir.path / "t.s").string());
+  CHECK(read_file(dir.path / "t.s").find("onnxc_run_buffers:") != std::string::npos);
+  compile_cpu(m.plan, options(EmitKind::LlvmIr), (dir.path / "t.ll").string());
+  std::string ir = read_file(dir.path / "t.ll");
+  CHECK(ir.find("@tiny_create = alias") != std::string::npos);
+  CHECK(ir.find("define internal") != std::string::npos);
+}
+
+TEST_CASE("codegen errors leave no output file", "[codegen_cpu]") {
+  TinyModel m;
+  TempDirectory dir;
+  fs::path out = dir.path / "libtiny.so";
+  SECTION("unsupported target") {
+    CHECK_THROWS_WITH(compile_cpu(m.plan,
+                                  options(EmitKind::SharedLibrary, "riscv64-unknown-linux-gnu"),
+                                  out.string()),
+                      Catch::Contains("x86_64-unknown-linux-gnu") && Catch::Contains("riscv64"));
+  }
+  SECTION("unknown CPU") {
+    CpuCodegenOptions o = options(EmitKind::SharedLibrary);
+    o.target.cpu = "no-such-cpu";
+    CHECK_THROWS_WITH(compile_cpu(m.plan, o, out.string()), Catch::Contains("no-such-cpu"));
+  }
+  SECTION("missing kernel") {
+    m.plan.calls[1].call.kernel = "onnxc_k_no_such_kernel";
+    CHECK_THROWS_WITH(compile_cpu(m.plan, options(EmitKind::SharedLibrary), out.string()),
+                      Catch::Contains("onnxc_k_no_such_kernel"));
+  }
+  SECTION("tensor without storage") {
+    m.plan.calls[0].call.args[2]->storage = Storage::Unassigned;
+    CHECK_THROWS_WITH(compile_cpu(m.plan, options(EmitKind::Object), out.string()),
+                      Catch::Contains("'t'"));
+  }
+  CHECK(fs::is_empty(dir.path));
+}

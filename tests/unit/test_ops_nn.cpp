@@ -1,0 +1,387 @@
+// nn and matmul ops (MatMul, Gemm, Conv, pools, normalisations, Softmax): each test builds one
+// node by hand, runs its shape rule and the reference evaluator (the natively compiled kernel),
+// and compares with a naive implementation written here. Sizes probe the GEMM tile boundaries
+// (MR = 6, NR = 16 floats, KC = 256, MC = 72, NC = 128): 1, below, equal, above, primes.
+#include "compiler/ir/ir.h"
+#include "compiler/ops/evaluate.h"
+#include "compiler/ops/registry.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+
+using namespace onnxc;
+
+namespace {
+
+TensorPtr random_tensor(const std::vector<int64_t> &dims, uint32_t seed, float lo = -1,
+                        float hi = 1) {
+  auto t = std::make_shared<Tensor>(DType::Float, dims);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  for (int64_t i = 0; i < t->numel(); ++i)
+    t->data_as<float>()[i] = dist(rng);
+  return t;
+}
+
+struct OneNode {
+  Graph g;
+  Node *node = nullptr;
+
+  OneNode(const char *op, std::vector<TensorPtr> ins, size_t outs = 1, int64_t opset = 13) {
+    std::vector<Value *> vals;
+    for (size_t i = 0; i < ins.size(); ++i)
+      vals.push_back(ins[i] ? g.add_constant("in" + std::to_string(i), ins[i]) : nullptr);
+    node = g.add_node(op, vals, outs);
+    node->def = find_op("", op);
+    node->opset = opset;
+    REQUIRE(node->def);
+  }
+  OneNode &ints(const char *name, std::vector<int64_t> v) {
+    Attribute a;
+    a.kind = Attribute::Kind::Ints;
+    a.ints = std::move(v);
+    node->attrs[name] = a;
+    return *this;
+  }
+  OneNode &i(const char *name, int64_t v) {
+    Attribute a;
+    a.kind = Attribute::Kind::Int;
+    a.i = v;
+    node->attrs[name] = a;
+    return *this;
+  }
+  OneNode &f(const char *name, float v) {
+    Attribute a;
+    a.kind = Attribute::Kind::Float;
+    a.f = v;
+    node->attrs[name] = a;
+    return *this;
+  }
+  OneNode &s(const char *name, std::string v) {
+    Attribute a;
+    a.kind = Attribute::Kind::String;
+    a.s = std::move(v);
+    node->attrs[name] = a;
+    return *this;
+  }
+  std::vector<Tensor> run() {
+    node->def->infer(*node);
+    std::vector<const Tensor *> in;
+    for (Value *v : node->inputs)
+      in.push_back(v ? v->constant.get() : nullptr);
+    return evaluate_node(*node, in);
+  }
+};
+
+void require_close(const Tensor &got, const std::vector<int64_t> &dims,
+                   const std::vector<double> &want, double tol = 1e-4) {
+  REQUIRE(got.shape() == dims);
+  REQUIRE(got.numel() == static_cast<int64_t>(want.size()));
+  for (size_t i = 0; i < want.size(); ++i) {
+    double g = got.data_as<float>()[i];
+    if (std::abs(g - want[i]) > tol * (1 + std::abs(want[i]))) {
+      INFO("element " << i << ": got " << g << ", want " << want[i]);
+      REQUIRE(false);
+    }
+  }
+}
+
+const float *fp(const TensorPtr &t) { return t->data_as<float>(); }
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------
+// MatMul and Gemm
+
+namespace {
+
+/// Naive batched matmul on row-major [batch..., M, K] x [batch..., K, N] with broadcasting.
+std::vector<double> ref_matmul(const TensorPtr &a, const TensorPtr &b,
+                               std::vector<int64_t> &out_dims) {
+  std::vector<int64_t> ad = a->shape(), bd = b->shape();
+  bool a1 = ad.size() == 1, b1 = bd.size() == 1;
+  if (a1)
+    ad.insert(ad.begin(), 1);
+  if (b1)
+    bd.push_back(1);
+  int64_t M = ad[ad.size() - 2], K = ad.back(), N = bd.back();
+  size_t r = std::max(ad.size(), bd.size()) - 2;
+  std::vector<int64_t> batch(r), as(r), bs(r);
+  for (size_t d = 0; d < r; ++d) {
+    auto dim = [&](const std::vector<int64_t> &v) {
+      size_t off = r - (v.size() - 2);
+      return d >= off ? v[d - off] : 1;
+    };
+    batch[d] = std::max(dim(ad), dim(bd));
+  }
+  int64_t nb = 1;
+  for (int64_t x : batch)
+    nb *= x;
+  std::vector<double> y(nb * M * N);
+  for (int64_t bt = 0; bt < nb; ++bt) {
+    int64_t rem = bt, ai = 0, bi = 0, am = 1, bm = 1;
+    for (size_t d = r; d-- > 0;) {
+      int64_t c = rem % batch[d];
+      rem /= batch[d];
+      size_t offa = r - (ad.size() - 2), offb = r - (bd.size() - 2);
+      if (d >= offa) {
+        int64_t n = ad[d - offa];
+        ai += (n == 1 ? 0 : c) * am;
+        am *= n;
+      }
+      if (d >= offb) {
+        int64_t n = bd[d - offb];
+        bi += (n == 1 ? 0 : c) * bm;
+        bm *= n;
+      }
+    }
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double acc = 0;
+        for (int64_t k = 0; k < K; ++k)
+          acc += double(fp(a)[ai * M * K + i * K + k]) * fp(b)[bi * K * N + k * N + j];
+        y[(bt * M + i) * N + j] = acc;
+      }
+  }
+  out_dims = batch;
+  if (!a1)
+    out_dims.push_back(M);
+  if (!b1)
+    out_dims.push_back(N);
+  return y;
+}
+
+void check_matmul(std::vector<int64_t> ad, std::vector<int64_t> bd) {
+  INFO("A " << dims_to_string(ad) << " B " << dims_to_string(bd));
+  auto a = random_tensor(ad, 1), b = random_tensor(bd, 2);
+  std::vector<int64_t> out;
+  std::vector<double> want = ref_matmul(a, b, out);
+  OneNode t("MatMul", {a, b});
+  require_close(t.run()[0], out, want);
+}
+
+} // namespace
+
+TEST_CASE("MatMul 2-D across tile boundaries", "[nn][matmul]") {
+  for (int64_t m : {1, 2, 4, 5, 6, 7, 13, 72, 73})
+    for (int64_t n : {1, 15, 16, 17, 33, 129})
+      for (int64_t k : {1, 3, 16, 257})
+        check_matmul({m, k}, {k, n});
+}
+
+TEST_CASE("MatMul 1-D promotion and batch broadcasting", "[nn][matmul]") {
+  check_matmul({7}, {7});
+  check_matmul({7}, {7, 5});
+  check_matmul({3, 7}, {7});
+  check_matmul({2, 3, 7}, {7});
+  check_matmul({7}, {2, 7, 19});
+  check_matmul({2, 3, 4, 5}, {2, 3, 5, 6});
+  check_matmul({2, 1, 4, 5}, {3, 5, 17});
+  check_matmul({5, 9}, {4, 9, 20});
+  check_matmul({4, 30, 9}, {9, 3}); // narrow: runs transposed
+  check_matmul({1, 30, 9}, {3, 9, 2});
+}
+
+TEST_CASE("MatMul rejects mismatched K", "[nn][matmul]") {
+  OneNode t("MatMul", {random_tensor({3, 4}, 1), random_tensor({5, 6}, 2)});
+  REQUIRE_THROWS_WITH(t.run(), Catch::Contains("inner dimensions differ"));
+}
+
+TEST_CASE("Gemm trans flags, alpha, beta and C broadcast", "[nn][gemm]") {
+  for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{7, 19, 5}, {1, 37, 20}, {3, 5, 40}})
+    for (int ta = 0; ta < 2; ++ta)
+      for (int tb = 0; tb < 2; ++tb)
+        for (auto c_dims : std::vector<std::vector<int64_t>>{{}, {1}, {N}, {M, 1}, {M, N}, {0}}) {
+          INFO("transA " << ta << " transB " << tb << " C " << dims_to_string(c_dims));
+          auto a = random_tensor(ta ? std::vector<int64_t>{K, M} : std::vector<int64_t>{M, K}, 3);
+          auto b = random_tensor(tb ? std::vector<int64_t>{N, K} : std::vector<int64_t>{K, N}, 4);
+          bool has_c = c_dims != std::vector<int64_t>{0};
+          auto c = has_c ? random_tensor(c_dims, 5) : nullptr;
+          OneNode t("Gemm", {a, b, c});
+          t.i("transA", ta).i("transB", tb).f("alpha", 0.5f).f("beta", 2.0f);
+          std::vector<double> want(M * N);
+          for (int64_t i = 0; i < M; ++i)
+            for (int64_t j = 0; j < N; ++j) {
+              double acc = 0;
+              for (int64_t k = 0; k < K; ++k)
+                acc +=
+                    double(fp(a)[ta ? k * M + i : i * K + k]) * fp(b)[tb ? j * K + k : k * N + j];
+              double cv = 0;
+              if (has_c) {
+                int64_t ci = 0;
+                if (c_dims.size() == 2)
+                  ci = (c_dims[0] == 1 ? 0 : i) * c_dims[1] + (c_dims[1] == 1 ? 0 : j);
+                else if (c_dims.size() == 1)
+                  ci = c_dims[0] == 1 ? 0 : j;
+                cv = fp(c)[ci];
+              }
+              want[i * N + j] = 0.5 * acc + 2.0 * cv;
+            }
+          require_close(t.run()[0], {M, N}, want);
+        }
+}
+
+TEST_CASE("Gemm narrow output and errors", "[nn][gemm]") {
+  auto a = random_tensor({40, 300}, 6), b = random_tensor({3, 300}, 7), c = random_tensor({3}, 8);
+  OneNode t("Gemm", {a, b, c});
+  t.i("transB", 1);
+  std::vector<double> want(40 * 3);
+  for (int64_t i = 0; i < 40; ++i)
+    for (int64_t j = 0; j < 3; ++j) {
+      double acc = fp(c)[j];
+      for (int64_t k = 0; k < 300; ++k)
+        acc += double(fp(a)[i * 300 + k]) * fp(b)[j * 300 + k];
+      want[i * 3 + j] = acc;
+    }
+  require_close(t.run()[0], {40, 3}, want);
+
+  OneNode bad("Gemm", {random_tensor({4, 5}, 1), random_tensor({6, 7}, 2)});
+  REQUIRE_THROWS_WITH(bad.run(), Catch::Contains("inner dimensions differ"));
+  OneNode badc("Gemm",
+               {random_tensor({4, 5}, 1), random_tensor({5, 7}, 2), random_tensor({4, 3}, 3)});
+  REQUIRE_THROWS_WITH(badc.run(), Catch::Contains("does not broadcast"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Conv
+
+namespace {
+
+struct ConvCfg {
+  int64_t N = 1, C = 3, M = 4, group = 1;
+  std::vector<int64_t> in{7, 8}, k{3, 3}, s{1, 1}, d{1, 1}, pads{0, 0, 0, 0};
+  bool bias = true;
+};
+
+/// Naive conv with explicit pads; returns output dims in `od`.
+std::vector<double> ref_conv(const ConvCfg &c, const TensorPtr &x, const TensorPtr &w,
+                             const TensorPtr &b, std::vector<int64_t> &od) {
+  size_t r = c.in.size();
+  std::vector<int64_t> in(3, 1), k(3, 1), s(3, 1), d(3, 1), pb(3, 0), pe(3, 0), out(3, 1);
+  for (size_t i = 0; i < r; ++i) {
+    size_t j = 3 - r + i;
+    in[j] = c.in[i], k[j] = c.k[i], s[j] = c.s[i], d[j] = c.d[i], pb[j] = c.pads[i],
+    pe[j] = c.pads[i + r];
+    out[j] = (in[j] + pb[j] + pe[j] - (k[j] - 1) * d[j] - 1) / s[j] + 1;
+  }
+  od = {c.N, c.M};
+  for (size_t i = 0; i < r; ++i)
+    od.push_back(out[3 - r + i]);
+  int64_t Cg = c.C / c.group, Mg = c.M / c.group;
+  int64_t osz = out[0] * out[1] * out[2], isz = in[0] * in[1] * in[2], ksz = k[0] * k[1] * k[2];
+  std::vector<double> y(c.N * c.M * osz);
+  for (int64_t n = 0; n < c.N; ++n)
+    for (int64_t m = 0; m < c.M; ++m)
+      for (int64_t o = 0; o < osz; ++o) {
+        int64_t o2 = o % out[2], o1 = (o / out[2]) % out[1], o0 = o / (out[2] * out[1]);
+        double acc = b ? fp(b)[m] : 0;
+        for (int64_t ci = 0; ci < Cg; ++ci)
+          for (int64_t kk = 0; kk < ksz; ++kk) {
+            int64_t k2 = kk % k[2], k1 = (kk / k[2]) % k[1], k0 = kk / (k[2] * k[1]);
+            int64_t i0 = o0 * s[0] - pb[0] + k0 * d[0], i1 = o1 * s[1] - pb[1] + k1 * d[1],
+                    i2 = o2 * s[2] - pb[2] + k2 * d[2];
+            if (i0 < 0 || i0 >= in[0] || i1 < 0 || i1 >= in[1] || i2 < 0 || i2 >= in[2])
+              continue;
+            int64_t cin = (m / Mg) * Cg + ci;
+            acc += double(fp(x)[(n * c.C + cin) * isz + (i0 * in[1] + i1) * in[2] + i2]) *
+                   fp(w)[(m * Cg + ci) * ksz + kk];
+          }
+        y[(n * c.M + m) * osz + o] = acc;
+      }
+  return y;
+}
+
+void check_conv(const ConvCfg &c) {
+  std::vector<int64_t> xd{c.N, c.C}, wd{c.M, c.C / c.group};
+  xd.insert(xd.end(), c.in.begin(), c.in.end());
+  wd.insert(wd.end(), c.k.begin(), c.k.end());
+  INFO("X " << dims_to_string(xd) << " W " << dims_to_string(wd) << " group " << c.group);
+  auto x = random_tensor(xd, 11), w = random_tensor(wd, 12);
+  auto b = c.bias ? random_tensor({c.M}, 13) : nullptr;
+  OneNode t("Conv", {x, w, b});
+  t.ints("strides", c.s).ints("dilations", c.d).ints("pads", c.pads).i("group", c.group);
+  std::vector<int64_t> od;
+  std::vector<double> want = ref_conv(c, x, w, b, od);
+  require_close(t.run()[0], od, want);
+}
+
+} // namespace
+
+TEST_CASE("Conv 2-D im2col: strides, pads, dilations, bias", "[nn][conv]") {
+  ConvCfg c;
+  check_conv(c);
+  c.bias = false;
+  check_conv(c);
+  c.s = {2, 2};
+  c.pads = {1, 1, 1, 1};
+  check_conv(c);
+  c.pads = {0, 1, 2, 0};
+  c.d = {2, 1};
+  check_conv(c);
+  c.N = 2, c.C = 5, c.M = 17, c.in = {11, 13}, c.k = {3, 2}, c.s = {1, 2}, c.d = {1, 1};
+  check_conv(c);
+  c.C = 20, c.M = 73, c.in = {9, 9}, c.k = {3, 3}, c.pads = {1, 1, 1, 1}, c.s = {1, 1};
+  check_conv(c); // K = 180, M above MC
+}
+
+TEST_CASE("Conv groups, depthwise and pointwise", "[nn][conv]") {
+  ConvCfg c;
+  c.C = 6, c.M = 4, c.group = 2, c.pads = {1, 1, 1, 1};
+  check_conv(c);
+  c.C = 8, c.M = 8, c.group = 8;
+  check_conv(c); // depthwise
+  c.M = 16, c.s = {2, 2};
+  check_conv(c); // depthwise, multiplier 2
+  c.d = {2, 2}, c.pads = {2, 0, 1, 3};
+  check_conv(c);
+  ConvCfg p;
+  p.N = 2, p.C = 7, p.M = 13, p.in = {5, 9}, p.k = {1, 1}, p.pads = {0, 0, 0, 0};
+  check_conv(p); // pointwise GEMM
+  p.group = 1, p.s = {2, 2};
+  check_conv(p); // 1x1 strided: im2col
+}
+
+TEST_CASE("Conv 1-D and 3-D", "[nn][conv]") {
+  ConvCfg c;
+  c.in = {20}, c.k = {5}, c.s = {3}, c.d = {2}, c.pads = {2, 1};
+  check_conv(c);
+  c.group = 1, c.C = 4, c.M = 4, c.group = 4;
+  check_conv(c);
+  ConvCfg v;
+  v.in = {4, 5, 6}, v.k = {2, 3, 2}, v.s = {1, 2, 1}, v.d = {1, 1, 2}, v.pads = {1, 0, 1, 0, 1, 1};
+  check_conv(v);
+}
+
+TEST_CASE("Conv auto_pad", "[nn][conv]") {
+  auto x = random_tensor({1, 2, 7, 6}, 1), w = random_tensor({3, 2, 3, 4}, 2);
+  for (const char *mode : {"SAME_UPPER", "SAME_LOWER", "VALID"}) {
+    INFO(mode);
+    OneNode t("Conv", {x, w});
+    t.s("auto_pad", mode).ints("strides", {2, 1});
+    Tensor y = t.run()[0];
+    ConvCfg c;
+    c.C = 2, c.M = 3, c.in = {7, 6}, c.k = {3, 4}, c.s = {2, 1}, c.bias = false;
+    if (std::string(mode) == "VALID")
+      c.pads = {0, 0, 0, 0};
+    else if (std::string(mode) == "SAME_UPPER")
+      c.pads = {1, 1, 1, 2}; // out 4x6: total pad H = 3*2+3-7 = 2, W = 5+4-6 = 3
+    else
+      c.pads = {1, 2, 1, 1};
+    std::vector<int64_t> od;
+    std::vector<double> want = ref_conv(c, x, w, nullptr, od);
+    require_close(y, od, want);
+  }
+}
+
+TEST_CASE("Conv rejects bad shapes", "[nn][conv]") {
+  OneNode ch("Conv", {random_tensor({1, 3, 5, 5}, 1), random_tensor({2, 4, 3, 3}, 2)});
+  REQUIRE_THROWS_WITH(ch.run(), Catch::Contains("channel mismatch"));
+  OneNode gr("Conv", {random_tensor({1, 3, 5, 5}, 1), random_tensor({2, 1, 3, 3}, 2)});
+  gr.i("group", 2);
+  REQUIRE_THROWS_WITH(gr.run(), Catch::Contains("must divide"));
+  OneNode bi("Conv", {random_tensor({1, 3, 5, 5}, 1), random_tensor({2, 3, 3, 3}, 2),
+                      random_tensor({3}, 3)});
+  REQUIRE_THROWS_WITH(bi.run(), Catch::Contains("bias"));
+}
