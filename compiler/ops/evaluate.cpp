@@ -16,6 +16,21 @@ KernelFn find_native_kernel(const Node &n, const std::string &name) {
   return reinterpret_cast<KernelFn>(sym);
 }
 
+/// The buffer of a kernel argument: one of the node's outputs, its constant inputs, or a
+/// constant the lowering refers to. Zero-size tensors may have a null buffer.
+void *argument_data(const Node &n, const Value *arg, const std::vector<const Tensor *> &inputs,
+                    std::vector<Tensor> &outs) {
+  for (size_t i = 0; i < n.outputs.size(); ++i)
+    if (arg == n.outputs[i])
+      return outs[i].data();
+  for (size_t i = 0; i < n.inputs.size(); ++i)
+    if (arg == n.inputs[i] && i < inputs.size() && inputs[i])
+      return const_cast<uint8_t *>(inputs[i]->data());
+  if (arg->constant)
+    return const_cast<uint8_t *>(arg->constant->data());
+  node_fail(n, "cannot evaluate: value '{}' is not constant", arg->name);
+}
+
 /// Runs the node's lowered kernel natively on the constant inputs.
 std::vector<Tensor> run_kernel(const Node &n, const std::vector<const Tensor *> &inputs) {
   KernelCall call = n.def->lower(n);
@@ -23,20 +38,8 @@ std::vector<Tensor> run_kernel(const Node &n, const std::vector<const Tensor *> 
   for (Value *o : n.outputs)
     outs.emplace_back(o->type.dtype, o->type.static_dims());
   std::vector<void *> ptrs;
-  for (Value *arg : call.args) {
-    void *p = nullptr;
-    for (size_t i = 0; i < n.outputs.size() && !p; ++i)
-      if (arg && arg == n.outputs[i])
-        p = outs[i].data();
-    for (size_t i = 0; i < n.inputs.size() && !p; ++i)
-      if (arg && arg == n.inputs[i] && inputs[i])
-        p = const_cast<uint8_t *>(inputs[i]->data());
-    if (arg && !p && arg->constant)
-      p = const_cast<uint8_t *>(arg->constant->data());
-    if (arg && !p)
-      node_fail(n, "cannot evaluate: value '{}' is not constant", arg->name);
-    ptrs.push_back(p);
-  }
+  for (Value *arg : call.args)
+    ptrs.push_back(arg ? argument_data(n, arg, inputs, outs) : nullptr);
   std::vector<uint8_t> scratch(static_cast<size_t>(call.scratch_bytes));
   if (call.scratch_bytes > 0)
     ptrs.push_back(scratch.data());

@@ -26,6 +26,8 @@ constexpr i64 kMR = 6;
 constexpr i64 kMC = 72; /* multiple of kMR */
 constexpr i64 kKC = 256;
 constexpr i64 kNC = 128; /* multiple of NR */
+constexpr i64 kSmallM = 4;    /* M up to this reads B directly (no packing) */
+constexpr i64 kSmallNC = 512; /* columns per work item then */
 
 template <typename T> constexpr i64 nr() { return 64 / (i64)sizeof(T); }
 inline i64 min_i(i64 a, i64 b) { return a < b ? a : b; }
@@ -171,31 +173,37 @@ template <typename T> inline T dot(const T *a, const T *b, i64 K) {
 /// Small M (matrix-vector like): no packing; B is streamed once per row of Y, either as rows
 /// (unit stride along N: y_row += a_k * B[k, :]) or as columns (unit stride along K: dots).
 template <typename T> inline void small_m(const Problem<T> &p, i64 n0, i64 n1) {
-  for (i64 i = 0; i < p.M; ++i) {
-    const T *a = p.a + i * p.rsa;
-    if (p.csb == 1) {
-      T acc[kNC];
-      for (i64 j = 0; j < n1 - n0; ++j)
-        acc[j] = T(0);
-      for (i64 k = 0; k < p.K; ++k) {
-        const T av = a[k * p.csa], *bk = p.b + k * p.rsb + n0;
-        for (i64 j = 0; j < n1 - n0; ++j)
-          acc[j] += av * bk[j];
+  if (p.csb == 1) { /* all rows of Y at once, so that B is read once */
+    T acc[kSmallM][kSmallNC];
+    const i64 w = n1 - n0;
+    for (i64 i = 0; i < p.M; ++i)
+      for (i64 j = 0; j < w; ++j)
+        acc[i][j] = T(0);
+    for (i64 k = 0; k < p.K; ++k) {
+      const T *bk = p.b + k * p.rsb + n0;
+      for (i64 i = 0; i < p.M; ++i) {
+        const T av = p.a[i * p.rsa + k * p.csa];
+        for (i64 j = 0; j < w; ++j)
+          acc[i][j] += av * bk[j];
       }
-      for (i64 j = 0; j < n1 - n0; ++j)
-        store(p, i, n0 + j, acc[j]);
-    } else {
-      for (i64 j = n0; j < n1; ++j) {
-        const T *bj = p.b + j * p.csb;
-        T acc = T(0);
-        if (p.csa == 1) {
-          acc = dot(a, bj, p.K);
-        } else {
-          for (i64 k = 0; k < p.K; ++k)
-            acc += a[k * p.csa] * bj[k];
-        }
-        store(p, i, n0 + (j - n0), acc);
+    }
+    for (i64 i = 0; i < p.M; ++i)
+      for (i64 j = 0; j < w; ++j)
+        store(p, i, n0 + j, acc[i][j]);
+    return;
+  }
+  for (i64 j = n0; j < n1; ++j) {
+    const T *bj = p.b + j * p.csb;
+    for (i64 i = 0; i < p.M; ++i) {
+      const T *a = p.a + i * p.rsa;
+      T acc = T(0);
+      if (p.csa == 1) {
+        acc = dot(a, bj, p.K);
+      } else {
+        for (i64 k = 0; k < p.K; ++k)
+          acc += a[k * p.csa] * bj[k];
       }
+      store(p, i, j, acc);
     }
   }
 }
@@ -218,16 +226,19 @@ template <typename T> inline void block(const Problem<T> &p, i64 m0, i64 m1, i64
 /// Runs `batches` GEMMs of the same M x N; problem(b) gives batch b's Problem (B packed).
 template <typename T, typename ProblemOf>
 inline void run(onnxc_rt *rt, i64 batches, i64 M, i64 N, ProblemOf &problem) {
-  const i64 mb = ceil_div(M, kMC), nb = ceil_div(N, kNC);
+  if (M <= 0 || N <= 0 || batches <= 0)
+    return;
+  const bool packed = problem(0).bp != nullptr;
+  const i64 mc = packed ? kMC : M, nc = packed ? kNC : kSmallNC;
+  const i64 mb = ceil_div(M, mc), nb = ceil_div(N, nc);
   auto body = [&](i64 lo, i64 hi) {
     for (i64 w = lo; w < hi; ++w) {
       const i64 b = w / (mb * nb), r = w % (mb * nb), bm = r / nb, bn = r % nb;
       const Problem<T> p = problem(b);
-      block(p, bm * kMC, min_i(M, bm * kMC + kMC), bn * kNC, min_i(N, bn * kNC + kNC));
+      block(p, bm * mc, min_i(M, bm * mc + mc), bn * nc, min_i(N, bn * nc + nc));
     }
   };
-  if (M > 0 && N > 0)
-    parallel_for(rt, batches * mb * nb, 1, body);
+  parallel_for(rt, batches * mb * nb, 1, body);
 }
 
 } // namespace gemm

@@ -102,7 +102,7 @@ KernelCall gemm_call(const Node &n, GemmSpec s) {
       x *= a_mat;
   }
   // Matrix-vector like products stream B instead of packing it.
-  const bool direct = s.M <= 4 && (s.csb == 1 || s.rsb == 1);
+  const bool direct = s.M <= 4 /* kSmallM */ && (s.csb == 1 || s.rsb == 1);
   KernelCall call;
   call.kernel = kernel_name(n, "gemm", dt);
   call.args = {s.a, s.b, s.c, s.y};

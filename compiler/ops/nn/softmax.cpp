@@ -1,0 +1,49 @@
+// Softmax and LogSoftmax. Opset < 13: the input is coerced to 2-D at `axis` (default 1) and
+// normalised over the flattened trailing part; opset >= 13: along `axis` (default -1).
+// float/double; kernel templates/cpu/softmax.cpp.
+#include "compiler/ops/op_util.h"
+
+namespace onnxc {
+namespace {
+
+/// {outer, len, inner} of the [outer, len, inner] view the kernel normalises along `len`.
+std::vector<int64_t> softmax_view(const Node &n) {
+  std::vector<int64_t> x = input_dims(n, 0);
+  const int64_t rank = static_cast<int64_t>(x.size());
+  const bool legacy = n.opset > 0 && n.opset < 13;
+  const int64_t axis = normalize_axis(n, attr_int(n, "axis", legacy ? 1 : -1), rank);
+  std::vector<int64_t> v{1, 1, 1};
+  for (int64_t i = 0; i < rank; ++i)
+    v[i < axis ? 0 : (i == axis || legacy) ? 1 : 2] *= x[i];
+  return v;
+}
+
+OpDef softmax_def(const char *name, bool log) {
+  OpDef d;
+  d.name = name;
+  d.attrs = {{"axis", Attribute::Kind::Int}};
+  d.infer = [](Node &n) {
+    require_dtype(n, input_dtype(n, 0), {DType::Float, DType::Double});
+    softmax_view(n);
+    set_output(n, 0, input_dtype(n, 0), input_dims(n, 0));
+  };
+  d.lower = [log](const Node &n) {
+    std::vector<int64_t> v = softmax_view(n);
+    return call_on_all(n, kernel_name(n, "softmax", input_dtype(n, 0)), {v[0], v[1], v[2], log});
+  };
+  return d;
+}
+
+} // namespace
+
+const OpDef &op_Softmax() {
+  static const OpDef def = softmax_def("Softmax", false);
+  return def;
+}
+
+const OpDef &op_LogSoftmax() {
+  static const OpDef def = softmax_def("LogSoftmax", true);
+  return def;
+}
+
+} // namespace onnxc

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs everything onnxc needs to build and test on Debian 12 (bookworm). Idempotent: run it
+# again at any time. Uses sudo only when not already root.
+#
+# Why each package (LLVM 19 and lld 19 are in bookworm's main archive):
+#   cmake ninja-build g++ pkg-config     the build
+#   llvm-19-dev liblld-19-dev lld-19     libLLVM-19.so and lld as libraries (codegen, in-process
+#                                        link); llvm-link-19 for the kernel/runtime bitcode
+#   clang-19                             compiles templates/cpu and runtime_stub to bitcode
+#   zlib1g-dev libzstd-dev               lldELF's CMake targets link ZLIB::ZLIB and zstd (llvm-19-dev
+#                                        pulls them in too; named here because the build needs them)
+#   libonnx-dev libprotobuf-dev          onnx.proto (onnx-ml.pb.h) and protobuf for the loader
+#   protobuf-compiler
+#   libfmt-dev libcli11-dev catch2       formatting, the command line, unit tests
+#   python3-onnx python3-numpy           /usr/bin/python3 generates the sample and test models
+#   binutils file git                    readelf for tests/e2e; general tooling
+# Not needed: LLVM's CMake config only references libedit, libcurl and libpfm from components
+# onnxc does not link (LLVMLineEditor, LLVMDebuginfod, LLVMExegesis), and llvm-19-dev already
+# depends on libffi-dev, libxml2-dev and libz3-dev.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ pkg-config git
+  llvm-19-dev liblld-19-dev lld-19 clang-19
+  zlib1g-dev libzstd-dev
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  libfmt-dev libcli11-dev catch2
+  python3-onnx python3-numpy
+  binutils file
+)
+
+if [[ $(id -u) -eq 0 ]]; then
+  sudo=()
+elif command -v sudo >/dev/null; then
+  sudo=(sudo)
+else
+  echo "setup.sh: not root and sudo is not installed; run it as root" >&2
+  exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update
+"${sudo[@]}" apt-get install -y --no-install-recommends "${packages[@]}"

@@ -1,0 +1,114 @@
+/* Normalisations (float/double).
+ * batchnorm: params {N, C, S, eps (f64)}; tensors {X, scale, B, mean, var, Y}:
+ *            y = (x - mean[c]) / sqrt(var[c] + eps) * scale[c] + B[c].
+ * instnorm:  params {N, C, S, eps}; tensors {X, scale, B, Y}: mean/variance per (n, c).
+ * layernorm: params {outer, inner, eps, scale_stride, b_stride}; tensors {X, Scale, B (may be
+ *            null), Y, Mean (may be null), InvStdDev (may be null)}: each of the `outer` rows of
+ *            `inner` elements is normalised; Scale/B are indexed j * stride (0: broadcast).
+ */
+#include "templates/cpu/kernel_abi.h"
+#include "templates/cpu/scalar_math.h"
+#include "templates/cpu/types.h"
+
+namespace onnxc_k {
+namespace {
+
+/// Mean and 1/sqrt(variance + eps) of x[0..n), in double for accuracy.
+template <typename T> void moments(const T *x, i64 n, double eps, double &mean, double &inv) {
+  double s = 0;
+  for (i64 i = 0; i < n; ++i)
+    s += (double)x[i];
+  mean = n > 0 ? s / (double)n : 0;
+  double v = 0;
+  for (i64 i = 0; i < n; ++i) {
+    const double d = (double)x[i] - mean;
+    v += d * d;
+  }
+  v = n > 0 ? v / (double)n : 0;
+  inv = 1.0 / __builtin_sqrt(v + eps);
+}
+
+template <typename T> int32_t batchnorm(onnxc_rt *rt, void *const *t, const i64 *p) {
+  const i64 N = p[0], C = p[1], S = p[2];
+  const double eps = param_f64(p, 3);
+  const T *x = static_cast<const T *>(t[0]), *scale = static_cast<const T *>(t[1]),
+          *bias = static_cast<const T *>(t[2]), *mean = static_cast<const T *>(t[3]),
+          *var = static_cast<const T *>(t[4]);
+  T *y = static_cast<T *>(t[5]);
+  auto body = [&](i64 lo, i64 hi) {
+    for (i64 nc = lo; nc < hi; ++nc) {
+      const i64 c = nc % C;
+      const T a = T((double)scale[c] / __builtin_sqrt((double)var[c] + eps));
+      const T b = T((double)bias[c] - (double)mean[c] * (double)a);
+      const T *xp = x + nc * S;
+      T *yp = y + nc * S;
+      for (i64 i = 0; i < S; ++i)
+        yp[i] = xp[i] * a + b;
+    }
+  };
+  parallel_for(rt, N * C, 1 + 16384 / (S + 1), body);
+  return 0;
+}
+
+template <typename T> int32_t instnorm(onnxc_rt *rt, void *const *t, const i64 *p) {
+  const i64 C = p[1], S = p[2];
+  const double eps = param_f64(p, 3);
+  const T *x = static_cast<const T *>(t[0]), *scale = static_cast<const T *>(t[1]),
+          *bias = static_cast<const T *>(t[2]);
+  T *y = static_cast<T *>(t[3]);
+  auto body = [&](i64 lo, i64 hi) {
+    for (i64 nc = lo; nc < hi; ++nc) {
+      const i64 c = nc % C;
+      double mean, inv;
+      moments(x + nc * S, S, eps, mean, inv);
+      const T a = T((double)scale[c] * inv), b = T((double)bias[c] - mean * (double)scale[c] * inv);
+      for (i64 i = 0; i < S; ++i)
+        y[nc * S + i] = x[nc * S + i] * a + b;
+    }
+  };
+  parallel_for(rt, p[0] * C, 1, body);
+  return 0;
+}
+
+template <typename T> int32_t layernorm(onnxc_rt *rt, void *const *t, const i64 *p) {
+  const i64 outer = p[0], inner = p[1], ss = p[3], bs = p[4];
+  const double eps = param_f64(p, 2);
+  const T *x = static_cast<const T *>(t[0]), *scale = static_cast<const T *>(t[1]),
+          *bias = static_cast<const T *>(t[2]);
+  T *y = static_cast<T *>(t[3]), *mean_out = static_cast<T *>(t[4]),
+    *inv_out = static_cast<T *>(t[5]);
+  auto body = [&](i64 lo, i64 hi) {
+    for (i64 r = lo; r < hi; ++r) {
+      const T *xr = x + r * inner;
+      T *yr = y + r * inner;
+      double mean, inv;
+      moments(xr, inner, eps, mean, inv);
+      const T m = T(mean), s = T(inv);
+      for (i64 j = 0; j < inner; ++j) {
+        T v = (xr[j] - m) * s * scale[j * ss];
+        yr[j] = bias ? v + bias[j * bs] : v;
+      }
+      if (mean_out)
+        mean_out[r] = m;
+      if (inv_out)
+        inv_out[r] = s;
+    }
+  };
+  parallel_for(rt, outer, 1 + 4096 / (inner + 1), body);
+  return 0;
+}
+
+} // namespace
+} // namespace onnxc_k
+
+#define ONNXC_NORM_KERNELS(ct, sfx, unused)                                                        \
+  extern "C" int32_t onnxc_k_batchnorm_##sfx(onnxc_rt *rt, void *const *t, const int64_t *p) {     \
+    return onnxc_k::batchnorm<ct>(rt, t, p);                                                       \
+  }                                                                                                \
+  extern "C" int32_t onnxc_k_instnorm_##sfx(onnxc_rt *rt, void *const *t, const int64_t *p) {      \
+    return onnxc_k::instnorm<ct>(rt, t, p);                                                        \
+  }                                                                                                \
+  extern "C" int32_t onnxc_k_layernorm_##sfx(onnxc_rt *rt, void *const *t, const int64_t *p) {     \
+    return onnxc_k::layernorm<ct>(rt, t, p);                                                       \
+  }
+ONNXC_FLOAT_TYPES(ONNXC_NORM_KERNELS, 0)

@@ -1,0 +1,99 @@
+/* MaxPool / AveragePool (1-D to 3-D, also used for the global pools).
+ * params {planes (N*C), mode, in[3], out[3], k[3], stride[3], pad_begin[3], dilation[3],
+ *         pad_end[3]} (leading spatial dims padded with 1)
+ * mode: 0 max, 1 average over the positions inside the input, 2 average counting padding
+ * (count_include_pad: positions inside [-pad_begin, in + pad_end)).
+ * tensors {X, Y, Indices (max only, may be null: flat row-major index into X, int64)}.
+ */
+#include "templates/cpu/kernel_abi.h"
+#include "templates/cpu/types.h"
+
+namespace onnxc_k {
+namespace {
+
+struct PoolGeom {
+  i64 planes, mode;
+  i64 in[3], out[3], k[3], s[3], pb[3], d[3], pe[3];
+};
+
+PoolGeom read_geom(const i64 *p) {
+  PoolGeom g;
+  g.planes = p[0], g.mode = p[1];
+  for (int i = 0; i < 3; ++i) {
+    g.in[i] = p[2 + i], g.out[i] = p[5 + i], g.k[i] = p[8 + i], g.s[i] = p[11 + i];
+    g.pb[i] = p[14 + i], g.d[i] = p[17 + i], g.pe[i] = p[20 + i];
+  }
+  return g;
+}
+
+template <typename T> T lowest() {
+  if constexpr (T(0.5) != T(0))
+    return -__builtin_huge_val();
+  else if constexpr (T(-1) < T(0))
+    return T(T(1) << (sizeof(T) * 8 - 1));
+  else
+    return T(0);
+}
+
+template <typename T> int32_t pool_kernel(onnxc_rt *rt, void *const *t, const i64 *p) {
+  const PoolGeom g = read_geom(p);
+  const T *x = static_cast<const T *>(t[0]);
+  T *y = static_cast<T *>(t[1]);
+  i64 *indices = g.mode == 0 ? static_cast<i64 *>(t[2]) : nullptr;
+  const i64 isz = g.in[0] * g.in[1] * g.in[2], osz = g.out[0] * g.out[1] * g.out[2];
+  auto body = [&](i64 lo, i64 hi) {
+    for (i64 plane = lo; plane < hi; ++plane) {
+      const T *xp = x + plane * isz;
+      for (i64 o = 0; o < osz; ++o) {
+        const i64 oc[3] = {o / (g.out[1] * g.out[2]), (o / g.out[2]) % g.out[1], o % g.out[2]};
+        T best = lowest<T>();
+        i64 best_at = -1;
+        double sum = 0;
+        i64 count = 0, padded = 0;
+        for (i64 kd = 0; kd < g.k[0]; ++kd) {
+          const i64 id = oc[0] * g.s[0] - g.pb[0] + kd * g.d[0];
+          const bool vd = id >= 0 && id < g.in[0], pd = id < g.in[0] + g.pe[0];
+          for (i64 kh = 0; kh < g.k[1]; ++kh) {
+            const i64 ih = oc[1] * g.s[1] - g.pb[1] + kh * g.d[1];
+            const bool vh = ih >= 0 && ih < g.in[1], ph = ih < g.in[1] + g.pe[1];
+            for (i64 kw = 0; kw < g.k[2]; ++kw) {
+              const i64 iw = oc[2] * g.s[2] - g.pb[2] + kw * g.d[2];
+              padded += pd && ph && iw < g.in[2] + g.pe[2];
+              if (!(vd && vh && iw >= 0 && iw < g.in[2]))
+                continue;
+              const i64 at = (id * g.in[1] + ih) * g.in[2] + iw;
+              const T v = xp[at];
+              ++count;
+              sum += (double)v;
+              if (best_at < 0 || v > best) {
+                best = v;
+                best_at = at;
+              }
+            }
+          }
+        }
+        if (g.mode == 0) {
+          y[plane * osz + o] = best;
+          if (indices)
+            indices[plane * osz + o] = best_at < 0 ? 0 : plane * isz + best_at;
+        } else {
+          const i64 n = g.mode == 2 ? padded : count;
+          y[plane * osz + o] = n > 0 ? T(sum / (double)n) : T(0);
+        }
+      }
+    }
+  };
+  parallel_for(rt, g.planes, 1, body);
+  return 0;
+}
+
+} // namespace
+} // namespace onnxc_k
+
+#define ONNXC_POOL_KERNEL(ct, sfx, unused)                                                         \
+  extern "C" int32_t onnxc_k_pool_##sfx(onnxc_rt *rt, void *const *t, const int64_t *p) {          \
+    return onnxc_k::pool_kernel<ct>(rt, t, p);                                                     \
+  }
+ONNXC_FLOAT_TYPES(ONNXC_POOL_KERNEL, 0)
+ONNXC_POOL_KERNEL(signed char, i8, 0)
+ONNXC_POOL_KERNEL(unsigned char, u8, 0)

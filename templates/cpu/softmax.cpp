@@ -1,0 +1,85 @@
+/* Softmax / LogSoftmax along one axis of a tensor viewed as [outer, len, inner].
+ * params {outer, len, inner, log}; tensors {X, Y}. Numerically stable (subtracts the max).
+ */
+#include "templates/cpu/kernel_abi.h"
+#include "templates/cpu/scalar_math.h"
+#include "templates/cpu/types.h"
+
+namespace onnxc_k {
+namespace {
+
+constexpr i64 kChunk = 64; /* inner positions processed together when inner > 1 */
+
+template <typename T> void softmax_row(const T *x, T *y, i64 len, bool log) {
+  T mx = x[0];
+  for (i64 l = 1; l < len; ++l)
+    mx = x[l] > mx ? x[l] : mx;
+  T sum = 0;
+  for (i64 l = 0; l < len; ++l) {
+    const T e = ex(x[l] - mx);
+    y[l] = e;
+    sum += e;
+  }
+  if (log) {
+    const T ls = lg(sum);
+    for (i64 l = 0; l < len; ++l)
+      y[l] = x[l] - mx - ls;
+  } else {
+    const T inv = T(1) / sum;
+    for (i64 l = 0; l < len; ++l)
+      y[l] *= inv;
+  }
+}
+
+/// Columns [i0, i0+w) of one outer slice, stride `inner` between axis positions.
+template <typename T> void softmax_cols(const T *x, T *y, i64 len, i64 inner, i64 w, bool log) {
+  T mx[kChunk], sum[kChunk];
+  for (i64 i = 0; i < w; ++i)
+    mx[i] = x[i], sum[i] = 0;
+  for (i64 l = 1; l < len; ++l)
+    for (i64 i = 0; i < w; ++i)
+      mx[i] = x[l * inner + i] > mx[i] ? x[l * inner + i] : mx[i];
+  for (i64 l = 0; l < len; ++l)
+    for (i64 i = 0; i < w; ++i) {
+      const T e = ex(x[l * inner + i] - mx[i]);
+      y[l * inner + i] = e;
+      sum[i] += e;
+    }
+  for (i64 i = 0; i < w; ++i)
+    sum[i] = log ? lg(sum[i]) : T(1) / sum[i];
+  for (i64 l = 0; l < len; ++l)
+    for (i64 i = 0; i < w; ++i)
+      y[l * inner + i] = log ? x[l * inner + i] - mx[i] - sum[i] : y[l * inner + i] * sum[i];
+}
+
+template <typename T> int32_t softmax(onnxc_rt *rt, void *const *t, const i64 *p) {
+  const i64 outer = p[0], len = p[1], inner = p[2];
+  const bool log = p[3] != 0;
+  const T *x = static_cast<const T *>(t[0]);
+  T *y = static_cast<T *>(t[1]);
+  if (len <= 0)
+    return 0;
+  const i64 chunks = (inner + kChunk - 1) / kChunk;
+  auto body = [&](i64 lo, i64 hi) {
+    for (i64 w = lo; w < hi; ++w) {
+      if (inner == 1) {
+        softmax_row(x + w * len, y + w * len, len, log);
+      } else {
+        const i64 o = w / chunks, i0 = (w % chunks) * kChunk;
+        const i64 off = o * len * inner + i0, n = inner - i0 < kChunk ? inner - i0 : kChunk;
+        softmax_cols(x + off, y + off, len, inner, n, log);
+      }
+    }
+  };
+  parallel_for(rt, inner == 1 ? outer : outer * chunks, 1 + 4096 / (len + 1), body);
+  return 0;
+}
+
+} // namespace
+} // namespace onnxc_k
+
+#define ONNXC_SOFTMAX_KERNEL(ct, sfx, unused)                                                      \
+  extern "C" int32_t onnxc_k_softmax_##sfx(onnxc_rt *rt, void *const *t, const int64_t *p) {       \
+    return onnxc_k::softmax<ct>(rt, t, p);                                                         \
+  }
+ONNXC_FLOAT_TYPES(ONNXC_SOFTMAX_KERNEL, 0)

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# Runs one end-to-end test case (tests/e2e/CMakeLists.txt registers each as e2e.<case>).
+#
+#   e2e.sh CASE      with ONNXC (the compiler), CC (system C compiler), SRC_DIR (repository root)
+#                    and WORK_DIR (scratch directory in the build tree) in the environment.
+#
+# `prepare` (the fixture every other case requires) generates the sample models and their numpy
+# references with /usr/bin/python3 and compiles them with onnxc into $WORK_DIR/lib:
+#   libsample.so + sample.h          the sample CNN       (reference in models/cnn/expected.txt)
+#   libsample_mlp.so + sample_mlp.h  the second model     (reference in models/mlp/expected.txt)
+# The other cases build a C program from tests/e2e with $CC against those and run it.
+set -euo pipefail
+
+case_name=$1
+: "${ONNXC:?}" "${CC:?}" "${SRC_DIR:?}" "${WORK_DIR:?}"
+lib=$WORK_DIR/lib
+models=$WORK_DIR/models
+e2e_src=$SRC_DIR/tests/e2e
+out=$WORK_DIR/$case_name
+cflags=(-std=c11 -O2 -Wall -Wextra -Werror -I "$SRC_DIR" -I "$e2e_src")
+
+# build_c OUT SOURCE [extra cc args...]: compiles a test program into $out.
+build_c() {
+  local exe=$1 source=$2
+  shift 2
+  "$CC" "${cflags[@]}" "$e2e_src/$source" -o "$out/$exe" "$@"
+}
+# Arguments that link a program directly against model libraries in $lib.
+link_lib() {
+  local args=(-I "$lib" -L "$lib" -Wl,-rpath,"$lib")
+  for name in "$@"; do args+=("-l$name"); done
+  printf '%s\n' "${args[@]}"
+}
+
+case_prepare() {
+  for kind in cnn mlp; do
+    mkdir -p "$models/$kind"
+    /usr/bin/python3 "$SRC_DIR/samples/make_sample_model.py" "$models/$kind/model.onnx" \
+      --model "$kind" --reference "$models/$kind"
+  done
+  mkdir -p "$lib"
+  "$ONNXC" compile "$models/cnn/model.onnx" -o "$lib/libsample.so"
+  "$ONNXC" compile "$models/mlp/model.onnx" -o "$lib/libsample_mlp.so"
+  test -f "$lib/sample.h" && test -f "$lib/sample_mlp.h"
+}
+
+case_c_program_header() {
+  mapfile -t l < <(link_lib sample)
+  build_c header_check header_check.c "${l[@]}"
+  "$out/header_check" "$models/cnn/expected.txt"
+}
+
+case_dlopen_generic() {
+  build_c dlopen_generic dlopen_generic.c -ldl
+  "$out/dlopen_generic" "$lib/libsample.so" "$models/cnn/expected.txt" sample
+  "$out/dlopen_generic" "$lib/libsample_mlp.so" "$models/mlp/expected.txt" sample_mlp
+}
+
+case_concurrent_contexts() {
+  mapfile -t l < <(link_lib sample)
+  build_c concurrent concurrent.c "${l[@]}" -pthread
+  "$out/concurrent" "$models/cnn/expected.txt" 3000
+}
+
+case_two_models() {
+  build_c two_models two_models.c -ldl
+  "$out/two_models" "$lib/libsample.so" "$models/cnn/expected.txt" sample \
+    "$lib/libsample_mlp.so" "$models/mlp/expected.txt" sample_mlp
+}
+
+case_two_models_linked() {
+  mapfile -t l < <(link_lib sample sample_mlp)
+  build_c two_models_linked two_models_linked.c "${l[@]}"
+  "$out/two_models_linked" "$models/cnn/expected.txt" "$models/mlp/expected.txt"
+}
+
+case_bad_inputs() {
+  build_c bad_inputs bad_inputs.c -ldl
+  "$out/bad_inputs" "$lib/libsample.so" "$models/cnn/expected.txt"
+}
+
+# The library needs only libc, libm and the dynamic loader, and exports only the generic ABI
+# (onnxc_*) and the model's aliases (NAME_*).
+check_library() {
+  local so=$1 name=$2
+  local needed bad exported
+  needed=$(readelf -d -W "$so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+  echo "$so NEEDED: $(echo $needed)"
+  bad=$(grep -Ev '^(libc\.so\.6|libm\.so\.6|ld-linux[-a-z0-9_.]*\.so\.[0-9]+)$' <<<"$needed" || true)
+  if [[ -n $bad ]]; then
+    echo "FAIL: $so needs $bad" >&2
+    return 1
+  fi
+  grep -qx 'libc.so.6' <<<"$needed" || { echo "FAIL: $so does not need libc.so.6" >&2; return 1; }
+  # Defined dynamic symbols (Ndx is not UND), other than the file/section symbols.
+  exported=$(readelf --dyn-syms -W "$so" |
+    awk '$1 ~ /^[0-9]+:$/ && $7 != "UND" && $4 != "SECTION" && $4 != "FILE" && $8 != "" {print $8}' |
+    sed 's/@.*//' | sort -u)
+  echo "$so exports: $(echo $exported)"
+  bad=$(grep -Ev "^(onnxc_|${name}_)" <<<"$exported" || true)
+  if [[ -n $bad ]]; then
+    echo "FAIL: $so exports symbols outside onnxc_* / ${name}_*: $(echo $bad)" >&2
+    return 1
+  fi
+  local fn
+  for fn in abi_version model_name signature_json arena_size arena_alignment num_inputs \
+            num_outputs input_info output_info create create_with_arena destroy \
+            set_num_threads run run_buffers last_error; do
+    grep -qx "onnxc_$fn" <<<"$exported" || { echo "FAIL: $so lacks onnxc_$fn" >&2; return 1; }
+  done
+  for fn in create create_with_arena destroy set_num_threads run run_buffers last_error; do
+    grep -qx "${name}_$fn" <<<"$exported" || { echo "FAIL: $so lacks ${name}_$fn" >&2; return 1; }
+  done
+  # No text relocations, no executable stack.
+  if readelf -d -W "$so" | grep -q TEXTREL; then echo "FAIL: $so has TEXTREL" >&2; return 1; fi
+  if readelf -l -W "$so" | grep GNU_STACK | grep -q RWE; then
+    echo "FAIL: $so has an executable stack" >&2; return 1
+  fi
+}
+
+case_library_dependencies() {
+  check_library "$lib/libsample.so" sample
+  check_library "$lib/libsample_mlp.so" sample_mlp
+}
+
+case_no_external_tools() {
+  # onnxc runs with an empty environment and no PATH: no external tool (cc, ld, clang) and no
+  # environment variable is needed to produce a working library.
+  local onnxc_abs
+  onnxc_abs=$(readlink -f "$ONNXC")
+  (cd / && env -i PATH=/nonexistent "$onnxc_abs" compile "$models/cnn/model.onnx" \
+     -o "$out/libsample.so")
+  test -f "$out/sample.h"
+  check_library "$out/libsample.so" sample
+  build_c dlopen_generic dlopen_generic.c -ldl
+  "$out/dlopen_generic" "$out/libsample.so" "$models/cnn/expected.txt" sample
+}
+
+case_sample_app() {
+  # The quickstart path: samples/run_sample.sh builds samples/main.c against the compiled sample.
+  local log want
+  log=$("$SRC_DIR/samples/run_sample.sh" "$ONNXC" "$out/app")
+  echo "$log"
+  want=$(/usr/bin/python3 -c 'import sys, numpy as np; print(int(np.argmax(np.loadtxt(sys.argv[1]))))' \
+    "$out/app/reference/expected.txt")
+  grep -qx "argmax: $want" <<<"$log" || { echo "FAIL: expected 'argmax: $want'" >&2; return 1; }
+}
+
+rm -rf "$out"
+mkdir -p "$out"
+"case_$case_name"

@@ -1,0 +1,186 @@
+#!/usr/bin/python3
+"""Checks on real models for ctest (tests/models/CMakeLists.txt). Standard library only.
+
+  model_checks.py fix-dims SRC_SET DST_SET FILE=DIMS...
+      Recreates test data set SRC_SET as DST_SET (in the build tree; files are symlinked) with the
+      dims of the TensorProto FILE replaced by DIMS (e.g. input_0.pb=1x1x224x224, same element
+      count). For data shipped with wrong dims (super-resolution-10, see its SOURCE.md).
+  model_checks.py arena-size ONNXC ARENA_SIZE_EXE MODEL WORKDIR
+      Compiles MODEL and checks that the arena size `onnxc compile` prints equals what the library
+      reports through the C ABI (onnxc_arena_size() and the signature JSON), read by ARENA_SIZE_EXE.
+  model_checks.py compile-time ONNXC MODEL WORKDIR --limit SECONDS [--attempts N]
+      Checks that `onnxc compile MODEL` takes under SECONDS wall time; on a busy machine it tries
+      up to N times and judges the fastest attempt.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+
+def fail(message):
+    print(f"FAIL: {message}")
+    sys.exit(1)
+
+
+# --- fix-dims: a minimal protobuf rewriter for TensorProto.dims (field 1) -----------------------
+
+def read_varint(buf, pos):
+    value, shift = 0, 0
+    while True:
+        byte = buf[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            return value, pos
+
+
+def write_varint(value):
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def replace_dims(data, dims):
+    """TensorProto bytes `data` with its dims replaced by `dims`, and the old dims."""
+    rest, old, pos = bytearray(), [], 0
+    while pos < len(data):
+        start = pos
+        key, pos = read_varint(data, pos)
+        field, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = read_varint(data, pos)
+            if field == 1:
+                old.append(value)
+        elif wire == 1:
+            pos += 8
+        elif wire == 2:
+            length, pos = read_varint(data, pos)
+            if field == 1:  # packed dims
+                inner = pos
+                while inner < pos + length:
+                    value, inner = read_varint(data, inner)
+                    old.append(value)
+            pos += length
+        elif wire == 5:
+            pos += 4
+        else:
+            fail(f"unsupported protobuf wire type {wire}")
+        if field != 1:
+            rest += data[start:pos]
+    new = b"".join(b"\x08" + write_varint(d) for d in dims)
+    return new + bytes(rest), old
+
+
+def product(values):
+    result = 1
+    for v in values:
+        result *= v
+    return result
+
+
+def fix_dims(args):
+    changes = {}
+    for spec in args.changes:
+        name, _, dims = spec.partition("=")
+        changes[name] = [int(d) for d in dims.split("x")]
+    os.makedirs(args.dst, exist_ok=True)
+    for name in sorted(os.listdir(args.src)):
+        if not re.match(r"^(input|output)_\d+\.pb$", name):
+            continue
+        src, dst = os.path.join(args.src, name), os.path.join(args.dst, name)
+        if os.path.lexists(dst):
+            os.remove(dst)
+        if name not in changes:
+            os.symlink(src, dst)
+            continue
+        with open(src, "rb") as f:
+            data, old = replace_dims(f.read(), changes[name])
+        if product(old) != product(changes[name]):
+            fail(f"{src}: dims {old} and {changes[name]} hold different element counts")
+        with open(dst, "wb") as f:
+            f.write(data)
+        print(f"{dst}: dims {old} -> {changes[name]}")
+    missing = set(changes) - set(os.listdir(args.dst))
+    if missing:
+        fail(f"{args.src} has no {', '.join(sorted(missing))}")
+
+
+# --- arena-size ---------------------------------------------------------------------------------
+
+def compile_model(onnxc, model, workdir):
+    os.makedirs(workdir, exist_ok=True)
+    lib = os.path.join(workdir, "model.so")
+    start = time.monotonic()
+    proc = subprocess.run([onnxc, "compile", model, "-o", lib], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, errors="replace")
+    seconds = time.monotonic() - start
+    print(proc.stdout, end="")
+    if proc.returncode != 0:
+        fail(f"onnxc compile exited with {proc.returncode}")
+    return lib, proc.stdout, seconds
+
+
+def arena_size(args):
+    lib, out, _ = compile_model(args.onnxc, args.model, args.workdir)
+    m = re.search(r"^arena size: (\d+) bytes$", out, re.M)
+    if not m:
+        fail("onnxc compile did not print 'arena size: N bytes'")
+    printed = int(m.group(1))
+    proc = subprocess.run([args.arena_size_exe, lib], stdout=subprocess.PIPE, errors="replace")
+    if proc.returncode != 0:
+        fail(f"{args.arena_size_exe} {lib} exited with {proc.returncode}")
+    from_abi, from_json = (int(v) for v in proc.stdout.split())
+    print(f"printed by onnxc compile: {printed}, onnxc_arena_size(): {from_abi}, "
+          f"signature JSON: {from_json}")
+    if not printed == from_abi == from_json:
+        fail("the arena sizes differ")
+    print("PASS")
+
+
+# --- compile-time -------------------------------------------------------------------------------
+
+def compile_time(args):
+    times = []
+    for attempt in range(args.attempts):
+        _, _, seconds = compile_model(args.onnxc, args.model, args.workdir)
+        times.append(seconds)
+        print(f"attempt {attempt + 1}: {seconds:.3f} s wall")
+        if seconds < args.limit:
+            print(f"PASS: compiled in {seconds:.3f} s < {args.limit:g} s")
+            return
+    fail(f"compile took {min(times):.3f} s at best ({len(times)} attempts), "
+         f"limit {args.limit:g} s")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    f = sub.add_parser("fix-dims")
+    f.add_argument("src")
+    f.add_argument("dst")
+    f.add_argument("changes", nargs="+", metavar="FILE=DIMS")
+    f.set_defaults(run=fix_dims)
+    a = sub.add_parser("arena-size")
+    for name in ("onnxc", "arena_size_exe", "model", "workdir"):
+        a.add_argument(name)
+    a.set_defaults(run=arena_size)
+    t = sub.add_parser("compile-time")
+    for name in ("onnxc", "model", "workdir"):
+        t.add_argument(name)
+    t.add_argument("--limit", type=float, required=True)
+    t.add_argument("--attempts", type=int, default=3)
+    t.set_defaults(run=compile_time)
+    args = p.parse_args()
+    args.run(args)
+
+
+if __name__ == "__main__":
+    main()

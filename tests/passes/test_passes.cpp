@@ -1,0 +1,232 @@
+// Pass tests: small graphs before/after shape binding, inference, folding, DCE and memory
+// planning.
+#include "compiler/ir/error.h"
+#include "compiler/ops/op_util.h"
+#include "compiler/ops/registry.h"
+#include "compiler/passes/bind_shapes.h"
+#include "compiler/passes/check_supported.h"
+#include "compiler/passes/eliminate_dead_code.h"
+#include "compiler/passes/fold_constants.h"
+#include "compiler/passes/infer_shapes.h"
+#include "compiler/passes/pipeline.h"
+#include "compiler/passes/plan_memory.h"
+#include "compiler/passes/verify_graph.h"
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <memory>
+
+using namespace onnxc;
+
+namespace {
+
+Value *input(Graph &g, const std::string &name, std::vector<Dim> dims, DType dt = DType::Float) {
+  Value *v = g.add_value(name);
+  v->type.dtype = dt;
+  v->type.shape = std::move(dims);
+  v->is_graph_input = true;
+  g.inputs.push_back(v);
+  return v;
+}
+
+Node *op(Graph &g, const std::string &type, std::vector<Value *> ins, size_t outs = 1) {
+  Node *n = g.add_node(type, std::move(ins), outs);
+  n->def = find_op("", type);
+  n->opset = 17;
+  REQUIRE(n->def);
+  return n;
+}
+
+Value *const_i64(Graph &g, const std::string &name, const std::vector<int64_t> &v) {
+  Value *c = g.add_constant(name, std::make_shared<Tensor>(Tensor::vector_i64(v)));
+  g.initializers.push_back(c);
+  return c;
+}
+
+void output(Graph &g, Value *v) {
+  v->is_graph_output = true;
+  g.outputs.push_back(v);
+}
+
+std::string error_of(const std::function<void()> &f) {
+  try {
+    f();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+} // namespace
+
+TEST_CASE("bind_input_shapes binds --shape and --dim and names the flag when unbound") {
+  Graph g;
+  Value *x = input(g, "x", {Dim::symbolic("batch"), Dim(3)});
+  ShapeBindings none;
+  CHECK_THAT(error_of([&] { bind_input_shapes(g, none); }),
+             Catch::Contains("--dim batch=N"));
+  ShapeBindings b;
+  parse_dim_flag("batch=4", b);
+  bind_input_shapes(g, b);
+  CHECK(x->type.static_dims() == std::vector<int64_t>{4, 3});
+
+  Graph g2;
+  Value *y = input(g2, "y", {Dim(), Dim(2)});
+  ShapeBindings s;
+  parse_shape_flag("y=5x2", s);
+  bind_input_shapes(g2, s);
+  CHECK(y->type.static_dims() == std::vector<int64_t>{5, 2});
+
+  ShapeBindings wrong;
+  parse_shape_flag("y=5x3", wrong);
+  CHECK_THAT(error_of([&] { bind_input_shapes(g2, wrong); }), Catch::Contains("fixed to 2"));
+  ShapeBindings unknown;
+  parse_shape_flag("nope=1", unknown);
+  CHECK_THAT(error_of([&] { bind_input_shapes(g2, unknown); }),
+             Catch::Contains("no input named 'nope'"));
+  CHECK_THAT(error_of([&] { parse_shape_flag("x=1xbad", unknown); }),
+             Catch::Contains("invalid dimension"));
+}
+
+TEST_CASE("infer_shapes broadcasts and reports mismatches naming the node") {
+  Graph g;
+  Value *a = input(g, "a", {2, 3});
+  Value *b = input(g, "b", {3});
+  Node *add = op(g, "Add", {a, b});
+  add->name = "add0";
+  output(g, add->outputs[0]);
+  infer_shapes(g);
+  CHECK(add->outputs[0]->type.static_dims() == std::vector<int64_t>{2, 3});
+
+  Graph bad;
+  Value *c = input(bad, "c", {2, 3});
+  Value *d = input(bad, "d", {4});
+  Node *n = op(bad, "Mul", {c, d});
+  n->name = "mul0";
+  output(bad, n->outputs[0]);
+  std::string msg = error_of([&] { infer_shapes(bad); });
+  CHECK_THAT(msg, Catch::Contains("node 'mul0' (Mul"));
+  CHECK_THAT(msg, Catch::Contains("2x3 and 4 cannot be broadcast"));
+}
+
+TEST_CASE("constant propagation folds a chain of constant nodes into a weight") {
+  Graph g;
+  Value *x = input(g, "x", {2, 2});
+  Value *c1 = g.add_constant("c1", std::make_shared<Tensor>(Tensor(DType::Float, {2, 2})));
+  g.initializers.push_back(c1);
+  Node *e = op(g, "Exp", {c1});   // exp(0) = 1: constant
+  Node *s = op(g, "Add", {e->outputs[0], e->outputs[0]}); // 2: constant
+  Node *m = op(g, "Mul", {x, s->outputs[0]}); // x * 2: run time
+  output(g, m->outputs[0]);
+  infer_shapes(g);
+  REQUIRE(s->outputs[0]->constant);
+  const float *two = s->outputs[0]->constant->data_as<float>();
+  CHECK(two[0] == 2.0f);
+  CHECK(two[3] == 2.0f);
+  CHECK(fold_constants(g) == 2);
+  CHECK(g.nodes.size() == 1);
+  CHECK(g.nodes[0]->op_type == "Mul");
+  verify_graph(g, "fold-constants");
+}
+
+TEST_CASE("dead code elimination keeps only what outputs need") {
+  Graph g;
+  Value *x = input(g, "x", {4});
+  Node *used = op(g, "Relu", {x});
+  Node *dead = op(g, "Exp", {x});
+  Node *dead2 = op(g, "Neg", {dead->outputs[0]});
+  (void)dead2;
+  output(g, used->outputs[0]);
+  infer_shapes(g);
+  CHECK(eliminate_dead_code(g) == 2);
+  REQUIRE(g.nodes.size() == 1);
+  CHECK(g.nodes[0]->op_type == "Relu");
+  CHECK(x->uses.size() == 1);
+  verify_graph(g, "dce");
+}
+
+TEST_CASE("check_supported lists every unsupported node") {
+  Graph g;
+  Value *x = input(g, "x", {4});
+  Node *n = g.add_node("FancyOp", {x}, 1);
+  n->name = "fancy";
+  n->opset = 17;
+  Node *m = g.add_node("Relu", {x}, 1);
+  m->def = find_op("", "Relu");
+  m->opset = 3;
+  auto bad = find_unsupported_ops(g);
+  REQUIRE(bad.size() == 2);
+  CHECK_THAT(bad[0], Catch::Contains("node 'fancy' (FancyOp") && Catch::Contains("not supported"));
+  CHECK_THAT(bad[1], Catch::Contains("opset 3"));
+  CHECK_THROWS_AS(check_supported_ops(g), Error);
+}
+
+namespace {
+
+/// True if two arena values' byte ranges overlap.
+bool overlaps(const Value *a, const Value *b) {
+  int64_t ae = a->offset + type_bytes(a->type), be = b->offset + type_bytes(b->type);
+  return a->offset < be && b->offset < ae;
+}
+
+} // namespace
+
+TEST_CASE("memory planner reuses arena space only between non-overlapping lifetimes") {
+  // x -> r1 -> r2 -> r3 -> r4 -> y: a chain, so at most two intermediates are live at once.
+  Graph g;
+  Value *x = input(g, "x", {256});
+  Value *cur = x;
+  std::vector<Value *> mids;
+  for (int i = 0; i < 4; ++i) {
+    Node *n = op(g, i % 2 ? "Relu" : "Neg", {cur});
+    cur = n->outputs[0];
+    mids.push_back(cur);
+  }
+  Node *last = op(g, "Exp", {cur});
+  output(g, last->outputs[0]);
+  // A branch that keeps r1 alive until the end.
+  Node *join = op(g, "Add", {last->outputs[0], mids[0]});
+  output(g, join->outputs[0]);
+  infer_shapes(g);
+  ExecutionPlan plan = plan_memory(g, "chain");
+  REQUIRE(plan.calls.size() == 6);
+  for (Value *v : mids)
+    CHECK(v->storage == Storage::Arena);
+  CHECK(last->outputs[0]->storage == Storage::GraphOutput);
+  CHECK(x->storage == Storage::GraphInput);
+  // r1 lives across everything: no other intermediate may share its bytes.
+  for (size_t i = 1; i < mids.size(); ++i)
+    CHECK_FALSE(overlaps(mids[0], mids[i]));
+  // Consecutive values are live together.
+  for (size_t i = 1; i + 1 < mids.size(); ++i)
+    CHECK_FALSE(overlaps(mids[i], mids[i + 1]));
+  // r2 and r4 never coexist: the planner reuses r2's space.
+  CHECK(mids[1]->offset == mids[3]->offset);
+  CHECK(plan.arena_size == 3 * 1024);
+  for (Value *v : mids)
+    CHECK(v->offset % ExecutionPlan::kArenaAlignment == 0);
+}
+
+TEST_CASE("memory planner copies constant and input graph outputs") {
+  Graph g;
+  Value *x = input(g, "x", {3});
+  output(g, x); // an input that is also an output
+  Value *c = const_i64(g, "c", {1, 2, 3});
+  output(g, c);
+  infer_shapes(g);
+  ExecutionPlan plan = plan_memory(g, "passthrough");
+  REQUIRE(plan.calls.size() == 2);
+  CHECK(plan.calls[0].call.kernel == "onnxc_k_copy");
+  CHECK(plan.outputs[0]->storage == Storage::GraphOutput);
+  CHECK(plan.outputs[1]->io_index == 1);
+  CHECK(c->storage == Storage::Weight);
+  CHECK(plan.weights_size == 64);
+}
+
+TEST_CASE("pipeline rejects unknown --print-after passes") {
+  Model m;
+  m.graph = std::make_unique<Graph>();
+  PipelineOptions o;
+  o.print_after = "nope";
+  CHECK_THAT(error_of([&] { run_pipeline(m, o); }), Catch::Contains("no such pass"));
+}
