@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 namespace fs = std::filesystem;
 
@@ -33,6 +34,30 @@ private:
   fs::path path_;
 };
 
+/// Solves the declared shape of a graph input for a data tensor: symbolic dims take the data's
+/// dims when the ranks agree; when they differ (some published test data drops unit dims), a
+/// single symbolic dim is solved from the element count. Returns nullopt if it cannot.
+std::optional<std::vector<int64_t>> solve_shape(const Type &declared, const Tensor &data) {
+  if (!declared.shape)
+    return data.shape();
+  const auto &dims = *declared.shape;
+  if (dims.size() == data.shape().size()) {
+    std::vector<int64_t> out;
+    for (size_t k = 0; k < dims.size(); ++k)
+      out.push_back(dims[k].is_static() ? dims[k].value : data.shape()[k]);
+    return out;
+  }
+  int64_t known = 1, symbolic = 0;
+  for (const Dim &d : dims)
+    d.is_static() ? void(known *= d.value) : void(++symbolic);
+  if (symbolic > 1 || known == 0 || data.numel() % known != 0)
+    return std::nullopt;
+  std::vector<int64_t> out;
+  for (const Dim &d : dims)
+    out.push_back(d.is_static() ? d.value : data.numel() / known);
+  return out;
+}
+
 /// Binds every graph input whose declared shape is not static to the shape of the data set's
 /// tensor for it (by name, else by position), unless --shape already binds it.
 void bind_from_data(const std::string &model_path, const std::vector<NamedTensor> &data,
@@ -47,8 +72,28 @@ void bind_from_data(const std::string &model_path, const std::vector<NamedTensor
     for (const NamedTensor &d : data)
       if (d.name == v->name)
         t = &d.tensor;
-    if (t)
-      b.input_shapes[v->name] = t->shape();
+    if (!t)
+      continue;
+    if (auto shape = solve_shape(v->type, *t))
+      b.input_shapes[v->name] = *shape;
+  }
+}
+
+/// Gives each data tensor the model's input shape when only unit dims differ (same element
+/// count), as in test data that stores a 1x1xHxW image as HxW; says so on stdout.
+void conform_inputs(const ModelLibrary &lib, std::vector<const Tensor *> &ins,
+                    std::vector<NamedTensor> &data, const std::string &dir) {
+  for (size_t i = 0; i < ins.size(); ++i) {
+    const std::vector<int64_t> &want = lib.inputs()[i].shape;
+    if (ins[i]->shape() == want || ins[i]->numel() != checked_numel(want))
+      continue;
+    for (NamedTensor &d : data)
+      if (&d.tensor == ins[i]) {
+        std::cout << fmt::format("note: {}: input '{}' has shape {}, using it as {}\n", dir,
+                                 lib.inputs()[i].name, dims_to_string(d.tensor.shape()),
+                                 dims_to_string(want));
+        d.tensor.reshape(want);
+      }
   }
 }
 
@@ -56,7 +101,9 @@ bool check_data_set(ModelLibrary::Context &ctx, const ModelLibrary &lib, const s
                     const VerifyOptions &o) {
   std::vector<NamedTensor> inputs = read_data_set(dir, "input");
   std::vector<NamedTensor> expected = read_data_set(dir, "output");
-  std::vector<Tensor> got = ctx.run(match_inputs(lib.inputs(), inputs, dir));
+  std::vector<const Tensor *> ins = match_inputs(lib.inputs(), inputs, dir);
+  conform_inputs(lib, ins, inputs, dir);
+  std::vector<Tensor> got = ctx.run(ins);
   if (expected.size() != got.size())
     fail("{}: has {} expected outputs but the model produces {}", dir, expected.size(),
          got.size());

@@ -2,6 +2,7 @@
 #include "compiler/ir/error.h"
 
 #include <algorithm>
+#include <unordered_set>
 #include <fmt/format.h>
 
 namespace onnxc {
@@ -157,10 +158,12 @@ void Graph::drop_uses(Node *n) {
 
 void Graph::erase_unused_values() {
   std::vector<std::unique_ptr<Value>> kept;
+  std::unordered_set<const Value *> live;
   for (auto &v : values) {
-    bool live = !v->uses.empty() || v->producer || v->is_graph_input ||
+    bool used = !v->uses.empty() || v->producer || v->is_graph_input ||
                 std::find(outputs.begin(), outputs.end(), v.get()) != outputs.end();
-    if (live) {
+    if (used) {
+      live.insert(v.get());
       kept.push_back(std::move(v));
     } else if (!v->name.empty()) {
       auto it = by_name_.find(v->name);
@@ -168,10 +171,11 @@ void Graph::erase_unused_values() {
         by_name_.erase(it);
     }
   }
-  values = std::move(kept);
+  // Compare pointers only: the erased values are already freed.
   initializers.erase(std::remove_if(initializers.begin(), initializers.end(),
-                                    [&](Value *v) { return !find_value(v->name); }),
+                                    [&](Value *v) { return !live.count(v); }),
                      initializers.end());
+  values = std::move(kept);
 }
 
 std::string Graph::unique_name(const std::string &base) {

@@ -70,6 +70,12 @@ std::vector<int64_t> Tensor::to_int64_vector() const {
   return v;
 }
 
+void Tensor::reshape(std::vector<int64_t> shape) {
+  if (checked_numel(shape) != numel())
+    fail("cannot reshape a tensor of {} elements to {} elements", numel(), checked_numel(shape));
+  shape_ = std::move(shape);
+}
+
 Tensor Tensor::scalar_i64(int64_t v) {
   Tensor t(DType::Int64, {});
   std::memcpy(t.data(), &v, sizeof v);

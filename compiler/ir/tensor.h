@@ -44,6 +44,9 @@ public:
   /// All elements as int64 (for shape-like tensors).
   std::vector<int64_t> to_int64_vector() const;
 
+  /// Changes the shape to one with the same element count; throws Error otherwise.
+  void reshape(std::vector<int64_t> shape);
+
   static Tensor scalar_i64(int64_t v);
   static Tensor vector_i64(const std::vector<int64_t> &v);
 

@@ -3,7 +3,8 @@
  *         pad_end[3]} (leading spatial dims padded with 1)
  * mode: 0 max, 1 average over the positions inside the input, 2 average counting padding
  * (count_include_pad: positions inside [-pad_begin, in + pad_end)).
- * tensors {X, Y, Indices (max only, may be null: flat row-major index into X, int64)}.
+ * tensors {X, Y, Indices (max only, may be null: flat index into X, int64)}; params[23] is
+ * the storage order of the index within a plane (0 row-major, 1 column-major).
  */
 #include "templates/cpu/kernel_abi.h"
 #include "templates/cpu/types.h"
@@ -35,11 +36,18 @@ template <typename T> T lowest() {
     return T(0);
 }
 
+/// Column-major position of the row-major in-plane offset `at`.
+inline i64 flip(const PoolGeom &g, i64 at) {
+  const i64 iw = at % g.in[2], ih = (at / g.in[2]) % g.in[1], id = at / (g.in[2] * g.in[1]);
+  return (iw * g.in[1] + ih) * g.in[0] + id;
+}
+
 template <typename T> int32_t pool_kernel(onnxc_rt *rt, void *const *t, const i64 *p) {
   const PoolGeom g = read_geom(p);
   const T *x = static_cast<const T *>(t[0]);
   T *y = static_cast<T *>(t[1]);
   i64 *indices = g.mode == 0 ? static_cast<i64 *>(t[2]) : nullptr;
+  const bool col_major = p[23] != 0;
   const i64 isz = g.in[0] * g.in[1] * g.in[2], osz = g.out[0] * g.out[1] * g.out[2];
   auto body = [&](i64 lo, i64 hi) {
     for (i64 plane = lo; plane < hi; ++plane) {
@@ -75,7 +83,9 @@ template <typename T> int32_t pool_kernel(onnxc_rt *rt, void *const *t, const i6
         if (g.mode == 0) {
           y[plane * osz + o] = best;
           if (indices)
-            indices[plane * osz + o] = best_at < 0 ? 0 : plane * isz + best_at;
+            indices[plane * osz + o] = plane * isz + (best_at < 0 ? 0
+                                                      : col_major ? flip(g, best_at)
+                                                                  : best_at);
         } else {
           const i64 n = g.mode == 2 ? padded : count;
           y[plane * osz + o] = n > 0 ? T(sum / (double)n) : T(0);

@@ -6,6 +6,7 @@
  *   Floats accumulate in double; integers wrap like numpy; an integer mean truncates.
  *   Empty reductions give 0 (sum, L1, L2, sum of squares), 1 (prod), NaN (mean),
  *   -inf / lowest (max, log-sum, log-sum-exp), +inf / highest (min).
+ *   bool inputs support max and min only.
  * Arg params {is_min, select_last, outer, len, inner}; tensors {x, y (int64)}. NaN wins (numpy). */
 #include "templates/cpu/kernel_abi.h"
 #include "templates/cpu/scalar_math.h"
@@ -28,6 +29,8 @@ template <typename T> constexpr T lowest() {
 template <typename T> constexpr T highest() {
   if constexpr (is_float<T>)
     return __builtin_inf();
+  else if constexpr (__is_same(T, bool))
+    return true;
   else
     return static_cast<T>(~lowest<T>());
 }
@@ -182,3 +185,8 @@ template <typename T> int32_t arg(onnxc_rt *rt, void *const *t, const i64 *p) {
     return arg<ct>(rt, t, p);                                                                      \
   }
 ONNXC_NUMERIC_TYPES(ONNXC_REDUCE_KERNELS, 0)
+
+/* bool: ReduceMax (any) and ReduceMin (all), opset 20. */
+extern "C" int32_t onnxc_k_reduce_bool(onnxc_rt *rt, void *const *t, const int64_t *p) {
+  return reduce<bool>(rt, t, p);
+}

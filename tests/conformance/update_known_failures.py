@@ -236,7 +236,9 @@ def main():
     failures = {} if not args.cases else {
         c: r for c, r in read_pairs(args.output).items() if c not in results and c in all_cases}
     failures.update({c: r[2] for c, r in results.items() if not r[0]})
-    write_pairs(args.output, HEADER, failures)
+    summary = (f"# {len(all_cases) - len(failures)} of {len(all_cases)} cases pass, "
+               f"{len(failures)} known failures.\n")
+    write_pairs(args.output, HEADER + summary, failures)
 
     old_ops = read_pairs(args.ops_output)
     for case in all_cases:  # cases not run this time (--cases): keep their op, else inspect

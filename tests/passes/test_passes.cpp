@@ -230,3 +230,19 @@ TEST_CASE("pipeline rejects unknown --print-after passes") {
   o.print_after = "nope";
   CHECK_THAT(error_of([&] { run_pipeline(m, o); }), Catch::Contains("no such pass"));
 }
+
+TEST_CASE("regression: DCE of a node whose only input is an initializer frees it safely") {
+  // eliminate_dead_code used to read freed Values while pruning Graph::initializers.
+  Graph g;
+  Value *x = input(g, "x", {3});
+  Value *w = const_i64(g, "w", {1, 2, 3});
+  Node *dead = op(g, "Neg", {w});
+  (void)dead;
+  Node *live = op(g, "Relu", {x});
+  output(g, live->outputs[0]);
+  infer_shapes(g, {.propagate_constants = false});
+  CHECK(eliminate_dead_code(g) == 1);
+  CHECK(g.initializers.empty());
+  CHECK(g.find_value("w") == nullptr);
+  verify_graph(g, "dce");
+}

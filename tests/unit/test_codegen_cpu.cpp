@@ -7,7 +7,9 @@
 #include <catch2/catch.hpp>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>

@@ -385,3 +385,168 @@ TEST_CASE("Conv rejects bad shapes", "[nn][conv]") {
                       random_tensor({3}, 3)});
   REQUIRE_THROWS_WITH(bi.run(), Catch::Contains("bias"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Pools, normalisations, softmax
+
+TEST_CASE("MaxPool and AveragePool 2-D with pads, strides, ceil_mode", "[nn][pool]") {
+  auto x = random_tensor({2, 3, 5, 7}, 21);
+  for (int ceil = 0; ceil < 2; ++ceil)
+    for (int include_pad = 0; include_pad < 2; ++include_pad)
+      for (const char *op : {"MaxPool", "AveragePool"}) {
+        INFO(op << " ceil " << ceil << " count_include_pad " << include_pad);
+        OneNode t(op, {x}, std::string(op) == "MaxPool" ? 2 : 1);
+        t.ints("kernel_shape", {3, 2}).ints("strides", {2, 2}).ints("pads", {1, 0, 1, 0});
+        t.i("ceil_mode", ceil).i("count_include_pad", include_pad);
+        int64_t oh = ceil ? 3 : 3, ow = ceil ? 4 : 3; // H: (5+2-3)/2+1, W: (7-2)/2+1 (+1 ceil)
+        std::vector<double> want;
+        std::vector<int64_t> idx;
+        for (int64_t p = 0; p < 6; ++p)
+          for (int64_t i = 0; i < oh; ++i)
+            for (int64_t j = 0; j < ow; ++j) {
+              double mx = -1e30, sum = 0;
+              int64_t cnt = 0, padded = 0, at = 0;
+              for (int64_t a = 0; a < 3; ++a)
+                for (int64_t b = 0; b < 2; ++b) {
+                  int64_t h = i * 2 - 1 + a, w = j * 2 + b;
+                  padded += h < 6 && w < 7;
+                  if (h < 0 || h >= 5 || w >= 7)
+                    continue;
+                  double v = fp(x)[p * 35 + h * 7 + w];
+                  if (v > mx)
+                    mx = v, at = p * 35 + h * 7 + w;
+                  sum += v, ++cnt;
+                }
+              want.push_back(std::string(op) == "MaxPool" ? mx
+                                                          : sum / (include_pad ? padded : cnt));
+              idx.push_back(at);
+            }
+        std::vector<Tensor> y = t.run();
+        require_close(y[0], {2, 3, oh, ow}, want);
+        if (y.size() > 1)
+          for (size_t k = 0; k < idx.size(); ++k)
+            REQUIRE(y[1].data_as<int64_t>()[k] == idx[k]);
+      }
+}
+
+TEST_CASE("Global pools", "[nn][pool]") {
+  auto x = random_tensor({2, 3, 4, 5}, 22);
+  OneNode avg("GlobalAveragePool", {x}), mx("GlobalMaxPool", {x});
+  std::vector<double> wa, wm;
+  for (int64_t p = 0; p < 6; ++p) {
+    double s = 0, m = -1e30;
+    for (int64_t i = 0; i < 20; ++i)
+      s += fp(x)[p * 20 + i], m = std::max<double>(m, fp(x)[p * 20 + i]);
+    wa.push_back(s / 20), wm.push_back(m);
+  }
+  require_close(avg.run()[0], {2, 3, 1, 1}, wa);
+  require_close(mx.run()[0], {2, 3, 1, 1}, wm);
+}
+
+TEST_CASE("BatchNormalization and InstanceNormalization", "[nn][norm]") {
+  auto x = random_tensor({2, 3, 4}, 23), scale = random_tensor({3}, 24), b = random_tensor({3}, 25),
+       mean = random_tensor({3}, 26), var = random_tensor({3}, 27, 0.1f, 2.0f);
+  OneNode bn("BatchNormalization", {x, scale, b, mean, var}, 1, 15);
+  bn.f("epsilon", 1e-3f);
+  std::vector<double> want;
+  for (int64_t i = 0; i < 24; ++i) {
+    int64_t c = (i / 4) % 3;
+    want.push_back((fp(x)[i] - fp(mean)[c]) / std::sqrt(fp(var)[c] + 1e-3) * fp(scale)[c] +
+                   fp(b)[c]);
+  }
+  require_close(bn.run()[0], {2, 3, 4}, want);
+
+  OneNode in("InstanceNormalization", {x, scale, b});
+  want.clear();
+  for (int64_t p = 0; p < 6; ++p) {
+    double m = 0, v = 0;
+    for (int64_t i = 0; i < 4; ++i)
+      m += fp(x)[p * 4 + i] / 4.0;
+    for (int64_t i = 0; i < 4; ++i)
+      v += (fp(x)[p * 4 + i] - m) * (fp(x)[p * 4 + i] - m) / 4.0;
+    for (int64_t i = 0; i < 4; ++i)
+      want.push_back((fp(x)[p * 4 + i] - m) / std::sqrt(v + 1e-5) * fp(scale)[p % 3] +
+                     fp(b)[p % 3]);
+  }
+  require_close(in.run()[0], {2, 3, 4}, want);
+
+  OneNode bad("BatchNormalization", {x, random_tensor({4}, 1), b, mean, var}, 1, 15);
+  REQUIRE_THROWS_WITH(bad.run(), Catch::Contains("one value per channel"));
+  OneNode train("BatchNormalization", {x, scale, b, mean, var}, 1, 15);
+  train.i("training_mode", 1);
+  REQUIRE_THROWS_WITH(train.run(), Catch::Contains("training_mode"));
+}
+
+TEST_CASE("LayerNormalization with axis, optional B and statistics outputs", "[nn][norm]") {
+  auto x = random_tensor({2, 3, 5}, 28);
+  for (int64_t axis : {-1, 1}) {
+    int64_t inner = axis == -1 ? 5 : 15, outer = 30 / inner;
+    auto scale =
+        random_tensor(axis == -1 ? std::vector<int64_t>{5} : std::vector<int64_t>{3, 5}, 29);
+    for (bool with_b : {false, true}) {
+      auto b = with_b ? random_tensor(scale->shape(), 30) : nullptr;
+      OneNode t("LayerNormalization", {x, scale, b}, 3, 17);
+      t.i("axis", axis).f("epsilon", 1e-4f);
+      std::vector<double> want, means, invs;
+      for (int64_t r = 0; r < outer; ++r) {
+        double m = 0, v = 0;
+        for (int64_t j = 0; j < inner; ++j)
+          m += fp(x)[r * inner + j] / inner;
+        for (int64_t j = 0; j < inner; ++j)
+          v += std::pow(fp(x)[r * inner + j] - m, 2) / inner;
+        double inv = 1 / std::sqrt(v + 1e-4);
+        for (int64_t j = 0; j < inner; ++j)
+          want.push_back((fp(x)[r * inner + j] - m) * inv * fp(scale)[j] + (b ? fp(b)[j] : 0));
+        means.push_back(m), invs.push_back(inv);
+      }
+      std::vector<Tensor> y = t.run();
+      require_close(y[0], {2, 3, 5}, want);
+      std::vector<int64_t> sd =
+          axis == -1 ? std::vector<int64_t>{2, 3, 1} : std::vector<int64_t>{2, 1, 1};
+      require_close(y[1], sd, means);
+      require_close(y[2], sd, invs);
+    }
+  }
+}
+
+TEST_CASE("Softmax and LogSoftmax: opset 13 axis and legacy 2-D coercion", "[nn][softmax]") {
+  auto x = random_tensor({2, 3, 70}, 31, -5, 5); // inner 70 > the kernel's 64-column chunk
+  for (bool log : {false, true})
+    for (int64_t opset : {11, 13})
+      for (int64_t axis : {0, 1, -1}) {
+        INFO("log " << log << " opset " << opset << " axis " << axis);
+        OneNode t(log ? "LogSoftmax" : "Softmax", {x}, 1, opset);
+        t.i("axis", axis);
+        int64_t a = axis < 0 ? axis + 3 : axis;
+        std::vector<int64_t> d{2, 3, 70};
+        int64_t outer = 1, len = 1, inner = 1;
+        for (int64_t i = 0; i < 3; ++i)
+          (i < a ? outer : (i == a || opset < 13) ? len : inner) *= d[i];
+        std::vector<double> want(420);
+        for (int64_t o = 0; o < outer; ++o)
+          for (int64_t i = 0; i < inner; ++i) {
+            double mx = -1e30, s = 0;
+            for (int64_t l = 0; l < len; ++l)
+              mx = std::max<double>(mx, fp(x)[(o * len + l) * inner + i]);
+            for (int64_t l = 0; l < len; ++l)
+              s += std::exp(fp(x)[(o * len + l) * inner + i] - mx);
+            for (int64_t l = 0; l < len; ++l) {
+              double v = fp(x)[(o * len + l) * inner + i] - mx;
+              want[(o * len + l) * inner + i] = log ? v - std::log(s) : std::exp(v) / s;
+            }
+          }
+        require_close(t.run()[0], d, want);
+      }
+}
+
+TEST_CASE("MaxPool Indices in column-major storage order", "[nn][pool]") {
+  auto x = std::make_shared<Tensor>(DType::Float, std::vector<int64_t>{1, 1, 5, 5});
+  for (int64_t i = 0; i < 25; ++i)
+    x->data_as<float>()[i] = float(i + 1);
+  OneNode t("MaxPool", {x}, 2);
+  t.ints("kernel_shape", {2, 2}).ints("strides", {2, 2}).i("storage_order", 1);
+  std::vector<Tensor> y = t.run(); // ONNX's test_maxpool_with_argmax_2d_precomputed_strides
+  require_close(y[0], {1, 1, 2, 2}, {7, 9, 17, 19});
+  const int64_t *idx = y[1].data_as<int64_t>();
+  REQUIRE(std::vector<int64_t>(idx, idx + 4) == std::vector<int64_t>{6, 16, 8, 18});
+}

@@ -7,14 +7,24 @@ namespace onnxc {
 
 static void check_castable(const Node &n, DType t, const char *which) {
   switch (t) {
-  case DType::Float: case DType::Double: case DType::Float16: case DType::BFloat16:
-  case DType::Int8: case DType::Int16: case DType::Int32: case DType::Int64:
-  case DType::Uint8: case DType::Uint16: case DType::Uint32: case DType::Uint64:
+  case DType::Float:
+  case DType::Double:
+  case DType::Float16:
+  case DType::BFloat16:
+  case DType::Int8:
+  case DType::Int16:
+  case DType::Int32:
+  case DType::Int64:
+  case DType::Uint8:
+  case DType::Uint16:
+  case DType::Uint32:
+  case DType::Uint64:
   case DType::Bool:
     return;
   default:
-    node_fail(n, "cannot cast {} element type {}: only float, double, float16, bfloat16, "
-                 "(u)int8..(u)int64 and bool are supported",
+    node_fail(n,
+              "cannot cast {} element type {}: only float, double, float16, bfloat16, "
+              "(u)int8..(u)int64 and bool are supported",
               which, dtype_name(t));
   }
 }
@@ -44,12 +54,12 @@ static OpDef cast_def(const char *name, int64_t min_opset) {
   d.lower = [](const Node &n) {
     DType from = input_dtype(n, 0), to = cast_target(n);
     if (from == to)
-      return KernelCall{"onnxc_k_copy", {n.inputs[0], n.outputs[0]},
-                        {type_bytes(n.outputs[0]->type)}};
-    return KernelCall{"onnxc_k_cast",
-                      {n.inputs[0], n.outputs[0]},
-                      {static_cast<int64_t>(from), static_cast<int64_t>(to),
-                       product(output_dims(n, 0))}};
+      return KernelCall{
+          "onnxc_k_copy", {n.inputs[0], n.outputs[0]}, {type_bytes(n.outputs[0]->type)}};
+    return KernelCall{
+        "onnxc_k_cast",
+        {n.inputs[0], n.outputs[0]},
+        {static_cast<int64_t>(from), static_cast<int64_t>(to), product(output_dims(n, 0))}};
   };
   return d;
 }

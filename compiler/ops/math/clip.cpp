@@ -15,7 +15,9 @@ const OpDef &op_Clip() {
     d.attrs = {{"min", Attribute::Kind::Float}, {"max", Attribute::Kind::Float}};
     d.infer = [](Node &n) {
       DType t = input_dtype(n, 0);
-      kernel_name(n, "clip", t);
+      require_dtype(n, t,
+                    {DType::Float, DType::Double, DType::Int8, DType::Int16, DType::Int32,
+                     DType::Int64, DType::Uint8, DType::Uint16, DType::Uint32, DType::Uint64});
       if (n.opset < 11 && !dtype_is_float(t))
         node_fail(n, "element type {} is not supported before opset 11", dtype_name(t));
       for (size_t i = 1; n.opset >= 11 && i < 3; ++i) {
@@ -38,8 +40,8 @@ const OpDef &op_Clip() {
         params[4] = param_f64(attr_float(n, "max", std::numeric_limits<float>::max()));
       }
       Value *lo = n.opset >= 11 ? n.input(1) : nullptr, *hi = n.opset >= 11 ? n.input(2) : nullptr;
-      return KernelCall{kernel_name(n, "clip", input_dtype(n, 0)),
-                        {n.inputs[0], lo, hi, n.outputs[0]}, params};
+      return KernelCall{
+          kernel_name(n, "clip", input_dtype(n, 0)), {n.inputs[0], lo, hi, n.outputs[0]}, params};
     };
     return d;
   }();

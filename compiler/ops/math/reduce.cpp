@@ -9,6 +9,10 @@
 namespace onnxc {
 
 namespace {
+const std::initializer_list<DType> kNumericTypes = {
+    DType::Float, DType::Double, DType::Int8,   DType::Int16,  DType::Int32,
+    DType::Int64, DType::Uint8,  DType::Uint16, DType::Uint32, DType::Uint64};
+
 /// Kernel op codes (templates/cpu/reduce.cpp).
 enum ReduceOp { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kSumSquare, kLogSum, kLogSumExp };
 
@@ -42,7 +46,11 @@ OpDef reduce(const char *name, ReduceOp op) {
              {"noop_with_empty_axes", Attribute::Kind::Int}};
   d.infer = [](Node &n) {
     std::vector<int64_t> in = input_dims(n, 0), out;
-    kernel_name(n, "reduce", input_dtype(n, 0));
+    DType t = input_dtype(n, 0);
+    if (t == DType::Bool && n.op_type != "ReduceMax" && n.op_type != "ReduceMin")
+      node_fail(n, "element type bool is supported by ReduceMax and ReduceMin only");
+    if (t != DType::Bool)
+      require_dtype(n, t, kNumericTypes);
     std::vector<bool> red = reduced_axes(n, in.size());
     bool keep = attr_int(n, "keepdims", 1) != 0;
     for (size_t k = 0; k < in.size(); ++k)
@@ -67,8 +75,8 @@ OpDef reduce(const char *name, ReduceOp op) {
     params.push_back(static_cast<int64_t>(rd.size()));
     params.insert(params.end(), rd.begin(), rd.end());
     params.insert(params.end(), rs.begin(), rs.end());
-    return KernelCall{kernel_name(n, "reduce", input_dtype(n, 0)),
-                      {n.inputs[0], n.outputs[0]}, params};
+    return KernelCall{
+        kernel_name(n, "reduce", input_dtype(n, 0)), {n.inputs[0], n.outputs[0]}, params};
   };
   return d;
 }

@@ -12,7 +12,9 @@ static OpDef arg_reduce(const char *name, bool is_min) {
              {"select_last_index", Attribute::Kind::Int}};
   d.infer = [](Node &n) {
     std::vector<int64_t> in = input_dims(n, 0);
-    kernel_name(n, "arg", input_dtype(n, 0));
+    require_dtype(n, input_dtype(n, 0),
+                  {DType::Float, DType::Double, DType::Int8, DType::Int16, DType::Int32,
+                   DType::Int64, DType::Uint8, DType::Uint16, DType::Uint32, DType::Uint64});
     if (in.empty())
       node_fail(n, "input must have rank >= 1");
     size_t axis = static_cast<size_t>(

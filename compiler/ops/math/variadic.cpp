@@ -13,7 +13,9 @@ static OpDef variadic(const char *name, int64_t code) {
     if (k == 0)
       node_fail(n, "needs at least one input");
     DType t = input_dtype(n, 0);
-    kernel_name(n, "variadic", t);
+    require_dtype(n, t,
+                  {DType::Float, DType::Double, DType::Int8, DType::Int16, DType::Int32,
+                   DType::Int64, DType::Uint8, DType::Uint16, DType::Uint32, DType::Uint64});
     std::vector<std::vector<int64_t>> shapes;
     for (size_t i = 0; i < k; ++i) {
       if (input_dtype(n, i) != t)

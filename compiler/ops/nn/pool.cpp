@@ -26,11 +26,6 @@ Window pool_window(const Node &n) {
   return make_window(n, in, kernel, attr_int(n, "ceil_mode", 0) != 0);
 }
 
-bool output_used(const Node &n, size_t i) {
-  Value *v = i < n.outputs.size() ? n.outputs[i] : nullptr;
-  return v && (!v->uses.empty() || v->is_graph_output);
-}
-
 OpDef pool_def(const char *name, PoolMode mode, std::initializer_list<DType> types) {
   OpDef d;
   d.name = name;
@@ -47,8 +42,6 @@ OpDef pool_def(const char *name, PoolMode mode, std::initializer_list<DType> typ
     DType dt = input_dtype(n, 0);
     if (std::find(allowed.begin(), allowed.end(), dt) == allowed.end())
       node_fail(n, "element type {} is not supported", dtype_name(dt));
-    if (mode == kMax && attr_int(n, "storage_order", 0) != 0 && output_used(n, 1))
-      node_fail(n, "Indices with storage_order=1 (column-major) are not supported");
     std::vector<int64_t> x = pool_input(n), out{x[0], x[1]};
     Window w = pool_window(n);
     out.insert(out.end(), w.out.begin(), w.out.end());
@@ -63,6 +56,7 @@ OpDef pool_def(const char *name, PoolMode mode, std::initializer_list<DType> typ
       m = kAvgIncludePad;
     std::vector<int64_t> params{x[0] * x[1], m}, wp = window_params(n, pool_window(n));
     params.insert(params.end(), wp.begin(), wp.end());
+    params.push_back(attr_int(n, "storage_order", 0));
     KernelCall call;
     call.kernel = kernel_name(n, "pool", input_dtype(n, 0));
     call.args = {n.inputs[0], n.outputs[0],
@@ -88,8 +82,8 @@ OpDef global_pool_def(const char *name, PoolMode mode) {
     for (size_t i = 2; i < x.size(); ++i)
       s *= x[i];
     // One 1-D window over the flattened spatial dims.
-    std::vector<int64_t> params{x[0] * x[1], mode, 1, 1, s, 1, 1, 1, 1, 1, s, 1,
-                                1,           1,    0, 0, 0, 1, 1, 1, 0, 0, 0};
+    std::vector<int64_t> params{x[0] * x[1], mode, 1, 1, s, 1, 1, 1, 1, 1, s, 1, 1,
+                                1,           0,    0, 0, 1, 1, 1, 0, 0, 0, 0}; // ..., storage order
     KernelCall call;
     call.kernel = kernel_name(n, "pool", input_dtype(n, 0));
     call.args = {n.inputs[0], n.outputs[0], nullptr};

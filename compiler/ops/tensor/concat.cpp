@@ -36,8 +36,9 @@ const OpDef &op_Concat() {
         for (size_t k = 0; same && k < in.size(); ++k)
           same = k == axis || in[k] == out[k];
         if (!same)
-          node_fail(n, "input {} has shape {}, which does not match input 0's {} except along "
-                       "axis {}",
+          node_fail(n,
+                    "input {} has shape {}, which does not match input 0's {} except along "
+                    "axis {}",
                     i, dims_to_string(in), dims_to_string(input_dims(n, 0)), axis);
         out[axis] += in[axis];
       }

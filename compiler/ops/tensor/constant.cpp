@@ -50,8 +50,10 @@ const OpDef &op_Constant() {
   static const OpDef def = [] {
     OpDef d;
     d.name = "Constant";
-    d.attrs = {{"value", Attribute::Kind::Tensor},       {"value_float", Attribute::Kind::Float},
-               {"value_floats", Attribute::Kind::Floats}, {"value_int", Attribute::Kind::Int},
+    d.attrs = {{"value", Attribute::Kind::Tensor},
+               {"value_float", Attribute::Kind::Float},
+               {"value_floats", Attribute::Kind::Floats},
+               {"value_int", Attribute::Kind::Int},
                {"value_ints", Attribute::Kind::Ints}};
     d.infer = [](Node &n) {
       Tensor t = constant_value(n);

@@ -23,14 +23,14 @@ void check_constant_indices(const Node &n, int64_t len) {
   for (int64_t i = 0; i < idx->numel(); ++i) {
     int64_t v = idx->int_at(i);
     if (v < -len || v >= len)
-      node_fail(n, "index {} (element {} of the indices) is out of range for an axis of size {}",
-                v, i, len);
+      node_fail(n, "index {} (element {} of the indices) is out of range for an axis of size {}", v,
+                i, len);
   }
 }
 
 size_t gather_axis(const Node &n) {
-  return static_cast<size_t>(normalize_axis(n, attr_int(n, "axis", 0),
-                                            static_cast<int64_t>(input_dims(n, 0).size())));
+  return static_cast<size_t>(
+      normalize_axis(n, attr_int(n, "axis", 0), static_cast<int64_t>(input_dims(n, 0).size())));
 }
 } // namespace
 
@@ -80,8 +80,8 @@ const OpDef &op_GatherElements() {
       size_t axis = gather_axis(n);
       for (size_t k = 0; k < data.size(); ++k)
         if (k != axis && idx[k] > data[k])
-          node_fail(n, "indices {} are larger than the data {} along axis {}",
-                    dims_to_string(idx), dims_to_string(data), k);
+          node_fail(n, "indices {} are larger than the data {} along axis {}", dims_to_string(idx),
+                    dims_to_string(data), k);
       check_constant_indices(n, data[axis]);
       set_output(n, 0, input_dtype(n, 0), idx);
     };

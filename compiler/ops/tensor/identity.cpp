@@ -9,8 +9,8 @@ const OpDef &op_Identity() {
     d.name = "Identity";
     d.infer = [](Node &n) { set_output(n, 0, input_dtype(n, 0), input_dims(n, 0)); };
     d.lower = [](const Node &n) {
-      return KernelCall{"onnxc_k_copy", {n.inputs[0], n.outputs[0]},
-                        {type_bytes(n.outputs[0]->type)}};
+      return KernelCall{
+          "onnxc_k_copy", {n.inputs[0], n.outputs[0]}, {type_bytes(n.outputs[0]->type)}};
     };
     return d;
   }();
@@ -32,11 +32,17 @@ static void check_inference_mode(const Node &n) {
 /// Bits of the value 1 (true) in the mask's dtype: bool before opset 10 was the input type.
 static int64_t one_bits(const Node &n, DType t) {
   switch (t) {
-  case DType::Float: return 0x3f800000;
-  case DType::Double: return 0x3ff0000000000000;
-  case DType::Float16: return 0x3c00;
-  case DType::BFloat16: return 0x3f80;
-  default: (void)n; return 1;
+  case DType::Float:
+    return 0x3f800000;
+  case DType::Double:
+    return 0x3ff0000000000000;
+  case DType::Float16:
+    return 0x3c00;
+  case DType::BFloat16:
+    return 0x3f80;
+  default:
+    (void)n;
+    return 1;
   }
 }
 
@@ -54,7 +60,8 @@ const OpDef &op_Dropout() {
     };
     d.lower = [](const Node &n) {
       Value *mask = n.outputs.size() > 1 ? n.outputs[1] : nullptr;
-      KernelCall c{"onnxc_k_dropout", {n.inputs[0], n.outputs[0], mask},
+      KernelCall c{"onnxc_k_dropout",
+                   {n.inputs[0], n.outputs[0], mask},
                    {type_bytes(n.outputs[0]->type), 0, 1, 0}};
       if (mask) {
         c.params[1] = product(output_dims(n, 1));

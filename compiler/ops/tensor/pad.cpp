@@ -10,10 +10,14 @@ namespace onnxc {
 namespace {
 int64_t pad_mode(const Node &n) {
   std::string mode = attr_string(n, "mode", "constant");
-  if (mode == "constant") return 0;
-  if (mode == "reflect") return 1;
-  if (mode == "edge") return 2;
-  if (mode == "wrap" && n.opset >= 19) return 3;
+  if (mode == "constant")
+    return 0;
+  if (mode == "reflect")
+    return 1;
+  if (mode == "edge")
+    return 2;
+  if (mode == "wrap" && n.opset >= 19)
+    return 3;
   node_fail(n, "mode '{}' is not supported (constant, reflect, edge{})", mode,
             n.opset >= 19 ? ", wrap" : "");
 }

@@ -33,11 +33,21 @@ static Tensor range_value(const Node &n) {
   for (int64_t i = 0; i < count; ++i) {
     auto put = [&](auto v) { std::memcpy(out.data() + i * sizeof v, &v, sizeof v); };
     switch (t) {
-    case DType::Float: put(static_cast<float>(start + double(i) * delta)); break;
-    case DType::Double: put(start + double(i) * delta); break;
-    case DType::Int16: put(static_cast<int16_t>(s.int_at(0) + i * dl.int_at(0))); break;
-    case DType::Int32: put(static_cast<int32_t>(s.int_at(0) + i * dl.int_at(0))); break;
-    default: put(static_cast<int64_t>(s.int_at(0) + i * dl.int_at(0))); break;
+    case DType::Float:
+      put(static_cast<float>(start + double(i) * delta));
+      break;
+    case DType::Double:
+      put(start + double(i) * delta);
+      break;
+    case DType::Int16:
+      put(static_cast<int16_t>(s.int_at(0) + i * dl.int_at(0)));
+      break;
+    case DType::Int32:
+      put(static_cast<int32_t>(s.int_at(0) + i * dl.int_at(0)));
+      break;
+    default:
+      put(static_cast<int64_t>(s.int_at(0) + i * dl.int_at(0)));
+      break;
     }
   }
   return out;
