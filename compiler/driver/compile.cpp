@@ -36,7 +36,21 @@ void write_file_atomically(const fs::path &path, const std::string &text) {
 
 } // namespace
 
+static CompileSummary compile_model_unchecked(const CompileOptions &o);
+
 CompileSummary compile_model(const CompileOptions &o) {
+  // Every message names the model file.
+  try {
+    return compile_model_unchecked(o);
+  } catch (const Error &e) {
+    std::string msg = e.what();
+    if (msg.find(o.model_path) == std::string::npos)
+      msg = o.model_path + ": " + msg;
+    throw Error(msg);
+  }
+}
+
+static CompileSummary compile_model_unchecked(const CompileOptions &o) {
   auto start = std::chrono::steady_clock::now();
   Progress progress(o.model_path);
   progress.stage("loading");

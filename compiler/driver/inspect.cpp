@@ -35,12 +35,14 @@ void print_summary(const Model &m) {
     std::cout << fmt::format("  {}: {}[{}]\n", v->name, dtype_name(v->type.dtype),
                              shape_to_string(v->type));
 
-  std::map<std::string, int> hist;
+  // Op histogram, ops onnxc cannot compile first.
+  std::map<std::pair<bool, std::string>, int> hist;
   for (const auto &n : g.nodes)
-    ++hist[n->domain.empty() ? n->op_type : n->domain + "." + n->op_type];
+    ++hist[{n->def != nullptr, n->domain.empty() ? n->op_type : n->domain + "." + n->op_type}];
   std::cout << fmt::format("nodes: {}\n", g.nodes.size());
-  for (const auto &[op, count] : hist)
-    std::cout << fmt::format("  {:<28} {}\n", op, count);
+  for (const auto &[key, count] : hist)
+    std::cout << fmt::format("  {:<28} {}{}\n", key.second, count,
+                             key.first ? "" : "  (unsupported)");
 
   int64_t params = 0, bytes = 0;
   for (const Value *v : g.initializers) {

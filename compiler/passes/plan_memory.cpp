@@ -93,8 +93,9 @@ void assign_weights(ExecutionPlan &plan, const PlanOptions &opts) {
         plan.weights.push_back(v);
       }
   if (off > opts.max_weight_bytes)
-    fail("the model's weights need {} bytes, more than the limit of {}", off,
-         opts.max_weight_bytes);
+    fail("the model's weights need {} bytes, more than the limit of {} bytes; raise it with "
+         "--max-weight-bytes if this is intended",
+         off, opts.max_weight_bytes);
   plan.weights_size = off;
 }
 
@@ -120,8 +121,9 @@ void assign_arena(ExecutionPlan &plan, const PlanOptions &opts) {
   }
   plan.arena_size = place(iv);
   if (plan.arena_size > opts.max_arena_bytes)
-    fail("the model needs an arena of {} bytes, more than the limit of {}", plan.arena_size,
-         opts.max_arena_bytes);
+    fail("the model needs an arena of {} bytes, more than the limit of {} bytes; raise it with "
+         "--max-arena-bytes if this is intended",
+         plan.arena_size, opts.max_arena_bytes);
   for (const Interval &i : iv) {
     if (i.value)
       i.value->offset = i.offset;
