@@ -24,10 +24,11 @@ CATEGORIES = [
     ("timeout", r"^timeout"),
     ("crash", r"^crash"),
     ("input must be a compile-time constant (dynamic shape)", r"compile-time constant"),
+    ("test data not readable by onnxc verify", r"test_data_set_\d+/|cannot read a \w+ tensor"),
+    ("opset outside the supported range", r"\bopset\b"),
     ("unsupported element type", r"element type|dtype|float16|bfloat16|float8|int4|int2|"
                                  r"float4|string|complex"),
     ("unsupported attribute or input", r"attribute|optional|input"),
-    ("test data not readable", r"\.pb\b|tensor '"),
 ]
 
 

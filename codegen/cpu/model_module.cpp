@@ -170,6 +170,8 @@ private:
              v->name, v->offset, plan_.arena_size);
       return b.CreateInBoundsGEP(i8_, f->getArg(1), b.getInt64(v->offset), v->name);
     case Storage::Weight:
+      if (value_bytes(*v) == 0) // an empty constant: nothing is read through the pointer
+        return llvm::ConstantPointerNull::get(ptr_);
       if (!weights_ || v->offset < 0 || v->offset + value_bytes(*v) > weights_size_)
         fail("internal error: weight '{}' at offset {} lies outside the weight blob", v->name,
              v->offset);

@@ -1,6 +1,7 @@
 #include "compiler/ir/tensor.h"
 #include "compiler/ir/error.h"
 
+#include <cmath>
 #include <cstring>
 
 namespace onnxc {
@@ -55,8 +56,26 @@ int64_t Tensor::int_at(int64_t i) const {
   }
 }
 
+/// IEEE half / bfloat16 bits to double.
+static double half_to_double(uint16_t h) {
+  int sign = h >> 15, exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
+  double v = exp == 0    ? std::ldexp(frac, -24)
+             : exp == 31 ? (frac ? NAN : INFINITY)
+                         : std::ldexp(frac + 1024, exp - 25);
+  return sign ? -v : v;
+}
+
+static double bfloat16_to_double(uint16_t b) {
+  uint32_t bits = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
 double Tensor::float_at(int64_t i) const {
   switch (dtype_) {
+  case DType::Float16: return half_to_double(load<uint16_t>(bytes_.data(), i));
+  case DType::BFloat16: return bfloat16_to_double(load<uint16_t>(bytes_.data(), i));
   case DType::Float: return load<float>(bytes_.data(), i);
   case DType::Double: return load<double>(bytes_.data(), i);
   default: return static_cast<double>(int_at(i));

@@ -67,6 +67,13 @@ void bind_input_shapes(Graph &g, const ShapeBindings &b) {
     v->type.shape.emplace(dims.begin(), dims.end());
   }
   for (Value *v : g.inputs) {
+    if (v->type.dtype == DType::Undefined)
+      fail("graph input '{}' is not a tensor (sequence, map and optional inputs are not "
+           "supported)",
+           v->name);
+    if (v->type.dtype == DType::String)
+      fail("graph input '{}' has element type string, which compiled models do not support",
+           v->name);
     if (!v->type.shape)
       fail("graph input '{}' has no shape in the model; pass --shape {}=AxBxC", v->name, v->name);
     for (Dim &d : *v->type.shape) {

@@ -44,6 +44,9 @@ void infer_node(Node &n, const InferOptions &opts) {
   }
   n.def->infer(n);
   for (const Value *o : n.outputs)
+    if (o && o->type.dtype == DType::String)
+      node_fail(n, "string tensors are not supported by compiled models");
+  for (const Value *o : n.outputs)
     if (o && !o->uses.empty() && (o->type.dtype == DType::Undefined || !o->type.is_static()))
       node_fail(n, "could not infer the shape of output '{}'", o->name);
   if (opts.propagate_constants)

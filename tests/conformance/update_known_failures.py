@@ -67,6 +67,9 @@ def clean(text, case_dir):
     text = text.replace(case_dir + "/", "").replace(case_dir, "<case>")
     text = re.sub(r"/tmp/onnxc-[\w.-]+/", "", text)
     text = re.sub(r"\s+", " ", text).strip()
+    # Keep the statement, drop the explanation after it.
+    text = re.sub(r"(: only [^:]* (are|is) supported| \(onnxc needs static shapes\))", "", text)
+    text = text.split("; ")[0]
     return text if len(text) <= MAX_REASON else text[:MAX_REASON - 3] + "..."
 
 

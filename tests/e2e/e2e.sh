@@ -59,7 +59,7 @@ case_dlopen_generic() {
 case_concurrent_contexts() {
   mapfile -t l < <(link_lib sample)
   build_c concurrent concurrent.c "${l[@]}" -pthread
-  "$out/concurrent" "$models/cnn/expected.txt" 3000
+  "$out/concurrent" "$models/cnn/expected.txt" 20000
 }
 
 case_two_models() {
