@@ -1,6 +1,7 @@
 // onnxc: the command line. Parses arguments with CLI11 and dispatches to the commands in
 // compiler/driver/; every failure prints "onnxc: error: ..." and exits 1.
 #include "compiler/driver/commands.h"
+#include "compiler/frontend/tensor_proto.h"
 #include "compiler/ir/error.h"
 
 #include <CLI/CLI.hpp>
@@ -10,24 +11,34 @@ using namespace onnxc;
 
 namespace {
 
-void add_shape_flags(CLI::App *cmd, std::vector<std::string> &shapes,
-                     std::vector<std::string> &dims) {
-  cmd->add_option("--shape", shapes, "Bind an input's shape: NAME=1x3x224x224 (repeatable)");
-  cmd->add_option("--dim", dims, "Bind a symbolic dimension: PARAM=N (repeatable)");
+struct BindingFlags {
+  std::vector<std::string> shapes, dims, values;
+};
+
+void add_shape_flags(CLI::App *cmd, BindingFlags &f) {
+  cmd->add_option("--shape", f.shapes, "Bind an input's shape: NAME=1x3x224x224 (repeatable)");
+  cmd->add_option("--dim", f.dims, "Bind a symbolic dimension: PARAM=N (repeatable)");
+  cmd->add_option("--const-input", f.values,
+                  "Compile an input in as a constant: NAME=FILE.pb (a TensorProto; repeatable)");
 }
 
-ShapeBindings parse_bindings(const std::vector<std::string> &shapes,
-                             const std::vector<std::string> &dims) {
+ShapeBindings parse_bindings(const BindingFlags &f) {
   ShapeBindings b;
-  for (const auto &s : shapes)
+  for (const auto &s : f.shapes)
     parse_shape_flag(s, b);
-  for (const auto &d : dims)
+  for (const auto &d : f.dims)
     parse_dim_flag(d, b);
+  for (const auto &v : f.values) {
+    auto eq = v.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+      fail("invalid --const-input '{}': expected NAME=FILE.pb", v);
+    b.input_values[v.substr(0, eq)] =
+        std::make_shared<Tensor>(read_tensor_file(v.substr(eq + 1)).tensor);
+  }
   return b;
 }
 
-struct CompileFlags {
-  std::vector<std::string> shapes, dims;
+struct CompileFlags : BindingFlags {
   std::string emit = "so";
   int opt = 3;
 };
@@ -49,11 +60,11 @@ void add_codegen_flags(CLI::App *cmd, CompileOptions &o, CompileFlags &f) {
   cmd->add_option("--max-weight-bytes", o.pipeline.plan.max_weight_bytes,
                   "Refuse models whose weights exceed this many bytes (default 1 TiB)")
       ->check(CLI::PositiveNumber);
-  add_shape_flags(cmd, f.shapes, f.dims);
+  add_shape_flags(cmd, f);
 }
 
 void finish_codegen_flags(CompileOptions &o, const CompileFlags &f) {
-  o.pipeline.bindings = parse_bindings(f.shapes, f.dims);
+  o.pipeline.bindings = parse_bindings(f);
   o.codegen.opt_level = f.opt;
   o.codegen.time_passes = o.pipeline.time_passes;
   if (f.emit == "so")
@@ -85,12 +96,12 @@ int main(int argc, char **argv) {
   add_codegen_flags(compile, co, cf);
 
   InspectOptions io;
-  std::vector<std::string> ishapes, idims;
+  BindingFlags ibind;
   auto *inspect = app.add_subcommand("inspect", "Describe a model and what onnxc supports of it");
   inspect->add_option("model", io.model_path, "ONNX model")->required();
   inspect->add_flag("--dot", io.dot, "Print the graph in Graphviz dot format");
   inspect->add_flag("--ir", io.ir, "Print the IR (with shapes, when they can be inferred)");
-  add_shape_flags(inspect, ishapes, idims);
+  add_shape_flags(inspect, ibind);
 
   RunOptions ro;
   auto *run = app.add_subcommand("run", "Run LIB.so on DATA_DIR/input_N.pb, write output_N.pb");
@@ -128,7 +139,7 @@ int main(int argc, char **argv) {
       return cmd_compile(co);
     }
     if (*inspect) {
-      io.bindings = parse_bindings(ishapes, idims);
+      io.bindings = parse_bindings(ibind);
       return cmd_inspect(io);
     }
     if (*run)

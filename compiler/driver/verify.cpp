@@ -9,6 +9,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 
 namespace fs = std::filesystem;
 
@@ -97,27 +98,82 @@ void conform_inputs(const ModelLibrary &lib, std::vector<const Tensor *> &ins,
   }
 }
 
-bool check_data_set(ModelLibrary::Context &ctx, const ModelLibrary &lib, const std::string &dir,
-                    const VerifyOptions &o) {
+/// The graph input a compile error says must be constant ("... computed at run time from
+/// 'X'"), or "".
+std::string input_needed_as_constant(const std::string &msg) {
+  const std::string marker = "computed at run time from '";
+  auto p = msg.find(marker);
+  if (msg.find("must be a compile-time constant") == std::string::npos || p == std::string::npos)
+    return "";
+  p += marker.size();
+  auto q = msg.find('\'', p);
+  return q == std::string::npos ? "" : msg.substr(p, q - p);
+}
+
+/// A model compiled for one data set.
+struct Compiled {
+  std::unique_ptr<ModelLibrary> lib;
+  std::set<std::string> baked; ///< inputs whose values were compiled in
+};
+
+/// Compiles the model for a data set: symbolic dims are bound from its inputs, and an input
+/// whose value the compiler needs (a Reshape shape, Slice starts, Pad pads...) is compiled in
+/// as a constant from the data set, with a note on stdout: onnxc specialises on it.
+Compiled compile_for(const VerifyOptions &o, const std::vector<NamedTensor> &data,
+                     const fs::path &out, const std::string &dir) {
+  CompileOptions co = o.compile;
+  co.model_path = o.model_path;
+  co.out_path = out.string();
+  co.quiet = true;
+  bind_from_data(o.model_path, data, co.pipeline.bindings);
+  Compiled c;
+  for (;;) {
+    try {
+      compile_model(co);
+      break;
+    } catch (const Error &e) {
+      std::string name = input_needed_as_constant(e.what());
+      auto it = std::find_if(data.begin(), data.end(),
+                             [&](const NamedTensor &t) { return t.name == name; });
+      if (name.empty() || it == data.end() || c.baked.count(name))
+        throw;
+      std::cout << fmt::format("note: {}: compiling in the value of input '{}' (the model "
+                               "needs it at compile time)\n",
+                               dir, name);
+      co.pipeline.bindings.input_values[name] = std::make_shared<Tensor>(it->tensor);
+      co.pipeline.bindings.input_shapes.erase(name);
+      c.baked.insert(name);
+    }
+  }
+  c.lib = std::make_unique<ModelLibrary>(co.out_path);
+  return c;
+}
+
+bool check_data_set(const Compiled &c, const std::string &dir, const VerifyOptions &o) {
+  const ModelLibrary &lib = *c.lib;
   std::vector<NamedTensor> inputs = read_data_set(dir, "input");
   std::vector<NamedTensor> expected = read_data_set(dir, "output");
+  std::erase_if(inputs, [&](const NamedTensor &t) { return c.baked.count(t.name) > 0; });
   std::vector<const Tensor *> ins = match_inputs(lib.inputs(), inputs, dir);
   conform_inputs(lib, ins, inputs, dir);
+  ModelLibrary::Context ctx(lib);
+  ctx.set_num_threads(o.threads);
   std::vector<Tensor> got = ctx.run(ins);
   if (expected.size() != got.size())
     fail("{}: has {} expected outputs but the model produces {}", dir, expected.size(),
          got.size());
   bool ok = true;
   for (size_t i = 0; i < got.size(); ++i) {
-    Comparison c = compare_tensors(got[i], expected[i].tensor, o.rtol, o.atol);
-    ok = ok && c.ok;
-    std::string detail = c.problem.empty()
-                             ? fmt::format("max abs error {:.3g}, max rel error {:.3g}, {} of {} "
-                                           "elements outside rtol={} atol={}",
-                                           c.max_abs_error, c.max_rel_error, c.mismatches,
-                                           got[i].numel(), o.rtol, o.atol)
-                             : c.problem;
-    std::cout << fmt::format("{} {} output {} '{}': {}\n", c.ok ? "PASS" : "FAIL", dir, i,
+    Comparison cmp = compare_tensors(got[i], expected[i].tensor, o.rtol, o.atol);
+    ok = ok && cmp.ok;
+    std::string detail =
+        cmp.problem.empty()
+            ? fmt::format("max abs error {:.3g}, max rel error {:.3g}, {} of {} elements outside "
+                          "rtol={} atol={}",
+                          cmp.max_abs_error, cmp.max_rel_error, cmp.mismatches, got[i].numel(),
+                          o.rtol, o.atol)
+            : cmp.problem;
+    std::cout << fmt::format("{} {} output {} '{}': {}\n", cmp.ok ? "PASS" : "FAIL", dir, i,
                              lib.outputs()[i].name, detail);
   }
   return ok;
@@ -129,18 +185,16 @@ int cmd_verify(const VerifyOptions &o) {
   if (o.data_dirs.empty())
     fail("verify needs at least one test data directory");
   TempDir tmp;
-  CompileOptions co = o.compile;
-  co.model_path = o.model_path;
-  co.out_path = (tmp.path() / "libmodel.so").string();
-  co.quiet = true;
-  bind_from_data(o.model_path, read_data_set(o.data_dirs[0], "input"), co.pipeline.bindings);
-  compile_model(co);
-  ModelLibrary lib(co.out_path);
-  ModelLibrary::Context ctx(lib);
-  ctx.set_num_threads(o.threads);
-  int failed = 0;
-  for (const std::string &dir : o.data_dirs)
-    failed += !check_data_set(ctx, lib, dir, o);
+  int failed = 0, index = 0;
+  Compiled shared;
+  for (const std::string &dir : o.data_dirs) {
+    // One compile serves every data set unless input values are compiled in.
+    if (!shared.lib || !shared.baked.empty()) {
+      fs::path out = tmp.path() / fmt::format("libmodel{}.so", index++);
+      shared = compile_for(o, read_data_set(dir, "input"), out, dir);
+    }
+    failed += !check_data_set(shared, dir, o);
+  }
   std::cout << fmt::format("{}: {} of {} data sets passed\n", o.model_path,
                            o.data_dirs.size() - failed, o.data_dirs.size());
   return failed ? 1 : 0;

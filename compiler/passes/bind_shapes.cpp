@@ -1,6 +1,7 @@
 #include "compiler/passes/bind_shapes.h"
 #include "compiler/ir/error.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace onnxc {
@@ -45,7 +46,29 @@ void parse_dim_flag(const std::string &flag, ShapeBindings &b) {
   b.dims[name] = parse_int(value, flag);
 }
 
+/// Turns graph input `name` into a constant holding `value`.
+static void bind_input_value(Graph &g, const std::string &name, const TensorPtr &value) {
+  auto it = std::find_if(g.inputs.begin(), g.inputs.end(),
+                         [&](const Value *v) { return v->name == name; });
+  if (it == g.inputs.end())
+    fail("--const-input {}=...: the model has no input named '{}'", name, name);
+  Value *v = *it;
+  if (v->type.dtype != value->dtype())
+    fail("--const-input {}: the model declares element type {}, the file holds {}", name,
+         dtype_name(v->type.dtype), dtype_name(value->dtype()));
+  if (v->type.shape && v->type.shape->size() != value->shape().size())
+    fail("--const-input {}: the model declares rank {}, the file holds rank {}", name,
+         v->type.shape->size(), value->shape().size());
+  v->constant = value;
+  v->type = Type::of(value->dtype(), value->shape());
+  v->is_graph_input = false;
+  g.inputs.erase(it);
+  g.initializers.push_back(v);
+}
+
 void bind_input_shapes(Graph &g, const ShapeBindings &b) {
+  for (const auto &[name, value] : b.input_values)
+    bind_input_value(g, name, value);
   for (const auto &[name, dims] : b.input_shapes) {
     Value *v = g.find_value(name);
     if (!v || !v->is_graph_input) {

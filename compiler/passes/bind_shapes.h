@@ -1,7 +1,8 @@
 // Pass: bind graph-input shapes.
 // Expects: graph inputs with the types the model declares (dims static or symbolic).
 // Guarantees: every graph input has a static shape — from the model, from --shape NAME=AxB or
-// from --dim PARAM=N — or an Error says which flag to pass.
+// from --dim PARAM=N — or an Error says which flag to pass. Inputs given a value
+// (--const-input NAME=FILE.pb) are no longer graph inputs but constants of that value.
 #pragma once
 
 #include "compiler/ir/ir.h"
@@ -15,6 +16,7 @@ namespace onnxc {
 struct ShapeBindings {
   std::map<std::string, std::vector<int64_t>> input_shapes; ///< --shape NAME=1x3x224x224
   std::map<std::string, int64_t> dims;                      ///< --dim PARAM=N
+  std::map<std::string, TensorPtr> input_values;            ///< --const-input NAME=FILE.pb
 };
 
 /// Parses "NAME=1x3x224x224" (for --shape) into the bindings; throws Error on bad syntax.

@@ -246,3 +246,27 @@ TEST_CASE("regression: DCE of a node whose only input is an initializer frees it
   CHECK(g.find_value("w") == nullptr);
   verify_graph(g, "dce");
 }
+
+TEST_CASE("--const-input turns a graph input into a constant that shape rules can read") {
+  Graph g;
+  Value *x = input(g, "x", {2, 3});
+  Value *shape = input(g, "shape", {2}, DType::Int64);
+  Node *r = op(g, "Reshape", {x, shape});
+  output(g, r->outputs[0]);
+  // Without a value, the error names the flag-less fix: the input is computed at run time.
+  std::string msg = error_of([&] { infer_shapes(g); });
+  CHECK_THAT(msg, Catch::Contains("must be a compile-time constant") &&
+                      Catch::Contains("computed at run time from 'shape'"));
+  ShapeBindings b;
+  b.input_values["shape"] = std::make_shared<Tensor>(Tensor::vector_i64({3, 2}));
+  bind_input_shapes(g, b);
+  CHECK(g.inputs.size() == 1);
+  CHECK(shape->is_constant());
+  infer_shapes(g);
+  CHECK(r->outputs[0]->type.static_dims() == std::vector<int64_t>{3, 2});
+
+  ShapeBindings wrong;
+  wrong.input_values["x"] = std::make_shared<Tensor>(Tensor::vector_i64({1}));
+  CHECK_THAT(error_of([&] { bind_input_shapes(g, wrong); }),
+             Catch::Contains("declares element type float"));
+}
