@@ -28,10 +28,18 @@ void write_file_atomically(const fs::path &path, const std::string &text) {
   {
     std::ofstream f(tmp, std::ios::binary);
     f << text;
-    if (!f)
+    if (!f) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
       fail("cannot write {}", tmp.string());
+    }
   }
-  fs::rename(tmp, path);
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    fail("cannot write {}: {}", path.string(), ec.message());
+  }
 }
 
 } // namespace
@@ -72,7 +80,13 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
   CompileSummary s;
   if (o.codegen.emit == EmitKind::SharedLibrary) {
     fs::path header = fs::path(o.out_path).parent_path() / (plan.model_name + ".h");
-    write_file_atomically(header, write_c_header(plan));
+    try {
+      write_file_atomically(header, write_c_header(plan));
+    } catch (...) {
+      std::error_code ec; // a failed compile leaves no output behind
+      fs::remove(o.out_path, ec);
+      throw;
+    }
     s.header_path = header.string();
   }
   s.arena_size = plan.arena_size;

@@ -5,6 +5,21 @@
 namespace onnxc {
 namespace {
 
+/// A message if an attribute the op's schema declares has another type in the model.
+std::string wrong_attribute_kind(const Node &n) {
+  for (const AttrSpec &spec : n.def->attrs) {
+    const Attribute *a = n.attr(spec.name);
+    if (!a || a->kind == spec.kind)
+      continue;
+    if (spec.kind == Attribute::Kind::Float && a->kind == Attribute::Kind::Int)
+      continue; // integral floats written as ints are accepted
+    return fmt::format("attribute '{}' must be of type {}, but the model gives {}; the model "
+                       "is malformed (check it with onnx.checker)",
+                       spec.name, attribute_kind_name(spec.kind), attribute_kind_name(a->kind));
+  }
+  return {};
+}
+
 std::string why_unsupported(const Node &n) {
   if (!n.domain.empty() && n.domain != "ai.onnx" && !n.def)
     return fmt::format("operator domain '{}' is not supported (only the default ai.onnx domain "
@@ -21,7 +36,7 @@ std::string why_unsupported(const Node &n) {
     return fmt::format("{} is supported for opsets {}..{}, the model uses opset {}; convert it "
                        "with onnx.version_converter",
                        n.op_type, n.def->min_opset, n.def->max_opset, n.opset);
-  return {};
+  return wrong_attribute_kind(n);
 }
 
 void collect(const Graph &g, std::vector<std::string> &out) {
@@ -51,7 +66,7 @@ void check_supported_ops(const Graph &g) {
   std::vector<std::string> bad = find_unsupported_ops(g);
   if (bad.empty())
     return;
-  std::string msg = fmt::format("{} node(s) use operators onnxc cannot compile:", bad.size());
+  std::string msg = fmt::format("{} node(s) cannot be compiled:", bad.size());
   for (size_t i = 0; i < bad.size() && i < 20; ++i)
     msg += "\n  " + bad[i];
   if (bad.size() > 20)

@@ -247,7 +247,7 @@ TEST_CASE("regression: DCE of a node whose only input is an initializer frees it
   verify_graph(g, "dce");
 }
 
-TEST_CASE("--const-input turns a graph input into a constant that shape rules can read") {
+TEST_CASE("bind_input_shapes with a const input turns a graph input into a constant that shape rules can read") {
   Graph g;
   Value *x = input(g, "x", {2, 3});
   Value *shape = input(g, "shape", {2}, DType::Int64);
