@@ -2,7 +2,7 @@
 // library embeds (onnxc_signature_json()). Both describe the ABI of runtime_stub/onnxc_runtime.h.
 #pragma once
 
-#include "codegen/cpu/execution_plan.h"
+#include "compiler/passes/execution_plan.h"
 
 #include <string>
 

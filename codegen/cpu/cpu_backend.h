@@ -3,7 +3,7 @@
 // library (linked in-process by lld; needs only libc.so.6 and libm.so.6 at load time).
 #pragma once
 
-#include "codegen/cpu/execution_plan.h"
+#include "compiler/passes/execution_plan.h"
 
 #include <string>
 #include <vector>

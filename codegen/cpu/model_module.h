@@ -3,7 +3,7 @@
 // onnxc__model_run calling them in order (runtime_stub/model_desc.h describes the contract).
 #pragma once
 
-#include "codegen/cpu/execution_plan.h"
+#include "compiler/passes/execution_plan.h"
 
 #include <memory>
 

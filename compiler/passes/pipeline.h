@@ -1,7 +1,7 @@
 // The compilation pipeline: model → ExecutionPlan. One function, in order; see pipeline.cpp.
 #pragma once
 
-#include "codegen/cpu/execution_plan.h"
+#include "compiler/passes/execution_plan.h"
 #include "compiler/passes/bind_shapes.h"
 #include "compiler/passes/infer_shapes.h"
 #include "compiler/passes/plan_memory.h"

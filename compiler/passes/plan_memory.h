@@ -7,7 +7,7 @@
 // if their lifetimes do not overlap). All offsets are 64-byte aligned.
 #pragma once
 
-#include "codegen/cpu/execution_plan.h"
+#include "compiler/passes/execution_plan.h"
 #include "compiler/ir/ir.h"
 
 #include <string>
