@@ -60,7 +60,7 @@ ONNXC_API onnxc_status onnxc_create(onnxc_context **out) {
   if (!out)
     return onnxc_set_create_error(ONNXC_ERROR_INVALID_ARGUMENT, "onnxc_create: out is NULL");
   *out = 0;
-  onnxc_context *ctx;
+  onnxc_context *ctx = 0;
   onnxc_status st = new_context(&ctx);
   if (st != ONNXC_OK)
     return st;
@@ -95,7 +95,7 @@ ONNXC_API onnxc_status onnxc_create_with_arena(void *arena, uint64_t arena_bytes
     return onnxc_set_create_error(ONNXC_ERROR_INVALID_ARGUMENT,
                                   "onnxc_create_with_arena: arena is not aligned to "
                                   "onnxc_arena_alignment()");
-  onnxc_context *ctx;
+  onnxc_context *ctx = 0;
   onnxc_status st = new_context(&ctx);
   if (st != ONNXC_OK)
     return st;

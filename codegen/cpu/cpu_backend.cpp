@@ -54,7 +54,7 @@ void compile_cpu(const ExecutionPlan &plan, const CpuCodegenOptions &opts,
   link_runtime_and_kernels(*module, find_embedded_bitcode(target.triple));
   restrict_exports(*module, sanitize_c_identifier(plan.model_name));
   timer.done("link bitcode");
-  optimize_module(*module, *tm, opts.opt_level, opts.time_passes);
+  optimize_module(*module, *tm, opts.opt_level, opts.time_passes, opts.sanitize);
   timer.done("optimise");
   switch (opts.emit) {
   case EmitKind::LlvmIr:

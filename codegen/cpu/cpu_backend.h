@@ -21,11 +21,18 @@ struct CpuTarget {
 
 enum class EmitKind { SharedLibrary, Object, LlvmIr, Assembly };
 
+/// Sanitizer instrumentation of the generated code (`onnxc compile --sanitize=...`), for testing
+/// onnxc itself: the artifact then references the sanitizer runtime's __tsan_* / __asan_*
+/// symbols, so it loads only into a program built with the same -fsanitize= (which provides
+/// them); it is no longer self-contained.
+enum class Sanitizer { None, Thread, Address };
+
 struct CpuCodegenOptions {
   CpuTarget target;
   int opt_level = 3; ///< 0..3, as -O0..-O3 (LLVM pass pipeline and code generator)
   EmitKind emit = EmitKind::SharedLibrary;
   bool time_passes = false; ///< print phase and LLVM pass timings to stderr
+  Sanitizer sanitize = Sanitizer::None; ///< instrument the model, kernels and runtime
 };
 
 /// Compiles `plan` for opts.target and writes the artifact to out_path atomically (a temp file

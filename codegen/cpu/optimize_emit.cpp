@@ -11,10 +11,36 @@
 #include <llvm/Passes/StandardInstrumentations.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/Transforms/Instrumentation/AddressSanitizer.h>
+#include <llvm/Transforms/Instrumentation/ThreadSanitizer.h>
 
 namespace onnxc {
+namespace {
 
-void optimize_module(llvm::Module &m, llvm::TargetMachine &tm, int opt_level, bool time_passes) {
+/// Marks every defined function for `s` and adds its instrumentation passes at the end of the
+/// optimisation pipeline (where clang adds them), so the optimiser sees the attributes.
+void add_sanitizer(llvm::Module &m, llvm::PassBuilder &pb, Sanitizer s) {
+  if (s == Sanitizer::None)
+    return;
+  auto attr = s == Sanitizer::Thread ? llvm::Attribute::SanitizeThread
+                                     : llvm::Attribute::SanitizeAddress;
+  for (llvm::Function &f : m)
+    if (!f.isDeclaration())
+      f.addFnAttr(attr);
+  pb.registerOptimizerLastEPCallback([s](llvm::ModulePassManager &mpm, llvm::OptimizationLevel) {
+    if (s == Sanitizer::Thread) {
+      mpm.addPass(llvm::ModuleThreadSanitizerPass());
+      mpm.addPass(llvm::createModuleToFunctionPassAdaptor(llvm::ThreadSanitizerPass()));
+    } else {
+      mpm.addPass(llvm::AddressSanitizerPass(llvm::AddressSanitizerOptions{}));
+    }
+  });
+}
+
+} // namespace
+
+void optimize_module(llvm::Module &m, llvm::TargetMachine &tm, int opt_level, bool time_passes,
+                     Sanitizer sanitize) {
   static const llvm::OptimizationLevel kLevels[] = {
       llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1, llvm::OptimizationLevel::O2,
       llvm::OptimizationLevel::O3};
@@ -35,6 +61,7 @@ void optimize_module(llvm::Module &m, llvm::TargetMachine &tm, int opt_level, bo
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
+  add_sanitizer(m, pb, sanitize);
   llvm::ModulePassManager mpm = opt_level == 0
                                     ? pb.buildO0DefaultPipeline(kLevels[0])
                                     : pb.buildPerModuleDefaultPipeline(kLevels[opt_level]);

@@ -1,6 +1,8 @@
 // LLVM optimisation pipeline and machine-code emission for the linked model module.
 #pragma once
 
+#include "codegen/cpu/cpu_backend.h"
+
 #include <string>
 
 namespace llvm {
@@ -12,8 +14,11 @@ namespace onnxc {
 
 /// Runs the new pass manager's per-module default pipeline at -O`opt_level` (-O0: only the
 /// always-inliner, so kernels are still inlined). With `time_passes`, prints LLVM's pass
-/// timing report to stderr. IEEE floating-point semantics are kept (no fast-math).
-void optimize_module(llvm::Module &m, llvm::TargetMachine &tm, int opt_level, bool time_passes);
+/// timing report to stderr. IEEE floating-point semantics are kept (no fast-math). With a
+/// sanitizer, every defined function is marked sanitize_thread/sanitize_address and LLVM's
+/// instrumentation passes run at the end of the pipeline, as clang -fsanitize= does.
+void optimize_module(llvm::Module &m, llvm::TargetMachine &tm, int opt_level, bool time_passes,
+                     Sanitizer sanitize = Sanitizer::None);
 
 /// Machine code for `m`: an ELF relocatable object, or assembly text. Throws Error if the
 /// target cannot emit that file type.

@@ -41,6 +41,7 @@ ShapeBindings parse_bindings(const BindingFlags &f) {
 struct CompileFlags : BindingFlags {
   std::string emit = "so";
   int opt = 3;
+  std::string sanitize; ///< "", "thread" or "address"
 };
 
 void add_codegen_flags(CLI::App *cmd, CompileOptions &o, CompileFlags &f) {
@@ -60,6 +61,9 @@ void add_codegen_flags(CLI::App *cmd, CompileOptions &o, CompileFlags &f) {
   cmd->add_option("--max-weight-bytes", o.pipeline.plan.max_weight_bytes,
                   "Refuse models whose weights exceed this many bytes (default 1 TiB)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--sanitize", f.sanitize,
+                  "Instrument the generated code: thread or address (for testing; the library "
+                  "then loads only into a program built with the same -fsanitize=)");
   add_shape_flags(cmd, f);
 }
 
@@ -77,6 +81,12 @@ void finish_codegen_flags(CompileOptions &o, const CompileFlags &f) {
     o.codegen.emit = EmitKind::Assembly;
   else
     fail("--emit {}: expected so, obj, llvm or asm", f.emit);
+  if (f.sanitize == "thread")
+    o.codegen.sanitize = Sanitizer::Thread;
+  else if (f.sanitize == "address")
+    o.codegen.sanitize = Sanitizer::Address;
+  else if (!f.sanitize.empty())
+    fail("--sanitize={}: expected thread or address", f.sanitize);
 }
 
 } // namespace

@@ -163,6 +163,10 @@ private:
     n->index = index;
     if (n->op_type.empty())
       fail("{}: {} has no op_type", where_, n->describe());
+    if (p.output_size() == 0)
+      fail("{}: {} has no outputs; every ONNX operator produces at least one, so the model is "
+           "malformed",
+           where_, n->describe());
     set_opset_and_def(*n);
     add_inputs_of(*n, p);
     add_attributes(*n, p);

@@ -177,6 +177,10 @@ Tensor tensor_from_proto(const onnx::TensorProto &proto, const std::string &base
     return t;
   }
   if (proto.has_raw_data()) {
+    if (auto [field, have] = c.typed_field(dt); have != 0)
+      c.bad(fmt::format("has both raw_data and {} ({} values); its data must be in exactly one "
+                        "of them",
+                        field, have));
     const std::string &raw = proto.raw_data();
     c.check_bytes(dt, dims, raw.size(), "raw_data");
     Tensor t(dt, std::move(dims));

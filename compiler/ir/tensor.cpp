@@ -38,6 +38,16 @@ template <typename T> static T load(const uint8_t *p, int64_t i) {
   return v;
 }
 
+/// A float element read as an integer; NaN, infinities and values outside int64 are errors
+/// (converting them is undefined behaviour).
+static int64_t float_to_int64(double v) {
+  if (!(v >= -0x1p63 && v < 0x1p63))
+    fail("the value {} cannot be used as an integer (a shape, axis or index tensor should have "
+         "an integer type)",
+         v);
+  return static_cast<int64_t>(v);
+}
+
 int64_t Tensor::int_at(int64_t i) const {
   const uint8_t *p = bytes_.data();
   switch (dtype_) {
@@ -50,8 +60,8 @@ int64_t Tensor::int_at(int64_t i) const {
   case DType::Uint16: return load<uint16_t>(p, i);
   case DType::Uint32: return load<uint32_t>(p, i);
   case DType::Uint64: return static_cast<int64_t>(load<uint64_t>(p, i));
-  case DType::Float: return static_cast<int64_t>(load<float>(p, i));
-  case DType::Double: return static_cast<int64_t>(load<double>(p, i));
+  case DType::Float: return float_to_int64(load<float>(p, i));
+  case DType::Double: return float_to_int64(load<double>(p, i));
   default: fail("cannot read a {} tensor as integers", dtype_name(dtype_));
   }
 }

@@ -90,7 +90,9 @@ using namespace onnxc_k;
 #pragma GCC diagnostic ignored "-Wbool-operation"
 #pragma GCC diagnostic ignored "-Wint-in-bool-context"
 #pragma GCC diagnostic ignored "-Wpragmas"
+#ifdef __clang__
 #pragma clang diagnostic ignored "-Wunknown-warning-option"
+#endif
 #pragma GCC diagnostic ignored "-Wbool-compare"
 
 #define ONNXC_UNARY(op, id, types, n0, d0, n1, d1, expr)                                           \

@@ -44,6 +44,8 @@ def parse_args():
     p.add_argument("--cases", help="only run cases whose name matches this regex")
     p.add_argument("--output", default=os.path.join(HERE, "known_failures.txt"))
     p.add_argument("--ops-output", default=os.path.join(HERE, "case_ops.txt"))
+    p.add_argument("--ops-only", action="store_true",
+                   help="only rewrite case_ops.txt (runs `onnxc inspect`, not verify)")
     p.add_argument("--results", help="also write `<case> PASS|FAIL <seconds> <reason>` here")
     return p.parse_args()
 
@@ -144,7 +146,7 @@ def inspect_ops(onnxc, model):
         if line.startswith("nodes:"):
             in_histogram = True
         elif in_histogram:
-            m = re.match(r"^\s+(\S+)\s+\d+$", line)
+            m = re.match(r"^\s+(\S+)\s+\d+\b", line)
             if not m:
                 break
             ops.append(m.group(1))
@@ -213,6 +215,44 @@ def write_pairs(path, header, pairs):
             f.write(f"{case} {pairs[case]}\n")
 
 
+def run_cases(args, node_dir, cases):
+    """Inspects (and, unless --ops-only, verifies) `cases` in parallel: {case: (ops, result)}."""
+    def work(case):
+        ops = inspect_ops(args.onnxc, os.path.join(node_dir, case, "model.onnx"))
+        result = None if args.ops_only else verify(args.onnxc, node_dir, case, args.timeout)
+        return case, ops, result
+
+    done, start = {}, time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for i, (case, ops, result) in enumerate(pool.map(work, cases), 1):
+            done[case] = (ops, result)
+            if i % 100 == 0 or i == len(cases):
+                print(f"  {i}/{len(cases)} cases, {time.monotonic() - start:.0f} s",
+                      file=sys.stderr, flush=True)
+    return done
+
+
+def write_known_failures(args, all_cases, results):
+    """Rewrites known_failures.txt (keeping the entries of cases not run); returns it as a dict."""
+    failures = {c: r for c, r in read_pairs(args.output).items()
+                if c not in results and c in all_cases}
+    failures.update({c: r[2] for c, r in results.items() if not r[0]})
+    summary = (f"# {len(all_cases) - len(failures)} of {len(all_cases)} cases pass, "
+               f"{len(failures)} known failures.\n")
+    write_pairs(args.output, HEADER + summary, failures)
+    return failures
+
+
+def write_case_ops(args, node_dir, all_cases, histograms):
+    """Rewrites case_ops.txt; cases not run keep their op (or are inspected if new)."""
+    old_ops = read_pairs(args.ops_output)
+    for case in all_cases:
+        if case not in histograms:
+            histograms[case] = [old_ops[case]] if case in old_ops else inspect_ops(
+                args.onnxc, os.path.join(node_dir, case, "model.onnx"))
+    write_pairs(args.ops_output, OPS_HEADER, case_ops(args.onnxc, node_dir, all_cases, histograms))
+
+
 def main():
     args = parse_args()
     node_dir = os.path.join(args.testdata, "onnx-backend", "node")
@@ -222,42 +262,19 @@ def main():
         sys.exit(f"onnxc not found at {args.onnxc} (set --onnxc)")
     all_cases = list_cases(node_dir)
     cases = [c for c in all_cases if not args.cases or re.search(args.cases, c)]
-
-    def work(case):
-        ops = inspect_ops(args.onnxc, os.path.join(node_dir, case, "model.onnx"))
-        return case, ops, verify(args.onnxc, node_dir, case, args.timeout)
-
-    results, histograms = {}, {}
-    start = time.monotonic()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for i, (case, ops, res) in enumerate(pool.map(work, cases), 1):
-            results[case], histograms[case] = res, ops
-            if i % 100 == 0 or i == len(cases):
-                print(f"  {i}/{len(cases)} cases, {time.monotonic() - start:.0f} s",
-                      file=sys.stderr, flush=True)
-
-    failures = {} if not args.cases else {
-        c: r for c, r in read_pairs(args.output).items() if c not in results and c in all_cases}
-    failures.update({c: r[2] for c, r in results.items() if not r[0]})
-    summary = (f"# {len(all_cases) - len(failures)} of {len(all_cases)} cases pass, "
-               f"{len(failures)} known failures.\n")
-    write_pairs(args.output, HEADER + summary, failures)
-
-    old_ops = read_pairs(args.ops_output)
-    for case in all_cases:  # cases not run this time (--cases): keep their op, else inspect
-        if case not in histograms:
-            histograms[case] = [old_ops[case]] if case in old_ops else inspect_ops(
-                args.onnxc, os.path.join(node_dir, case, "model.onnx"))
-    write_pairs(args.ops_output, OPS_HEADER, case_ops(args.onnxc, node_dir, all_cases, histograms))
-
+    done = run_cases(args, node_dir, cases)
+    write_case_ops(args, node_dir, all_cases, {c: ops for c, (ops, _) in done.items()})
+    if args.ops_only:
+        return
+    results = {c: result for c, (_, result) in done.items()}
+    failures = write_known_failures(args, all_cases, results)
     if args.results:
         with open(args.results, "w") as f:
             for case, (ok, secs, reason) in sorted(results.items()):
                 f.write(f"{case} {'PASS' if ok else 'FAIL'} {secs:.2f} {reason}\n")
-
     passed = sum(1 for r in results.values() if r[0])
     print(f"ran {len(results)} cases: {passed} passed, {len(results) - passed} failed; "
-          f"{len(all_cases) - len(failures)} of {len(all_cases)} cases not in known failures "
+          f"{len(all_cases) - len(failures)} of {len(all_cases)} cases pass in all "
           f"({os.path.relpath(args.output)})")
 
 

@@ -20,8 +20,9 @@ def vi(name, shape, dtype=F):
     return helper.make_tensor_value_info(name, dtype, shape)
 
 
-def model(nodes, inputs, outputs, inits=(), opset=13, extra_opsets=()):
-    graph = helper.make_graph(nodes, "bad", inputs, outputs, list(inits))
+def model(nodes, inputs, outputs, inits=(), opset=13, extra_opsets=(), value_info=()):
+    graph = helper.make_graph(nodes, "bad", inputs, outputs, list(inits),
+                              value_info=list(value_info))
     opsets = [helper.make_opsetid("", opset)] + [helper.make_opsetid(d, v) for d, v in extra_opsets]
     m = helper.make_model(graph, producer_name="onnxc-tests-errors", opset_imports=opsets)
     m.ir_version = 8
@@ -57,6 +58,56 @@ def external(location):
 
 def valid():
     return unary("Relu", out_shape=[2, 3])
+
+
+def add_weight(w):
+    """x + w -> y, with the initializer w built by hand (possibly malformed)."""
+    return model([helper.make_node("Add", ["x", w.name], ["y"], name="add")],
+                 [vi("x", [2, 3])], [vi("y", None)], [w])
+
+
+def raw_tensor(dims, raw, dtype=F, name="w"):
+    t = TensorProto(name=name, data_type=dtype, dims=list(dims))
+    t.raw_data = raw
+    return t
+
+
+def external_at(location, offset, length):
+    w = TensorProto(name="w", data_type=F, dims=[2, 3])
+    w.data_location = TensorProto.EXTERNAL
+    for k, v in [("location", location), ("offset", str(offset)), ("length", str(length))]:
+        e = w.external_data.add()
+        e.key, e.value = k, v
+    return add_weight(w)
+
+
+def with_consts(op, consts, x_shape=(2, 3), **attrs):
+    """x plus constant inputs (name, array) -> op (named n0) -> y."""
+    return model([helper.make_node(op, ["x"] + [n for n, _ in consts], ["y"], name="n0", **attrs)],
+                 [vi("x", list(x_shape))], [vi("y", None)], [const(n, a) for n, a in consts])
+
+
+def subgraph_outer_name():
+    """An If whose then-branch reads 'nowhere', defined in no enclosing scope."""
+    then_g = helper.make_graph([helper.make_node("Relu", ["nowhere"], ["t"], name="then_relu")],
+                               "then", [], [vi("t", [2])])
+    else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["e"], name="else_neg")],
+                               "else", [], [vi("e", [2])])
+    node = helper.make_node("If", ["c"], ["y"], name="if0", then_branch=then_g,
+                            else_branch=else_g)
+    return model([node], [vi("c", [], TensorProto.BOOL), vi("x", [2])], [vi("y", None)])
+
+
+def big_intermediate():
+    """Relu(Relu(x)) on 256x256 floats: a 256 KiB intermediate in the arena."""
+    return model([helper.make_node("Relu", ["x"], ["h"], name="r0"),
+                  helper.make_node("Relu", ["h"], ["y"], name="r1")],
+                 [vi("x", [256, 256])], [vi("y", [256, 256])])
+
+
+def big_weights():
+    return model([helper.make_node("Add", ["x", "w"], ["y"], name="add")],
+                 [vi("x", [64, 64])], [vi("y", None)], [const("w", np.ones((64, 64), np.float32))])
 
 
 CASES = {
@@ -115,14 +166,116 @@ CASES = {
     # Symbolic dims (compiled without --dim / with bad bindings).
     "unbound_symbolic_dim": lambda: model([helper.make_node("Relu", ["x"], ["y"], name="n0")],
                                           [vi("x", ["batch", 3])], [vi("y", None)]),
+    # Tensor validation (initializers).
+    "tensor_raw_data_too_short": lambda: add_weight(raw_tensor([2, 3], b"\0" * 20)),
+    "tensor_typed_count_mismatch": lambda: add_weight(
+        TensorProto(name="w", data_type=F, dims=[2, 3], float_data=[1.0] * 5)),
+    "tensor_raw_and_typed": lambda: add_weight(_raw_and_typed()),
+    "tensor_negative_dim": lambda: add_weight(raw_tensor([-2, 3], b"")),
+    "tensor_dims_overflow": lambda: add_weight(raw_tensor([1 << 40, 1 << 40], b"")),
+    "tensor_unknown_dtype": lambda: add_weight(raw_tensor([2, 3], b"\0" * 24, dtype=99)),
+    "tensor_no_dtype": lambda: add_weight(raw_tensor([2, 3], b"\0" * 24, dtype=0)),
+    # Graph validation.
+    "self_cycle": lambda: model([helper.make_node("Add", ["x", "y"], ["y"], name="n0")],
+                                [vi("x", [2, 3])], [vi("y", None)]),
+    "unsorted_cycle": lambda: model(
+        [helper.make_node("Relu", ["c"], ["y"], name="last"),
+         helper.make_node("Neg", ["b"], ["c"], name="middle"),
+         helper.make_node("Add", ["x", "c"], ["b"], name="first")],
+        [vi("x", [2, 3])], [vi("y", None)]),
+    "missing_initializer": lambda: model(
+        [helper.make_node("Add", ["x", "w"], ["y"], name="add")],
+        [vi("x", [2, 3])], [vi("y", None)], value_info=[vi("w", [2, 3])]),
+    "output_overwrites_input": lambda: model(
+        [helper.make_node("Relu", ["a"], ["x"], name="n0")], [vi("x", [2, 3]), vi("a", [2, 3])],
+        [vi("x", None)]),
+    "duplicate_initializer": lambda: model(
+        [helper.make_node("Add", ["x", "w"], ["y"], name="add")], [vi("x", [2, 3])],
+        [vi("y", None)], [const("w", np.ones((2, 3), np.float32)),
+                          const("w", np.ones((2, 3), np.float32))]),
+    "duplicate_graph_input": lambda: model(
+        [helper.make_node("Relu", ["x"], ["y"], name="n0")], [vi("x", [2, 3]), vi("x", [2, 3])],
+        [vi("y", None)]),
+    "subgraph_undefined_outer_name": subgraph_outer_name,
+    "node_without_op_type": lambda: model([helper.make_node("", ["x"], ["y"], name="n0")],
+                                          [vi("x", [2, 3])], [vi("y", None)]),
+    "no_graph": lambda: _no_graph(),
+    # Attribute types that contradict the op's schema.
+    "transpose_perm_floats": lambda: model(
+        [helper.make_node("Transpose", ["x"], ["y"], name="n0", perm=[1.0, 0.0])],
+        [vi("x", [2, 3])], [vi("y", None)]),
+    "gemm_alpha_string": lambda: model(
+        [helper.make_node("Gemm", ["a", "b"], ["y"], name="n0", alpha="two")],
+        [vi("a", [2, 3]), vi("b", [3, 4])], [vi("y", None)]),
+    # Opset bounds.
+    "opset_too_old": lambda: model([helper.make_node("Reshape", ["x", "s"], ["y"], name="n0")],
+                                   [vi("x", [2, 3]), vi("s", [2], TensorProto.INT64)],
+                                   [vi("y", None)], opset=4),
+    # External data: a symlink leaving the directory, data files too short.
+    "external_data_symlink": lambda: external("escape_link.bin"),
+    "external_data_past_end": lambda: external_at("short_weights.bin", 0, 24),
+    "external_data_offset_past_end": lambda: external_at("short_weights.bin", 4096, 24),
+    "external_data_bad_offset": lambda: external_at("short_weights.bin", "-8", 24),
+    # Compile-time shape errors.
+    "concat_shape_mismatch": lambda: model(
+        [helper.make_node("Concat", ["a", "b"], ["y"], name="n0", axis=0)],
+        [vi("a", [2, 3]), vi("b", [2, 4])], [vi("y", None)]),
+    "gemm_shape_mismatch": lambda: binary("Gemm", (2, 3), (4, 5)),
+    "conv_kernel_too_big": lambda: model(
+        [helper.make_node("Conv", ["x", "w"], ["y"], name="n0")],
+        [vi("x", [1, 1, 2, 2])], [vi("y", None)],
+        [const("w", np.zeros((1, 1, 5, 5), np.float32))]),
+    "reshape_negative_size": lambda: with_consts("Reshape", [("s", np.array([-2, 3], np.int64))]),
+    "transpose_perm_out_of_range": lambda: unary("Transpose", perm=[0, 5]),
+    "slice_zero_step": lambda: with_consts(
+        "Slice", [("st", np.array([0], np.int64)), ("en", np.array([2], np.int64)),
+                  ("ax", np.array([1], np.int64)), ("sp", np.array([0], np.int64))]),
+    "gather_index_out_of_range": lambda: with_consts(
+        "Gather", [("i", np.array([5], np.int64))], axis=1),
+    "split_sizes_mismatch": lambda: model(
+        [helper.make_node("Split", ["x", "sp"], ["y", "z"], name="n0", axis=1)],
+        [vi("x", [2, 3])], [vi("y", None), vi("z", None)], [const("sp", np.array([1, 1], np.int64))]),
+    "axis_out_of_range": lambda: unary("Softmax", axis=5),
+    # Limits (--max-arena-bytes / --max-weight-bytes).
+    "arena_limit": big_intermediate,
+    "weight_limit": big_weights,
     # A valid model, for the cases about bad command lines.
     "valid": valid,
 }
 
 
+def _raw_and_typed():
+    t = raw_tensor([2, 3], b"\0" * 24)
+    t.float_data.extend([1.0] * 6)
+    return t
+
+
+def _no_graph():
+    m = helper.make_model(helper.make_graph([], "g", [], []),
+                          opset_imports=[helper.make_opsetid("", 13)])
+    m.ClearField("graph")
+    return m.SerializeToString()
+
+
+def write_data_files(out):
+    """Files the external-data cases refer to: a 16-byte weight file (too short for 2x3 floats)
+    and, in a sibling directory, a file a symlink in the models directory points to."""
+    with open(os.path.join(out, "short_weights.bin"), "wb") as f:
+        f.write(b"\0" * 16)
+    outside = os.path.join(os.path.dirname(os.path.abspath(out)), "outside_models_dir")
+    os.makedirs(outside, exist_ok=True)
+    with open(os.path.join(outside, "weights.bin"), "wb") as f:
+        f.write(b"\0" * 24)
+    link = os.path.join(out, "escape_link.bin")
+    if os.path.lexists(link):
+        os.remove(link)
+    os.symlink(os.path.join(outside, "weights.bin"), link)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
+    write_data_files(out)
     for name, make in CASES.items():
         with open(os.path.join(out, name + ".onnx"), "wb") as f:
             f.write(make())

@@ -87,7 +87,9 @@ const OpDef &op_Pad() {
         node_fail(n, "constant_value has element type {} but the data has {}",
                   dtype_name(input_dtype(n, 2)), dtype_name(input_dtype(n, 0)));
       for (size_t k = 0; k < in.size(); ++k) {
-        int64_t o = in[k] + begin[k] + end[k];
+        int64_t o = 0;
+        if (__builtin_add_overflow(in[k], begin[k], &o) || __builtin_add_overflow(o, end[k], &o))
+          node_fail(n, "pads {} / {} on axis {} are too large", begin[k], end[k], k);
         if (o < 0)
           node_fail(n, "pads {} / {} crop axis {} of size {} below zero", begin[k], end[k], k,
                     in[k]);

@@ -48,6 +48,9 @@ std::vector<SliceAxis> slice_axes(const Node &n) {
     int64_t dim = in[a], step = steps[i], s = starts[i], e = ends[i];
     if (step == 0)
       node_fail(n, "step for axis {} is 0", a);
+    // A step longer than the axis selects at most one element, like a step of the axis length;
+    // clamping keeps the length and stride arithmetic below from overflowing.
+    step = std::clamp<int64_t>(step, -std::max<int64_t>(dim, 1), std::max<int64_t>(dim, 1));
     if (s < 0)
       s += dim;
     if (e < 0)
