@@ -26,17 +26,17 @@ void check_dtype(const Node &n, DType t, const std::vector<DType> &allowed) {
   node_fail(n, "element type {} is not supported (supported: {})", dtype_name(t), names);
 }
 
-struct FloatAttr {
+struct ScalarAttr {
   std::string name;
   double def;
   double get(const Node &n) const { return name.empty() ? 0.0 : attr_float(n, name, float(def)); }
 };
 
-OpDef unary(std::string op, std::string id, std::vector<DType> types, FloatAttr a0, FloatAttr a1) {
+OpDef unary(std::string op, std::string id, std::vector<DType> types, ScalarAttr a0, ScalarAttr a1) {
   OpDef d;
   d.name = std::move(op);
   d.min_opset = 6;
-  for (const FloatAttr &a : {a0, a1})
+  for (const ScalarAttr &a : {a0, a1})
     if (!a.name.empty())
       d.attrs.push_back({a.name, Attribute::Kind::Float});
   d.infer = [types](Node &n) {
@@ -51,22 +51,26 @@ OpDef unary(std::string op, std::string id, std::vector<DType> types, FloatAttr 
   return d;
 }
 
-/// Params for the broadcasting binary kernel: {0, n} if no broadcasting, else
-/// {rank, out_dims, a_strides, b_strides}.
-std::vector<int64_t> binary_params(const Node &n) {
+/// Params for the broadcasting binary kernel: {0, n, a0} if no broadcasting, else
+/// {rank, out_dims, a_strides, b_strides, a0}.
+std::vector<int64_t> binary_params(const Node &n, double a0) {
   std::vector<int64_t> a = input_dims(n, 0), b = input_dims(n, 1), y = output_dims(n, 0);
   if (a == y && b == y)
-    return {0, product(y)};
+    return {0, product(y), param_f64(a0)};
   std::vector<int64_t> p{static_cast<int64_t>(y.size())};
   for (const auto &v : {y, broadcast_strides(a, y), broadcast_strides(b, y)})
     p.insert(p.end(), v.begin(), v.end());
+  p.push_back(param_f64(a0));
   return p;
 }
 
-OpDef binary(std::string op, std::string id, std::vector<DType> types, bool compare) {
+OpDef binary(std::string op, std::string id, std::vector<DType> types, bool compare,
+             ScalarAttr a0 = {}) {
   OpDef d;
   d.name = std::move(op);
   d.min_opset = 7;
+  if (!a0.name.empty())
+    d.attrs.push_back({a0.name, Attribute::Kind::Int});
   d.infer = [types, compare](Node &n) {
     DType t = input_dtype(n, 0);
     check_dtype(n, t, types);
@@ -76,8 +80,9 @@ OpDef binary(std::string op, std::string id, std::vector<DType> types, bool comp
     set_output(n, 0, compare ? DType::Bool : t,
                broadcast_shapes(n, {input_dims(n, 0), input_dims(n, 1)}));
   };
-  d.lower = [id](const Node &n) {
-    return call_on_all(n, kernel_name(n, id, input_dtype(n, 0)), binary_params(n));
+  d.lower = [id, a0](const Node &n) {
+    double v = a0.name.empty() ? 0.0 : static_cast<double>(attr_int(n, a0.name, int64_t(a0.def)));
+    return call_on_all(n, kernel_name(n, id, input_dtype(n, 0)), binary_params(n, v));
   };
   return d;
 }
@@ -88,7 +93,8 @@ std::vector<OpDef> elementwise_ops() {
   std::vector<OpDef> ops;
 #define ONNXC_UNARY(op, id, types, n0, d0, n1, d1, expr)                                           \
   ops.push_back(unary(#op, #id, {types(ONNXC_DTYPE_OF)}, {n0, d0}, {n1, d1}));
-#define ONNXC_BINARY(op, id, types, expr) ops.push_back(binary(#op, #id, {types(ONNXC_DTYPE_OF)}, false));
+#define ONNXC_BINARY(op, id, types, n0, d0, expr)                                                  \
+  ops.push_back(binary(#op, #id, {types(ONNXC_DTYPE_OF)}, false, {n0, d0}));
 #define ONNXC_COMPARE(op, id, types, expr) ops.push_back(binary(#op, #id, {types(ONNXC_DTYPE_OF)}, true));
 #include "templates/cpu/types.h"
 #include "templates/cpu/elementwise.def"

@@ -1,8 +1,9 @@
 /* Element-wise kernels, generated from elementwise.def for every dtype of each op's type list.
  *
  * Unary   params: {n, a0 (f64 bits), a1 (f64 bits)}; tensors {x, y}.
- * Binary  params: {rank, out_dims[rank], a_strides[rank], b_strides[rank]} (stride 0 broadcasts);
- *         rank 0 means both inputs have the output's shape: params {0, n}. tensors {a, b, y}.
+ * Binary  params: {rank, out_dims[rank], a_strides[rank], b_strides[rank], a0 (f64 bits)}
+ *         (stride 0 broadcasts); rank 0 means both inputs have the output's shape: params
+ *         {0, n, a0}. tensors {a, b, y}.
  */
 #include "templates/cpu/kernel_abi.h"
 #include "templates/cpu/scalar_math.h"
@@ -33,10 +34,11 @@ int32_t binary(onnxc_rt *rt, void *const *t, const i64 *p, F f) {
   const T *b = static_cast<const T *>(t[1]);
   R *y = static_cast<R *>(t[2]);
   const i64 rank = p[0];
+  const double a0 = param_f64(p, rank == 0 ? 2 : 1 + 3 * static_cast<int>(rank));
   if (rank == 0) {
     auto body = [&](i64 lo, i64 hi) {
       for (i64 i = lo; i < hi; ++i)
-        y[i] = f(a[i], b[i]);
+        y[i] = f(a[i], b[i], a0);
     };
     parallel_for(rt, p[1], kGrain, body);
     return 0;
@@ -59,7 +61,7 @@ int32_t binary(onnxc_rt *rt, void *const *t, const i64 *p, F f) {
       const T *pb = b + ob;
       R *py = y + o * inner;
       for (i64 i = 0; i < inner; ++i)
-        py[i] = f(pa[i * ia], pb[i * ib]);
+        py[i] = f(pa[i * ia], pb[i * ib], a0);
     }
   };
   i64 grain = inner >= kGrain ? 1 : kGrain / (inner ? inner : 1);
@@ -75,15 +77,20 @@ using namespace onnxc_k;
 /* Each op gets a scalar function template eval<T> in its own namespace, then one kernel per type. */
 #define ONNXC_UNARY_KERNEL(ct, sfx, id)                                                            \
   extern "C" int32_t onnxc_k_##id##_##sfx(onnxc_rt *rt, void *const *t, const i64 *p) {           \
-    return unary<ct>(rt, t, p, unary_##id::eval<ct>);                                              \
+    return unary<ct>(rt, t, p, [](ct x, double a0, double a1) {                                  \
+      return unary_##id::eval<ct>(x, a0, a1);                                                      \
+    });                                              \
   }
 #define ONNXC_BINARY_KERNEL(ct, sfx, id)                                                           \
   extern "C" int32_t onnxc_k_##id##_##sfx(onnxc_rt *rt, void *const *t, const i64 *p) {           \
-    return binary<ct, ct>(rt, t, p, binary_##id::eval<ct>);                                        \
+    return binary<ct, ct>(rt, t, p, [](ct a, ct b, double a0) {                                  \
+      return binary_##id::eval<ct>(a, b, a0);                                                      \
+    });                                        \
   }
 #define ONNXC_COMPARE_KERNEL(ct, sfx, id)                                                          \
   extern "C" int32_t onnxc_k_##id##_##sfx(onnxc_rt *rt, void *const *t, const i64 *p) {           \
-    return binary<ct, bool>(rt, t, p, compare_##id::eval<ct>);                                     \
+    return binary<ct, bool>(rt, t, p,                                                              \
+                            [](ct a, ct b, double) { return compare_##id::eval<ct>(a, b); });                                     \
   }
 
 #pragma GCC diagnostic ignored "-Wtype-limits"
@@ -104,9 +111,12 @@ using namespace onnxc_k;
   }                                                                                                \
   }                                                                                                \
   types(ONNXC_UNARY_KERNEL, id)
-#define ONNXC_BINARY(op, id, types, expr)                                                          \
+#define ONNXC_BINARY(op, id, types, n0, d0, expr)                                                  \
   namespace binary_##id {                                                                          \
-  template <typename T> inline T eval(T a, T b) { return static_cast<T>(expr); }                   \
+  template <typename T> inline T eval(T a, T b, double a0) {                                       \
+    (void)a0;                                                                                      \
+    return static_cast<T>(expr);                                                                   \
+  }                                                                                                \
   }                                                                                                \
   types(ONNXC_BINARY_KERNEL, id)
 #define ONNXC_COMPARE(op, id, types, expr)                                                         \
