@@ -81,6 +81,8 @@ def error_reason(lines, case_dir):
         if "onnxc: error:" not in line:
             continue
         first = line.split("onnxc: error:", 1)[1].strip()
+        # Messages start with the file they are about: drop the case's own paths.
+        first = re.sub(r"^\S*(model\.onnx|\.pb): ", "", first.replace(case_dir + "/", ""))
         details = []
         for more in lines[i + 1:]:
             if not more.startswith((" ", "\t")):

@@ -1,0 +1,159 @@
+/* Resize / Upsample. The lowering (compiler/ops/tensor/resize.cpp) computes every coordinate
+ * mapping at compile time; the kernels only gather (nearest) or blend (linear, cubic).
+ * params {elem_bytes, R, outer, extrap, in[R], out[R], ntaps[R], then per axis d:
+ *         offsets[out[d] * ntaps[d]]   input offset of each tap within one outer slice, or -1:
+ *                                      the output coordinate is outside (extrapolation value);
+ *         weights[out[d] * ntaps[d]]   f64 bit patterns (resize_<dtype> only)}
+ * extrap is an f64 bit pattern for resize_<dtype>, the element's own bits for resize_nearest.
+ * The R axes are the trailing axes of X; `outer` counts the leading axes' (unresized) slices.
+ * tensors {X, Y}. */
+#include "templates/cpu/kernel_abi.h"
+#include "templates/cpu/types.h"
+
+namespace onnxc_k {
+namespace {
+
+constexpr i64 kMaxRank = 8;
+
+struct ResizeGeom {
+  i64 R, outer, in_slice, out_slice, rows_per_slice, L;
+  const i64 *out, *nt;
+  const i64 *off[kMaxRank], *wt[kMaxRank];
+};
+
+ResizeGeom read_geom(const i64 *p, bool weighted) {
+  ResizeGeom g;
+  g.R = p[1], g.outer = p[2];
+  const i64 *in = p + 4;
+  g.out = p + 4 + g.R, g.nt = p + 4 + 2 * g.R;
+  const i64 *cur = p + 4 + 3 * g.R;
+  g.in_slice = 1, g.out_slice = 1;
+  for (i64 d = 0; d < g.R; ++d) {
+    g.in_slice *= in[d], g.out_slice *= g.out[d];
+    g.off[d] = cur;
+    cur += g.out[d] * g.nt[d];
+    g.wt[d] = cur;
+    if (weighted)
+      cur += g.out[d] * g.nt[d];
+  }
+  g.L = g.out[g.R - 1];
+  g.rows_per_slice = g.L ? g.out_slice / g.L : 0;
+  return g;
+}
+
+/// Output coordinates of the leading R-1 axes of row rr of a slice.
+inline void row_coords(const ResizeGeom &g, i64 rr, i64 *c) {
+  for (i64 d = g.R - 2; d >= 0; --d) {
+    c[d] = rr % g.out[d];
+    rr /= g.out[d];
+  }
+}
+
+template <typename E> void resize_nearest(onnxc_rt *rt, const E *x, E *y, const i64 *p) {
+  const ResizeGeom g = read_geom(p, false);
+  E ext;
+  __builtin_memcpy(&ext, &p[3], sizeof ext); /* little-endian: the low bytes */
+  const i64 *offl = g.off[g.R - 1];
+  auto body = [&](i64 lo, i64 hi) {
+    i64 c[kMaxRank];
+    for (i64 r = lo; r < hi; ++r) {
+      const i64 o = r / g.rows_per_slice;
+      row_coords(g, r % g.rows_per_slice, c);
+      E *yr = y + r * g.L;
+      i64 base = 0;
+      bool outside = false;
+      for (i64 d = 0; d + 1 < g.R; ++d) {
+        const i64 v = g.off[d][c[d]];
+        outside |= v < 0;
+        base += v;
+      }
+      const E *xs = x + o * g.in_slice + base;
+      for (i64 j = 0; j < g.L; ++j)
+        yr[j] = outside || offl[j] < 0 ? ext : xs[offl[j]];
+    }
+  };
+  parallel_for(rt, g.outer * g.rows_per_slice, 1 + 4096 / (g.L ? g.L : 1), body);
+}
+
+inline double weight(const i64 *w, i64 i) {
+  double v;
+  __builtin_memcpy(&v, &w[i], sizeof v);
+  return v;
+}
+
+template <typename T> void resize_weighted(onnxc_rt *rt, const T *x, T *y, const i64 *p) {
+  const ResizeGeom g = read_geom(p, true);
+  const T ext = T(param_f64(p, 3));
+  const i64 last = g.R - 1, ntl = g.nt[last];
+  const i64 *offl = g.off[last], *wl = g.wt[last];
+  i64 combos = 1;
+  for (i64 d = 0; d < last; ++d)
+    combos *= g.nt[d];
+  auto body = [&](i64 lo, i64 hi) {
+    i64 c[kMaxRank];
+    for (i64 r = lo; r < hi; ++r) {
+      const i64 o = r / g.rows_per_slice;
+      row_coords(g, r % g.rows_per_slice, c);
+      T *yr = y + r * g.L;
+      const T *xs = x + o * g.in_slice;
+      bool outside = false;
+      for (i64 d = 0; d < last; ++d)
+        outside |= g.off[d][c[d] * g.nt[d]] < 0;
+      for (i64 j = 0; j < g.L; ++j)
+        yr[j] = outside ? ext : T(0);
+      if (outside)
+        continue;
+      for (i64 k = 0; k < combos; ++k) { /* one tap on each leading axis */
+        double w = 1;
+        i64 base = 0, rem = k;
+        for (i64 d = last - 1; d >= 0; --d) {
+          const i64 t = c[d] * g.nt[d] + rem % g.nt[d];
+          rem /= g.nt[d];
+          w *= weight(g.wt[d], t);
+          base += g.off[d][t];
+        }
+        if (w == 0)
+          continue;
+        const T *xb = xs + base;
+        for (i64 j = 0; j < g.L; ++j) {
+          if (offl[j * ntl] < 0)
+            continue;
+          double s = 0;
+          for (i64 t = 0; t < ntl; ++t)
+            s += weight(wl, j * ntl + t) * double(xb[offl[j * ntl + t]]);
+          yr[j] += T(w * s);
+        }
+      }
+      for (i64 j = 0; j < g.L; ++j)
+        if (offl[j * ntl] < 0)
+          yr[j] = ext;
+    }
+  };
+  parallel_for(rt, g.outer * g.rows_per_slice, 1 + 4096 / ((g.L ? g.L : 1) * combos * ntl), body);
+}
+
+} // namespace
+} // namespace onnxc_k
+
+extern "C" int32_t onnxc_k_resize_nearest(onnxc_rt *rt, void *const *t, const int64_t *p) {
+  using namespace onnxc_k;
+  if (p[1] < 1 || p[1] > kMaxRank)
+    return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT, "resize: unsupported rank");
+  switch (p[0]) {
+  case 1: resize_nearest(rt, (const unsigned char *)t[0], (unsigned char *)t[1], p); break;
+  case 2: resize_nearest(rt, (const unsigned short *)t[0], (unsigned short *)t[1], p); break;
+  case 4: resize_nearest(rt, (const unsigned int *)t[0], (unsigned int *)t[1], p); break;
+  case 8: resize_nearest(rt, (const unsigned long long *)t[0], (unsigned long long *)t[1], p); break;
+  default: return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT, "resize: unsupported element size");
+  }
+  return 0;
+}
+
+#define ONNXC_RESIZE_KERNEL(ct, sfx, unused)                                                       \
+  extern "C" int32_t onnxc_k_resize_##sfx(onnxc_rt *rt, void *const *t, const int64_t *p) {        \
+    if (p[1] < 1 || p[1] > onnxc_k::kMaxRank)                                                      \
+      return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT, "resize: unsupported rank");         \
+    onnxc_k::resize_weighted(rt, (const ct *)t[0], (ct *)t[1], p);                                 \
+    return 0;                                                                                      \
+  }
+ONNXC_FLOAT_TYPES(ONNXC_RESIZE_KERNEL, 0)
