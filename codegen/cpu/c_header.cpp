@@ -12,73 +12,12 @@
 namespace onnxc {
 namespace {
 
-/// Copy of the types block of runtime_stub/onnxc_runtime.h (same guard), so that NAME.h is
-/// self-contained and can be included together with onnxc_runtime.h in any order.
-/// tests/abi/stub_header_test checks that the two stay identical.
-constexpr const char *kAbiTypes = R"ONNXC(#ifndef ONNXC_RUNTIME_TYPES_H
-#define ONNXC_RUNTIME_TYPES_H
-
-/// Version of this ABI; onnxc_abi_version() of a compatible library returns the same number.
-#define ONNXC_ABI_VERSION 1
-/// Largest rank an onnxc_tensor can describe.
-#define ONNXC_MAX_RANK 8
-
-/// Result of every fallible ABI function. onnxc_last_error() explains any value but ONNXC_OK.
-typedef enum onnxc_status {
-  ONNXC_OK = 0,                      ///< success
-  ONNXC_ERROR_INVALID_ARGUMENT = 1,  ///< NULL pointer, bad count, bad thread count, misaligned arena
-  ONNXC_ERROR_SHAPE_MISMATCH = 2,    ///< an input's rank or shape differs from the model's
-  ONNXC_ERROR_DTYPE_MISMATCH = 3,    ///< an input's or output's dtype differs from the model's
-  ONNXC_ERROR_BUFFER_TOO_SMALL = 4,  ///< a tensor's size_bytes, or a caller arena, is too small
-  ONNXC_ERROR_OUT_OF_MEMORY = 5,     ///< allocation failed (create only)
-  ONNXC_ERROR_INDEX_OUT_OF_RANGE = 6, ///< an index (info index, or a Gather index at run time) is out of range
-  ONNXC_ERROR_RUNTIME = 7            ///< any other failure while running the model
-} onnxc_status;
-
-/* Element types: the numbers of ONNX TensorProto.DataType. */
-#define ONNXC_DTYPE_UNDEFINED 0
-#define ONNXC_DTYPE_FLOAT 1    ///< float
-#define ONNXC_DTYPE_UINT8 2    ///< uint8_t
-#define ONNXC_DTYPE_INT8 3     ///< int8_t
-#define ONNXC_DTYPE_UINT16 4   ///< uint16_t
-#define ONNXC_DTYPE_INT16 5    ///< int16_t
-#define ONNXC_DTYPE_INT32 6    ///< int32_t
-#define ONNXC_DTYPE_INT64 7    ///< int64_t
-#define ONNXC_DTYPE_STRING 8   ///< not supported by onnxc
-#define ONNXC_DTYPE_BOOL 9     ///< uint8_t holding 0 or 1
-#define ONNXC_DTYPE_FLOAT16 10 ///< IEEE half, as uint16_t bits
-#define ONNXC_DTYPE_DOUBLE 11  ///< double
-#define ONNXC_DTYPE_UINT32 12  ///< uint32_t
-#define ONNXC_DTYPE_UINT64 13  ///< uint64_t
-#define ONNXC_DTYPE_COMPLEX64 14
-#define ONNXC_DTYPE_COMPLEX128 15
-#define ONNXC_DTYPE_BFLOAT16 16 ///< bfloat16, as uint16_t bits
-
-/// Opaque per-instance state: arena, thread pool, last error.
-typedef struct onnxc_context onnxc_context;
-
-/// A caller-owned tensor passed to onnxc_run. For inputs every field is read; for outputs `data`,
-/// `size_bytes` and `dtype` are read and `rank`/`shape` are written on success.
-typedef struct onnxc_tensor {
-  void *data;                     ///< row-major elements (caller-owned)
-  uint64_t size_bytes;            ///< capacity of `data` in bytes
-  int32_t dtype;                  ///< ONNXC_DTYPE_*
-  int32_t rank;                   ///< number of dims (0 = scalar)
-  int64_t shape[ONNXC_MAX_RANK];  ///< dims [0, rank)
-} onnxc_tensor;
-
-/// Static description of one model input or output; all pointers are owned by the library and
-/// live as long as it is loaded. A dim of -1 (and size_bytes 0) means known only at run time:
-/// the output onnxc_tensor reports it after onnxc_run.
-typedef struct onnxc_tensor_info {
-  const char *name;       ///< ONNX name
-  int32_t dtype;          ///< ONNXC_DTYPE_*
-  int32_t rank;           ///< number of dims (may exceed ONNXC_MAX_RANK: use run_buffers then)
-  const int64_t *shape;   ///< `rank` dims
-  uint64_t size_bytes;    ///< bytes of the whole tensor
-} onnxc_tensor_info;
-
-#endif /* ONNXC_RUNTIME_TYPES_H */)ONNXC";
+/// The types block of runtime_stub/onnxc_runtime.h (same guard), extracted at build time
+/// (codegen/cpu/CMakeLists.txt), so that NAME.h is self-contained and can be included together
+/// with onnxc_runtime.h in any order.
+constexpr const char *kAbiTypes =
+#include "abi_types_block.inc"
+    ;
 
 /// The model's functions that codegen exports as aliases NAME_<fn> of the generic ABI.
 constexpr const char *kAliasDecls = R"ONNXC(/// Creates a context and allocates its arena (aliases onnxc_create).
