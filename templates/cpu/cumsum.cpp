@@ -1,4 +1,4 @@
-/* CumSum. params {outer, len, inner, exclusive, reverse}; tensors {X, axis (unused), Y}. */
+/* CumSum. params {outer, len, inner, exclusive, reverse}; tensors {X, Y}. */
 #include "templates/cpu/kernel_abi.h"
 #include "templates/cpu/types.h"
 
@@ -28,7 +28,7 @@ template <typename T> int32_t cumsum(onnxc_rt *rt, void *const *t, const i64 *p)
       }
     }
   };
-  parallel_for(rt, outer, 1 + 16384 / (len * inner ? len * inner : 1), body);
+  parallel_for(rt, outer, 1 + 16384 / (len * inner > 0 ? len * inner : 1), body);
   return 0;
 }
 } // namespace

@@ -29,6 +29,8 @@ void spatial_dim(const Node &n, ConvTransposeShape &s, size_t d, int64_t out_pad
   int64_t pb = pads[d], pe = pads[d + rank];
   if (!out_shape.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
     const int64_t out = out_shape.empty() ? s.in[d] * st : out_shape[d];
+    if (out < 1)
+      node_fail(n, "output_shape must be positive, it is {} in spatial dim {}", out, d);
     const int64_t total = full - out; // < 0: the output extends past the last tap (bias only)
     const bool upper = auto_pad == "SAME_UPPER";
     pb = total < 0 ? 0 : upper ? total / 2 : total - total / 2;
