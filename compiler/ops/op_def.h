@@ -59,6 +59,9 @@ struct OpDef {
   LowerFn lower;
   EvalFn eval;              ///< empty: evaluate by running the lowered kernel natively
   bool foldable = true;     ///< may be constant-folded when all inputs are constant
+  /// false: the outputs depend only on the inputs' types (Shape, Size), so they fold even when
+  /// the inputs are computed at run time; `eval` then gets nullptr for those inputs.
+  bool reads_input_values = true;
 };
 
 } // namespace onnxc

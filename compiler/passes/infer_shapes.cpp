@@ -24,7 +24,8 @@ int64_t output_bytes(const Node &n) {
 }
 
 void propagate_constant(Node &n, const InferOptions &opts) {
-  if (!n.def->foldable || !all_inputs_constant(n) || output_bytes(n) > opts.max_folded_bytes)
+  bool inputs_known = !n.def->reads_input_values || all_inputs_constant(n);
+  if (!n.def->foldable || !inputs_known || output_bytes(n) > opts.max_folded_bytes)
     return;
   std::vector<const Tensor *> ins;
   for (const Value *v : n.inputs)

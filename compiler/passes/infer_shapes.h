@@ -1,8 +1,9 @@
 // Pass: shape and type inference, with constant propagation.
 // Expects: supported ops; graph inputs with static shapes (bind_input_shapes ran).
 // Guarantees: every value has a dtype and a static shape. Every node whose inputs are all
-// constant (and whose op is foldable) has its outputs computed by the reference evaluator and
-// attached as Value::constant — this is what makes shape subgraphs (Shape → Gather → Concat →
+// constant (and whose op is foldable), and every Shape/Size-like node (whose outputs depend only
+// on input types), has its outputs computed by the reference evaluator and attached as
+// Value::constant — this is what makes shape subgraphs (Shape → Gather → Concat →
 // Reshape) constant before their consumers are inferred. Errors name the node and the op.
 #pragma once
 

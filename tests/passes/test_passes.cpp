@@ -270,3 +270,27 @@ TEST_CASE("bind_input_shapes with a const input turns a graph input into a const
   CHECK_THAT(error_of([&] { bind_input_shapes(g, wrong); }),
              Catch::Contains("declares element type float"));
 }
+
+TEST_CASE("regression: a shape subgraph on a run-time input folds (Shape -> Gather -> Concat -> "
+          "Reshape)") {
+  // Shape of a graph input used to stay a run-time computation, so Reshape saw no constant.
+  Graph g;
+  Value *x = input(g, "x", {2, 3, 4});
+  Node *shape = op(g, "Shape", {x});
+  Value *idx = const_i64(g, "idx", {0});
+  Node *gather = op(g, "Gather", {shape->outputs[0], idx});
+  Value *minus1 = const_i64(g, "minus1", {-1});
+  Node *concat = op(g, "Concat", {gather->outputs[0], minus1});
+  concat->attrs["axis"].kind = Attribute::Kind::Int;
+  concat->attrs["axis"].i = 0;
+  Node *reshape = op(g, "Reshape", {x, concat->outputs[0]});
+  output(g, reshape->outputs[0]);
+  infer_shapes(g);
+  REQUIRE(concat->outputs[0]->constant);
+  CHECK(concat->outputs[0]->constant->to_int64_vector() == std::vector<int64_t>{2, -1});
+  CHECK(reshape->outputs[0]->type.static_dims() == std::vector<int64_t>{2, 12});
+  CHECK(fold_constants(g) == 3);
+  eliminate_dead_code(g);
+  REQUIRE(g.nodes.size() == 1);
+  CHECK(g.nodes[0]->op_type == "Reshape");
+}

@@ -33,6 +33,7 @@ const OpDef &op_Shape() {
   static const OpDef def = [] {
     OpDef d;
     d.name = "Shape";
+    d.reads_input_values = false;
     d.attrs = {{"start", Attribute::Kind::Int}, {"end", Attribute::Kind::Int}};
     d.infer = [](Node &n) {
       set_output(n, 0, DType::Int64, {static_cast<int64_t>(shape_of(n).size())});
@@ -50,6 +51,7 @@ const OpDef &op_Size() {
   static const OpDef def = [] {
     OpDef d;
     d.name = "Size";
+    d.reads_input_values = false;
     d.infer = [](Node &n) {
       input_dims(n, 0);
       set_output(n, 0, DType::Int64, {});
