@@ -119,6 +119,12 @@ int onnxc_pool_resize(onnxc_pool *p, int32_t n) {
   return 0;
 }
 
+int32_t onnxc_rt_num_threads(onnxc_rt *rt) {
+  if (!rt || __atomic_load_n(&rt->pool.busy, __ATOMIC_RELAXED))
+    return 1;
+  return (int32_t)rt->pool.num_threads;
+}
+
 void onnxc_parallel_for(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_range_fn fn, void *ctx) {
   if (n <= 0)
     return;

@@ -9,3 +9,5 @@ extern "C" int32_t onnxc_rt_fail(onnxc_rt *rt, int32_t status, const char *msg) 
   reinterpret_cast<onnxc::NativeRuntime *>(rt)->set_error(msg);
   return status;
 }
+
+extern "C" int32_t onnxc_rt_num_threads(onnxc_rt *) { return 1; }

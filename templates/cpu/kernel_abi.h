@@ -26,6 +26,8 @@ typedef void (*onnxc_range_fn)(void *ctx, int64_t begin, int64_t end);
 /// Runs fn over [0, n) split into chunks of at least `grain` iterations on the context's thread
 /// pool; returns when all chunks are done. With one thread (or n small) it calls fn(ctx, 0, n).
 void onnxc_parallel_for(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_range_fn fn, void *ctx);
+/// Threads a parallel_for may use now: 1 for a serial context and inside a parallel loop.
+int32_t onnxc_rt_num_threads(onnxc_rt *rt);
 /// Records `msg` as the context's error and returns `status` (an ONNXC_STATUS_* value).
 int32_t onnxc_rt_fail(onnxc_rt *rt, int32_t status, const char *msg);
 
@@ -52,7 +54,14 @@ inline double param_f64(const i64 *p, int i) {
 }
 
 /// parallel_for over [0, n) with a C++ callable f(begin, end); chunks of at least `grain`.
+/// The serial case calls f directly, so that LLVM inlines it into the kernel and specialises it
+/// for the node's constant parameters.
 template <typename F> inline void parallel_for(onnxc_rt *rt, i64 n, i64 grain, F &f) {
+  if (n <= grain || onnxc_rt_num_threads(rt) <= 1) {
+    if (n > 0)
+      f(i64(0), n);
+    return;
+  }
   onnxc_parallel_for(
       rt, n, grain, [](void *c, i64 b, i64 e) { (*static_cast<F *>(c))(b, e); }, &f);
 }

@@ -25,8 +25,9 @@ static std::vector<int64_t> reshape_dims(const Node &n) {
       infer_at = static_cast<int64_t>(k);
     } else if (d < -1) {
       node_fail(n, "shape[{}] = {} is negative", k, d);
-    } else {
-      known *= d;
+    } else if (__builtin_mul_overflow(known, d, &known)) {
+      node_fail(n, "cannot reshape input {} to {}: the shape has too many elements",
+                dims_to_string(in), dims_to_string(shape));
     }
   }
   int64_t count = product(in);
