@@ -58,8 +58,13 @@ inline double param_f64(const i64 *p, int i) {
 /// for the node's constant parameters.
 template <typename F> inline void parallel_for(onnxc_rt *rt, i64 n, i64 grain, F &f) {
   if (n <= grain || onnxc_rt_num_threads(rt) <= 1) {
-    if (n > 0)
+    if (n > 0) {
+#if defined(__clang__)
+      [[clang::always_inline]] f(i64(0), n);
+#else
       f(i64(0), n);
+#endif
+    }
     return;
   }
   onnxc_parallel_for(

@@ -22,13 +22,28 @@ static Tensor range_value(const Node &n) {
   double start = s.float_at(0), limit = l.float_at(0), delta = dl.float_at(0);
   if (delta == 0)
     node_fail(n, "delta is 0");
-  int64_t count;
+  // The element count, computed without overflow; Range is evaluated at compile time, so its
+  // result is capped like other folded constants (256 MiB) instead of allocating unboundedly.
+  const double max_count = double(int64_t(256) << 20) / double(dtype_bits(t) / 8);
+  double wanted;
   if (is_float) {
-    count = static_cast<int64_t>(std::max(std::ceil((limit - start) / delta), 0.0));
+    wanted = std::max(std::ceil((limit - start) / delta), 0.0);
   } else {
     int64_t a = s.int_at(0), b = l.int_at(0), d = dl.int_at(0);
-    count = std::max<int64_t>(0, (b - a + d + (d > 0 ? -1 : 1)) / d);
+    __int128 num = static_cast<__int128>(b) - a + d + (d > 0 ? -1 : 1);
+    wanted = std::max(static_cast<double>(num / d), 0.0);
   }
+  if (!(wanted <= max_count)) // also NaN
+    node_fail(n, "the output would have {} elements, more than onnxc evaluates at compile time "
+                 "(256 MiB)",
+              wanted);
+  int64_t count = static_cast<int64_t>(wanted);
+  // start + i * delta in wrapping arithmetic: the result lies in [start, limit), but i * delta
+  // alone may not fit in int64.
+  auto int_term = [&](int64_t i) {
+    return static_cast<int64_t>(static_cast<uint64_t>(s.int_at(0)) +
+                                static_cast<uint64_t>(i) * static_cast<uint64_t>(dl.int_at(0)));
+  };
   Tensor out(t, {count});
   for (int64_t i = 0; i < count; ++i) {
     auto put = [&](auto v) { std::memcpy(out.data() + i * sizeof v, &v, sizeof v); };
@@ -40,13 +55,13 @@ static Tensor range_value(const Node &n) {
       put(start + double(i) * delta);
       break;
     case DType::Int16:
-      put(static_cast<int16_t>(s.int_at(0) + i * dl.int_at(0)));
+      put(static_cast<int16_t>(int_term(i)));
       break;
     case DType::Int32:
-      put(static_cast<int32_t>(s.int_at(0) + i * dl.int_at(0)));
+      put(static_cast<int32_t>(int_term(i)));
       break;
     default:
-      put(static_cast<int64_t>(s.int_at(0) + i * dl.int_at(0)));
+      put(static_cast<int64_t>(int_term(i)));
       break;
     }
   }
