@@ -2,6 +2,8 @@
 // transpose of a reshaped view, lowered to the Transpose kernel.
 #include "compiler/ops/op_util.h"
 
+#include <algorithm>
+
 namespace onnxc {
 
 namespace {
@@ -30,6 +32,11 @@ std::vector<int64_t> nchw(const Node &n, int64_t &b) {
   b = attr_int(n, "blocksize", 0);
   if (b <= 0)
     node_fail(n, "blocksize must be positive, it is {}", b);
+  // Every product below (b * b, H * b, C * b * b) must fit in int64.
+  int64_t check = 0;
+  if (__builtin_mul_overflow(b, b, &check) ||
+      __builtin_mul_overflow(std::max({in[1], in[2], in[3], int64_t(1)}), check, &check))
+    node_fail(n, "blocksize {} is too large for the input {}", b, dims_to_string(in));
   return in;
 }
 

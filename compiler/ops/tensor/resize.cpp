@@ -95,7 +95,10 @@ void read_sizes(const Node &n, ResizeSpec &s, const std::vector<int64_t> &axes) 
                                    : std::max(scale, s.scales[size_t(a)]);
   for (int64_t a : axes) {
     s.scales[size_t(a)] = scale;
-    s.out[size_t(a)] = static_cast<int64_t>(scale * double(s.in[size_t(a)]) + 0.5);
+    double out = scale * double(s.in[size_t(a)]) + 0.5;
+    if (!(out >= 0 && out < 0x1p62)) // also NaN
+      node_fail(n, "the scale {} gives an invalid output size {}", scale, out);
+    s.out[size_t(a)] = static_cast<int64_t>(out);
   }
 }
 
@@ -148,8 +151,12 @@ ResizeSpec resize_spec(const Node &n) {
       if (!(v > 0))
         node_fail(n, "scales must be positive, got {}", v);
     s.scales = expand_axes(scales, axes, rank, 1.0);
-    for (size_t d = 0; d < rank; ++d)
-      s.out.push_back(static_cast<int64_t>(s.scales[d] * double(s.in[d])));
+    for (size_t d = 0; d < rank; ++d) {
+      double out = s.scales[d] * double(s.in[d]);
+      if (!(out < 0x1p62)) // also NaN; converting it would be undefined
+        node_fail(n, "scales[{}] = {} gives an output too large", d, s.scales[d]);
+      s.out.push_back(static_cast<int64_t>(out));
+    }
   }
   s.roi_start.assign(rank, 0.0);
   s.roi_end.assign(rank, 1.0);

@@ -17,7 +17,8 @@ const OpDef &op_Tile() {
       for (size_t k = 0; k < in.size(); ++k) {
         if (reps[k] < 0)
           node_fail(n, "repeats[{}] = {} is negative", k, reps[k]);
-        in[k] *= reps[k];
+        if (__builtin_mul_overflow(in[k], reps[k], &in[k]))
+          node_fail(n, "repeats[{}] = {} makes the output too large", k, reps[k]);
       }
       set_output(n, 0, input_dtype(n, 0), in);
     };
