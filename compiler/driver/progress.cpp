@@ -5,24 +5,47 @@
 
 namespace onnxc {
 
-Progress::Progress(std::string what)
-    : what_(std::move(what)), start_(std::chrono::steady_clock::now()) {}
-
 static double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-void Progress::stage(const std::string &name) {
-  double s = seconds_since(start_);
-  if (s < 1.0)
-    return;
+Progress::Progress(std::string what)
+    : what_(std::move(what)), start_(std::chrono::steady_clock::now()),
+      watcher_([this] { watch(); }) {}
+
+Progress::~Progress() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    finished_ = true;
+  }
+  cv_.notify_all();
+  watcher_.join();
+}
+
+void Progress::watch() {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!cv_.wait_for(lock, std::chrono::seconds(1), [this] { return finished_; }))
+    announce_locked();
+}
+
+void Progress::announce_locked() {
   announced_ = true;
-  std::cerr << fmt::format("onnxc: [{:.1f} s] {}: {}...\n", s, what_, name);
+  std::cerr << fmt::format("onnxc: [{:.1f} s] {}: {}...\n", seconds_since(start_), what_, stage_);
+}
+
+void Progress::stage(const std::string &name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  stage_ = name;
+  if (announced_)
+    announce_locked();
 }
 
 void Progress::done() {
+  std::lock_guard<std::mutex> lock(mu_);
+  finished_ = true;
   if (announced_)
     std::cerr << fmt::format("onnxc: [{:.1f} s] {}: done\n", seconds_since(start_), what_);
+  cv_.notify_all();
 }
 
 } // namespace onnxc

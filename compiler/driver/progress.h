@@ -1,23 +1,38 @@
-// Progress on stderr for compiles that take over a second: silent for fast compiles.
+// Progress on stderr for compiles that take over a second: silent for fast compiles. Once a
+// second has passed, the current stage is announced, and every later stage as it starts.
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <string>
+#include <thread>
 
 namespace onnxc {
 
 class Progress {
 public:
   explicit Progress(std::string what);
-  /// Enters a new stage; announced once the compile has run for over a second.
+  ~Progress();
+  Progress(const Progress &) = delete;
+  Progress &operator=(const Progress &) = delete;
+  /// Enters a new stage.
   void stage(const std::string &name);
   /// Prints the total time if anything was announced.
   void done();
 
 private:
+  void announce_locked();
+  void watch();
+
   std::string what_;
+  std::string stage_;
   std::chrono::steady_clock::time_point start_;
   bool announced_ = false;
+  bool finished_ = false;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::thread watcher_;
 };
 
 } // namespace onnxc

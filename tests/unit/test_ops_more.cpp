@@ -406,3 +406,26 @@ TEST_CASE("RMSNormalization: axis and scale broadcasting", "[ops][rmsnorm]") {
   OneNode bad("RMSNormalization", 23, {f32({2, 2}, {3, 4, 1, -1}), f32({3}, {1, 2, 3})});
   CHECK_THROWS_WITH(bad.infer(), Contains("scale has shape 3 but the normalised dims are 2"));
 }
+
+TEST_CASE("LRN normalises over a channel window clipped at the edges", "[ops][lrn]") {
+  // 1 x 5 channels x 2 positions; size 3 (window c-1..c+1), odd size 4 (c-1..c+2).
+  TensorPtr x = random_tensor({1, 5, 2}, 7);
+  for (int64_t size : {3, 4}) {
+    OneNode n("LRN", 13, {x});
+    n.i("size", size).f("alpha", 0.5f).f("beta", 0.75f).f("bias", 2.0f);
+    std::vector<float> y = values<float>(n.run1());
+    const float *xv = x->data_as<float>();
+    int64_t before = (size - 1) / 2, after = size - 1 - before;
+    for (int64_t c = 0; c < 5; ++c)
+      for (int64_t s = 0; s < 2; ++s) {
+        double sum = 0;
+        for (int64_t k = std::max<int64_t>(0, c - before); k <= std::min<int64_t>(4, c + after); ++k)
+          sum += double(xv[k * 2 + s]) * xv[k * 2 + s];
+        double want = xv[c * 2 + s] / std::pow(2.0 + 0.5 / double(size) * sum, 0.75);
+        CHECK(y[size_t(c * 2 + s)] == Approx(want).epsilon(1e-5));
+      }
+  }
+  OneNode bad("LRN", 13, {f32({3}, {1, 2, 3})});
+  bad.i("size", 3);
+  CHECK_THROWS_WITH(bad.infer(), Catch::Contains("at least 2 dims"));
+}
