@@ -32,7 +32,7 @@ mkdir -p "$work/corpus"
 cp -n tests/fuzz/corpus/* "$work/corpus/"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
-fuzzer=$PWD/$build/tests/fuzz/fuzz_loader
+fuzzer=$(cd "$build" && pwd)/tests/fuzz/fuzz_loader
 cd "$work"
 # -max_len: models bigger than 64 KiB add nothing the mutator can reach quickly.
 # -rss_limit_mb / -malloc_limit_mb: a model that makes onnxc allocate gigabytes is a finding too.
