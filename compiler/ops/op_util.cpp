@@ -167,6 +167,13 @@ std::string kernel_name(const Node &n, const std::string &base, DType dtype) {
   return "onnxc_k_" + base + "_" + std::string(sfx);
 }
 
+void require_inputs_dtype(const Node &n, DType dtype, size_t first, size_t last) {
+  for (size_t i = first; i < last; ++i)
+    if (n.has_input(i) && input_dtype(n, i) != dtype)
+      node_fail(n, "input {} has element type {} but input 0 has {}", i,
+                dtype_name(input_dtype(n, i)), dtype_name(dtype));
+}
+
 void require_dtype(const Node &n, DType dtype, std::initializer_list<DType> allowed) {
   for (DType d : allowed)
     if (d == dtype)

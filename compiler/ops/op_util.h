@@ -57,6 +57,9 @@ int64_t product(const std::vector<int64_t> &dims);
 
 /// "onnxc_k_<base>_<suffix of dtype>"; throws naming the node if no kernel supports the dtype.
 std::string kernel_name(const Node &n, const std::string &base, DType dtype);
+/// Throws naming the node unless every present input in [first, last) has element type `dtype`
+/// (e.g. a Conv's W and B must match X).
+void require_inputs_dtype(const Node &n, DType dtype, size_t first, size_t last);
 /// Throws naming the node unless `dtype` is one of `allowed`.
 void require_dtype(const Node &n, DType dtype, std::initializer_list<DType> allowed);
 /// Bytes of a tensor of static type.

@@ -60,10 +60,7 @@ const OpDef &op_Conv() {
     d.infer = [](Node &n) {
       DType dt = input_dtype(n, 0);
       require_dtype(n, dt, {DType::Float, DType::Double});
-      for (size_t i = 1; i < 3; ++i)
-        if (n.has_input(i) && input_dtype(n, i) != dt)
-          node_fail(n, "input {} has element type {} but X has {}", i,
-                    dtype_name(input_dtype(n, i)), dtype_name(dt));
+      require_inputs_dtype(n, dt, 1, 3);
       ConvShape s = conv_shape(n);
       std::vector<int64_t> out{s.N, s.M};
       out.insert(out.end(), s.win.out.begin(), s.win.out.end());

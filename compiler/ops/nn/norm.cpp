@@ -13,10 +13,7 @@ bool output_used(const Node &n, size_t i) {
 void require_float_inputs(const Node &n) {
   DType dt = input_dtype(n, 0);
   require_dtype(n, dt, {DType::Float, DType::Double});
-  for (size_t i = 1; i < n.inputs.size(); ++i)
-    if (n.has_input(i) && input_dtype(n, i) != dt)
-      node_fail(n, "input {} has element type {} but X has {} (mixed types are not supported)", i,
-                dtype_name(input_dtype(n, i)), dtype_name(dt));
+  require_inputs_dtype(n, dt, 1, n.inputs.size());
 }
 
 /// N, C and the spatial size S of an N x C x D1 x ... input.
