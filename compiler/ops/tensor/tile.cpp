@@ -1,6 +1,7 @@
 // Tile: repeats the input `repeats[d]` times along each axis (repeats: a constant int64 input).
 // Lowers to the broadcasting copy kernel, which reads input coordinate c % in_dim.
 #include "compiler/ops/op_util.h"
+#include "compiler/ops/tensor/broadcast_call.h"
 
 namespace onnxc {
 
@@ -22,16 +23,7 @@ const OpDef &op_Tile() {
       }
       set_output(n, 0, input_dtype(n, 0), in);
     };
-    d.lower = [](const Node &n) {
-      std::vector<int64_t> in = input_dims(n, 0), out = output_dims(n, 0);
-      int bits = dtype_bits(input_dtype(n, 0));
-      if (input_dtype(n, 0) == DType::String || bits < 8 || bits > 64)
-        node_fail(n, "element type {} is not supported", dtype_name(input_dtype(n, 0)));
-      std::vector<int64_t> params{bits / 8, static_cast<int64_t>(out.size())};
-      params.insert(params.end(), out.begin(), out.end());
-      params.insert(params.end(), in.begin(), in.end());
-      return KernelCall{"onnxc_k_broadcast", {n.inputs[0], n.outputs[0]}, params};
-    };
+    d.lower = [](const Node &n) { return broadcast_call(n, input_dims(n, 0)); };
     return d;
   }();
   return def;
