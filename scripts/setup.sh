@@ -14,6 +14,14 @@
 #   libfmt-dev libcli11-dev catch2       formatting, the command line, unit tests
 #   python3-onnx python3-numpy           /usr/bin/python3 generates the sample and test models
 #   binutils file git                    readelf for tests/e2e; general tooling
+#   libclang-rt-19-dev                   clang's sanitizer runtimes (libclang_rt.asan/tsan/ubsan/
+#                                        fuzzer): the sanitize.* tests and the ASan/libFuzzer tree
+#   qemu-user gcc-aarch64-linux-gnu      the cross tests (ctest -L cross): AArch64 and ARMv7
+#   gcc-arm-linux-gnueabihf              libraries compiled by onnxc run under qemu, driven by a
+#   libc6-dev-arm64-cross                test program cross-compiled with the target's gcc and libc
+#   libc6-dev-armhf-cross
+# scripts/check_deps.sh lists every tool and library the build and the tests use, and names the
+# package of each one that is missing; .ci/run calls it after this script.
 # Not needed: LLVM's CMake config only references libedit, libcurl and libpfm from components
 # onnxc does not link (LLVMLineEditor, LLVMDebuginfod, LLVMExegesis), and llvm-19-dev already
 # depends on libffi-dev, libxml2-dev and libz3-dev.
@@ -27,6 +35,8 @@ packages=(
   libfmt-dev libcli11-dev catch2
   python3-onnx python3-numpy
   binutils file
+  libclang-rt-19-dev
+  qemu-user gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross
 )
 
 if [[ $(id -u) -eq 0 ]]; then
