@@ -14,6 +14,9 @@
 #   libfmt-dev libcli11-dev catch2       formatting, the command line, unit tests
 #   python3-onnx python3-numpy           /usr/bin/python3 generates the sample and test models
 #   binutils file git                    readelf for tests/e2e; general tooling
+#   gcc python3 bsdutils                 cc for the C test programs, /usr/bin/python3, `script` for
+#                                        tests that need a terminal (usually present; named so that
+#                                        scripts/check_deps.sh --setup-covers holds)
 #   libclang-rt-19-dev                   clang's sanitizer runtimes (libclang_rt.asan/tsan/ubsan/
 #                                        fuzzer): the sanitize.* tests and the ASan/libFuzzer tree
 #   qemu-user gcc-aarch64-linux-gnu      the cross tests (ctest -L cross): AArch64 and ARMv7
@@ -28,15 +31,16 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ pkg-config git
-  llvm-19-dev liblld-19-dev lld-19 clang-19
+  cmake ninja-build gcc g++ pkg-config git bsdutils python3
+  llvm-19 llvm-19-dev liblld-19-dev lld-19 clang-19
   zlib1g-dev libzstd-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
   libfmt-dev libcli11-dev catch2
   python3-onnx python3-numpy
   binutils file
   libclang-rt-19-dev
-  qemu-user gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross
+  qemu-user gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf
+  libc6-arm64-cross libc6-dev-arm64-cross libc6-armhf-cross libc6-dev-armhf-cross
 )
 
 if [[ $(id -u) -eq 0 ]]; then

@@ -39,6 +39,12 @@ std::unique_ptr<Model> convert_model(const onnx::ModelProto &mp, const std::stri
   model->opsets = ctx.opsets;
   model->graph = std::make_unique<Graph>();
   convert_graph(mp.graph(), *model->graph, ctx);
+  // A graph without outputs computes nothing: compiling it would give an empty library that
+  // silently does nothing, so it is refused like a missing graph.
+  if (mp.graph().output_size() == 0)
+    fail("{}: the model's graph '{}' has no outputs, so there is nothing to compile (a graph "
+         "needs at least one output)",
+         path, mp.graph().name());
   return model;
 }
 

@@ -146,6 +146,34 @@ case_sample_app() {
   grep -qx "argmax: $want" <<<"$log" || { echo "FAIL: expected 'argmax: $want'" >&2; return 1; }
 }
 
+case_reproducible() {
+  # Compiling the same model with the same flags gives byte-identical artifacts, whatever the
+  # output directory, the working directory or the environment: no paths, times or random names
+  # end up in the library or the header. Each model is compiled three times (two directories, a
+  # third from / with an empty environment) for the host and for AArch64.
+  local onnxc_abs model models_list=("$models/cnn/model.onnx" "$models/mlp/model.onnx")
+  onnxc_abs=$(readlink -f "$ONNXC")
+  local mnist=${ONNXC_TESTDATA_DIR:-$SRC_DIR/../shared/testdata}/models/mnist-8/model.onnx
+  [[ -f $mnist ]] && models_list+=("$mnist")
+  for model in "${models_list[@]}"; do
+    for target in "" aarch64-unknown-linux-gnu; do
+      local flags=(--name m)
+      [[ -n $target ]] && flags+=(--target "$target")
+      rm -rf "$out/a" "$out/b" "$out/c"
+      mkdir -p "$out/a" "$out/b/deeper" "$out/c"
+      "$ONNXC" compile "$model" -o "$out/a/libm.so" "${flags[@]}" >/dev/null
+      "$ONNXC" compile "$model" -o "$out/b/deeper/libm.so" "${flags[@]}" >/dev/null
+      (cd / && env -i PATH=/nonexistent "$onnxc_abs" compile "$model" -o "$out/c/libm.so" \
+        "${flags[@]}" >/dev/null)
+      for f in libm.so m.h; do
+        cmp "$out/a/$f" "$out/b/deeper/$f" && cmp "$out/a/$f" "$out/c/$f" ||
+          { echo "FAIL: $model ${target:-host}: $f differs between compiles" >&2; return 1; }
+      done
+      echo "$model ${target:-host}: libm.so ($(stat -c %s "$out/a/libm.so") bytes) and m.h identical x3"
+    done
+  done
+}
+
 rm -rf "$out"
 mkdir -p "$out"
 "case_$case_name"

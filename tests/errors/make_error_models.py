@@ -200,6 +200,7 @@ CASES = {
     "node_without_op_type": lambda: model([helper.make_node("", ["x"], ["y"], name="n0")],
                                           [vi("x", [2, 3])], [vi("y", None)]),
     "no_graph": lambda: _no_graph(),
+    "graph_without_outputs": lambda: _graph_without_outputs(),
     # Attribute types that contradict the op's schema.
     "transpose_perm_floats": lambda: model(
         [helper.make_node("Transpose", ["x"], ["y"], name="n0", perm=[1.0, 0.0])],
@@ -255,6 +256,14 @@ def _no_graph():
                           opset_imports=[helper.make_opsetid("", 13)])
     m.ClearField("graph")
     return m.SerializeToString()
+
+
+def _graph_without_outputs():
+    """A graph with an input and a node but no graph outputs (regression: compiled to an empty
+    library that did nothing)."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "nothing_out", [x], [])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
 
 
 def write_data_files(out):
