@@ -3,7 +3,7 @@
  * params {kind, eps (f64), extra, nk, nr, kept_dims[nk], kept_strides[nk], red_dims[nr],
  *         red_strides[nr]}
  *   kind 0 RMSNormalization: y = x / sqrt(mean(x^2) + eps) * scale[j % extra]
- *   kind 1 LpNormalization:  y = x / ||x||_p, p = extra (1 or 2)
+ *   kind 1 LpNormalization:  y = x / ||x||_p, p = extra (1 or 2); 0 where ||x||_p is 0
  *   kind 2 MeanVarianceNormalization: y = (x - mean) / (sqrt(var) + eps)
  *   kind 3 Hardmax: 1 at the first maximum of the row, 0 elsewhere
  * tensors {X, scale (kind 0, else null), Y}. */
@@ -65,8 +65,11 @@ void row(i64 kind, double eps, i64 extra, const Axes &red, const T *x, const T *
     const double inv = 1.0 / __builtin_sqrt(s2 / cnt + eps);
     for_each(red, [&](i64 j, i64 o) { y[o] = T(double(x[o]) * inv * double(scale[j % extra])); });
   } else if (kind == 1) {
+    /* A zero vector has no direction: its normalisation is zero (as in ONNX's reference and
+       ONNX Runtime), not 0/0. */
     const double norm = extra == 1 ? s1 : __builtin_sqrt(s2);
-    for_each(red, [&](i64, i64 o) { y[o] = T(double(x[o]) / norm); });
+    const double inv = norm > 0 ? 1.0 / norm : 0.0;
+    for_each(red, [&](i64, i64 o) { y[o] = T(double(x[o]) * inv); });
   } else {
     const double mean = s1 / cnt, var = s2 / cnt - mean * mean;
     const double den = __builtin_sqrt(var > 0 ? var : 0) + eps;
