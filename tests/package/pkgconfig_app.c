@@ -44,8 +44,7 @@ int main(void) {
   onnxc_context *ctx = NULL;
   const void *inputs[1] = {input};
   void *outputs[1] = {output};
-  if (onnxc_create(&ctx) != ONNXC_OK ||
-      onnxc_run_buffers(ctx, inputs, outputs) != ONNXC_OK) {
+  if (onnxc_create(&ctx) != ONNXC_OK || onnxc_run_buffers(ctx, inputs, outputs) != ONNXC_OK) {
     fprintf(stderr, "run failed: %s\n", onnxc_last_error(ctx));
     onnxc_destroy(ctx);
     return 1;
