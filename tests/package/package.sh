@@ -148,4 +148,12 @@ case_in_tree() {
   compare "$out/got.txt" "$out/ref/expected.txt"
 }
 
+# in_tree_cross LIB HEADER: TARGET_TRIPLE aarch64 gave an AArch64 library named by NAME.
+case_in_tree_cross() {
+  local lib=$1 header=$2
+  readelf -h "$lib" | grep -E 'Machine:.*AArch64' || fail "$lib is not an AArch64 library"
+  readelf -d "$lib" | grep -F '[libsample_arm.so]' || fail "$lib's soname is not libsample_arm.so"
+  grep -q 'sample_arm_infer' "$header" || fail "$header does not declare sample_arm_infer"
+}
+
 "case_$case_name" "$@"
