@@ -117,6 +117,10 @@ CASES = {
     "unknown_domain": lambda: model(
         [helper.make_node("Relu", ["x"], ["y"], name="n0", domain="com.example")],
         [vi("x", [2, 3])], [vi("y", None)], extra_opsets=[("com.example", 1)]),
+    "unsupported_ml_op": lambda: model(
+        [helper.make_node("CategoryMapper", ["x"], ["y"], name="n0", domain="ai.onnx.ml",
+                          cats_int64s=[1], cats_strings=["a"])],
+        [vi("x", [2, 3], TensorProto.INT64)], [vi("y", None)], extra_opsets=[("ai.onnx.ml", 3)]),
     "opset_too_new": lambda: model([helper.make_node("Relu", ["x"], ["y"], name="n0")],
                                    [vi("x", [2, 3])], [vi("y", None)], opset=99),
     "missing_opset_import": lambda: model(
