@@ -77,7 +77,8 @@ void check_supported_ops(const Graph &g) {
   for (size_t i = 0; i < bad.size() && i < 20; ++i)
     msg += "\n  " + bad[i];
   if (bad.size() > 20)
-    msg += fmt::format("\n  ... and {} more (run `onnxc inspect` for the full list)", bad.size() - 20);
+    msg +=
+        fmt::format("\n  ... and {} more (run `onnxc inspect` for the full list)", bad.size() - 20);
   throw Error(msg);
 }
 

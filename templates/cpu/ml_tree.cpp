@@ -51,13 +51,27 @@ template <typename TX> i64 walk(const Forest &f, const TX *x, i64 ref) {
     const double v = double(x[feature]), t = param_f64(b, 1);
     bool c;
     switch (mode) {
-    case 0: c = v <= t; break;
-    case 1: c = v < t; break;
-    case 2: c = v >= t; break;
-    case 3: c = v > t; break;
-    case 4: c = v == t; break;
-    case 5: c = v != t; break;
-    default: c = member<TX>(f, b[4], v); break;
+    case 0:
+      c = v <= t;
+      break;
+    case 1:
+      c = v < t;
+      break;
+    case 2:
+      c = v >= t;
+      break;
+    case 3:
+      c = v > t;
+      break;
+    case 4:
+      c = v == t;
+      break;
+    case 5:
+      c = v != t;
+      break;
+    default:
+      c = member<TX>(f, b[4], v);
+      break;
     }
     if (((b[0] >> 40) & 1) && v != v)
       c = true;
@@ -94,8 +108,7 @@ template <typename TO> void finish_regression(const Forest &f, TO *s, const unsi
     onnxc_ml::transform(s, f.nt, f.post);
 }
 
-template <typename TO>
-i64 finish_multiclass(const Forest &f, TO *s, unsigned char *has) {
+template <typename TO> i64 finish_multiclass(const Forest &f, TO *s, unsigned char *has) {
   for (i64 k = 0; k < f.nbase; ++k) {
     s[k] = has[k] ? TO(s[k] + TO(f.base_at(k))) : TO(f.base_at(k));
     has[k] = 1;
@@ -172,7 +185,8 @@ void run(onnxc_rt *rt, const Forest &f, const TX *x, TO *out, int64_t *labels, u
   onnxc_k::parallel_for(rt, f.rows, 16, body);
 }
 
-template <typename TX, typename TO> int32_t tree_kernel(onnxc_rt *rt, void *const *t, const i64 *p) {
+template <typename TX, typename TO>
+int32_t tree_kernel(onnxc_rt *rt, void *const *t, const i64 *p) {
   Forest f(p);
   if (f.kind == 1)
     run(rt, f, (const TX *)t[0], (TO *)t[2], (int64_t *)t[1], (unsigned char *)t[3]);

@@ -34,7 +34,11 @@ Linear read_linear(const Node &n, int64_t targets_attr) {
 
 std::vector<int64_t> linear_params(const Linear &L, int64_t kind, PostTransform post,
                                    const std::vector<int64_t> &labels) {
-  std::vector<int64_t> p{L.rows, L.cols, L.targets, kind, static_cast<int64_t>(post),
+  std::vector<int64_t> p{L.rows,
+                         L.cols,
+                         L.targets,
+                         kind,
+                         static_cast<int64_t>(post),
                          static_cast<int64_t>(labels.size())};
   push_reals(p, L.coef);
   push_reals(p, L.intercepts);
@@ -69,9 +73,9 @@ const OpDef &op_LinearClassifier() {
     };
     d.lower = [](const Node &n) {
       Linear L = read_linear(n, 0);
-      return call_on_all(n, linear_kernel(n),
-                         linear_params(L, 1, post_transform_attr(n),
-                                       attr_ints(n, "classlabels_ints")));
+      return call_on_all(
+          n, linear_kernel(n),
+          linear_params(L, 1, post_transform_attr(n), attr_ints(n, "classlabels_ints")));
     };
     return d;
   }();

@@ -65,16 +65,18 @@ std::pair<int64_t, int64_t> ml_rows_cols(const Node &n, size_t input) {
 void require_real_input(const Node &n, size_t i) {
   DType t = input_dtype(n, i);
   if (t != DType::Float && t != DType::Double)
-    node_fail(n, "input {} has element type {}; onnxc supports float and double here (insert a "
-                 "Cast to float before this node)",
+    node_fail(n,
+              "input {} has element type {}; onnxc supports float and double here (insert a "
+              "Cast to float before this node)",
               i, dtype_name(t));
 }
 
 void refuse_string_labels(const Node &n, const std::string &attr) {
   if (!attr_strings(n, attr).empty())
-    node_fail(n, "string class labels ('{}') are not supported: onnxc has no string tensors; "
-                 "train with integer labels (e.g. encode y with sklearn's LabelEncoder) and "
-                 "re-export",
+    node_fail(n,
+              "string class labels ('{}') are not supported: onnxc has no string tensors; "
+              "train with integer labels (e.g. encode y with sklearn's LabelEncoder) and "
+              "re-export",
               attr);
 }
 

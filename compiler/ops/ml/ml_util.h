@@ -14,7 +14,13 @@ namespace onnxc {
 inline constexpr const char *kMlDomain = "ai.onnx.ml";
 
 /// post_transform codes shared with templates/cpu/ml_common.h (same order as the ONNX spec).
-enum class PostTransform : int64_t { None = 0, Softmax = 1, Logistic = 2, SoftmaxZero = 3, Probit = 4 };
+enum class PostTransform : int64_t {
+  None = 0,
+  Softmax = 1,
+  Logistic = 2,
+  SoftmaxZero = 3,
+  Probit = 4
+};
 
 /// Reads the string attribute `post_transform` (NONE, SOFTMAX, LOGISTIC, SOFTMAX_ZERO, PROBIT).
 PostTransform post_transform_attr(const Node &n);

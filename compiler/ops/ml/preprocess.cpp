@@ -34,10 +34,12 @@ int64_t norm_code(const Node &n) {
 }
 
 /// The per-column list `v` must have 1 or `cols` entries (0 allowed if `may_be_empty`).
-void check_per_column(const Node &n, const char *name, size_t size, int64_t cols, bool may_be_empty) {
+void check_per_column(const Node &n, const char *name, size_t size, int64_t cols,
+                      bool may_be_empty) {
   if ((size == 0 && may_be_empty) || size == 1 || size == static_cast<size_t>(cols))
     return;
-  node_fail(n, "attribute '{}' has {} entries, expected 1 or {} (one per column)", name, size, cols);
+  node_fail(n, "attribute '{}' has {} entries, expected 1 or {} (one per column)", name, size,
+            cols);
 }
 } // namespace
 
@@ -155,9 +157,8 @@ const OpDef &op_ArrayFeatureExtractor() {
     d.lower = [](const Node &n) {
       std::vector<int64_t> x = input_dims(n, 0);
       return call_on_all(n, "onnxc_k_gather",
-                         {dtype_bits(input_dtype(n, 0)) / 8, 8,
-                          product({x.begin(), x.end() - 1}), x.back(), 1,
-                          product(input_dims(n, 1))});
+                         {dtype_bits(input_dtype(n, 0)) / 8, 8, product({x.begin(), x.end() - 1}),
+                          x.back(), 1, product(input_dims(n, 1))});
     };
     return d;
   }();

@@ -2,14 +2,15 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace onnxc {
 namespace {
 
 bool legacy_mode(const std::string &s, TreeMode &m) {
   static const std::map<std::string, TreeMode> modes = {
-      {"BRANCH_LEQ", TreeMode::Leq}, {"BRANCH_LT", TreeMode::Lt},   {"BRANCH_GTE", TreeMode::Gte},
-      {"BRANCH_GT", TreeMode::Gt},   {"BRANCH_EQ", TreeMode::Eq},   {"BRANCH_NEQ", TreeMode::Neq}};
+      {"BRANCH_LEQ", TreeMode::Leq}, {"BRANCH_LT", TreeMode::Lt}, {"BRANCH_GTE", TreeMode::Gte},
+      {"BRANCH_GT", TreeMode::Gt},   {"BRANCH_EQ", TreeMode::Eq}, {"BRANCH_NEQ", TreeMode::Neq}};
   auto it = modes.find(s);
   if (it == modes.end())
     return false;
@@ -34,8 +35,9 @@ void check_acyclic(const Node &n, const TreeForest &f) {
       if (r < 0)
         continue;
       if (seen[static_cast<size_t>(r)])
-        node_fail(n, "the trees are not trees: node {} is reached twice (a cycle or a shared "
-                     "subtree)",
+        node_fail(n,
+                  "the trees are not trees: node {} is reached twice (a cycle or a shared "
+                  "subtree)",
                   r);
       seen[static_cast<size_t>(r)] = 1;
       stack.push_back(f.branches[static_cast<size_t>(r)].if_true);
@@ -107,8 +109,9 @@ TreeForest forest_from_legacy(const Node &n, const std::string &prefix, int64_t 
       L.ref[i] = static_cast<int64_t>(f.branches.size());
       f.branches.push_back({});
     } else {
-      node_fail(n, "node mode '{}' is not one of BRANCH_LEQ, BRANCH_LT, BRANCH_GTE, BRANCH_GT, "
-                   "BRANCH_EQ, BRANCH_NEQ, LEAF",
+      node_fail(n,
+                "node mode '{}' is not one of BRANCH_LEQ, BRANCH_LT, BRANCH_GTE, BRANCH_GT, "
+                "BRANCH_EQ, BRANCH_NEQ, LEAF",
                 L.mode[i]);
     }
   }
@@ -117,16 +120,24 @@ TreeForest forest_from_legacy(const Node &n, const std::string &prefix, int64_t 
     if (L.ref[i] < 0)
       continue;
     TreeBranch &b = f.branches[static_cast<size_t>(L.ref[i])];
-    b = {L.feature[i], modes[i], L.mtt[i] != 0, L.value[i],
-         legacy_child(n, L, L.tree[i], L.yes[i]), legacy_child(n, L, L.tree[i], L.no[i])};
+    b = {L.feature[i],
+         modes[i],
+         L.mtt[i] != 0,
+         L.value[i],
+         legacy_child(n, L, L.tree[i], L.yes[i]),
+         legacy_child(n, L, L.tree[i], L.no[i])};
     referenced[L.index.at({L.tree[i], L.yes[i]})] = 1;
     referenced[L.index.at({L.tree[i], L.no[i]})] = 1;
   }
   for (size_t i = 0; i < cnt; ++i) // roots: unreferenced nodes, in the order trees appear
     if (!referenced[i])
       f.roots.push_back(L.ref[i]);
-  std::vector<int64_t> wt = attr_ints(n, prefix + "_treeids"), wn = attr_ints(n, prefix + "_nodeids"),
-                       wid = attr_ints(n, prefix + "_ids");
+  if (f.roots.size() != std::set<int64_t>(L.tree.begin(), L.tree.end()).size())
+    node_fail(n, "every tree must have exactly one root (a node no other node points to); the "
+                 "trees have {} in all, for {} trees (a cycle?)",
+              f.roots.size(), std::set<int64_t>(L.tree.begin(), L.tree.end()).size());
+  std::vector<int64_t> wt = attr_ints(n, prefix + "_treeids"),
+                       wn = attr_ints(n, prefix + "_nodeids"), wid = attr_ints(n, prefix + "_ids");
   std::vector<double> ww = attr_reals(n, prefix + "_weights");
   require_size(n, prefix + "_nodeids", wn.size(), wt.size());
   require_size(n, prefix + "_ids", wid.size(), wt.size());
@@ -193,21 +204,26 @@ TreeForest forest_from_v5(const Node &n) {
   f.n_targets = attr_int(n, "n_targets", 0);
   if (f.n_targets < 1)
     node_fail(n, "attribute 'n_targets' must be at least 1");
-  std::vector<int64_t> feat = attr_ints(n, "nodes_featureids"), yes = attr_ints(n, "nodes_truenodeids"),
+  std::vector<int64_t> feat = attr_ints(n, "nodes_featureids"),
+                       yes = attr_ints(n, "nodes_truenodeids"),
                        no = attr_ints(n, "nodes_falsenodeids"),
                        yes_leaf = attr_ints(n, "nodes_trueleafs"),
                        no_leaf = attr_ints(n, "nodes_falseleafs"),
                        mtt = attr_ints(n, "nodes_missing_value_tracks_true"),
-                       modes = tensor_ints(n, "nodes_modes"), targets = attr_ints(n, "leaf_targetids");
+                       modes = tensor_ints(n, "nodes_modes"),
+                       targets = attr_ints(n, "leaf_targetids");
   std::vector<double> splits = attr_tensor_reals(n, "nodes_splits"),
                       weights = attr_tensor_reals(n, "leaf_weights");
   size_t cnt = feat.size(), leaves = targets.size();
   if (mtt.empty())
     mtt.assign(cnt, 0);
-  for (auto [name, size] : {std::pair{"nodes_truenodeids", yes.size()}, {"nodes_falsenodeids", no.size()},
-                            {"nodes_trueleafs", yes_leaf.size()}, {"nodes_falseleafs", no_leaf.size()},
+  for (auto [name, size] : {std::pair{"nodes_truenodeids", yes.size()},
+                            {"nodes_falsenodeids", no.size()},
+                            {"nodes_trueleafs", yes_leaf.size()},
+                            {"nodes_falseleafs", no_leaf.size()},
                             {"nodes_missing_value_tracks_true", mtt.size()},
-                            {"nodes_modes", modes.size()}, {"nodes_splits", splits.size()}})
+                            {"nodes_modes", modes.size()},
+                            {"nodes_splits", splits.size()}})
     require_size(n, name, size, cnt);
   require_size(n, "leaf_weights", weights.size(), leaves);
   for (size_t i = 0; i < cnt; ++i) {
@@ -235,8 +251,7 @@ TreeForest forest_from_v5(const Node &n) {
 void check_forest_features(const Node &n, const TreeForest &f, int64_t n_features) {
   for (const TreeBranch &b : f.branches)
     if (b.feature < 0 || b.feature >= n_features)
-      node_fail(n, "a node tests feature {}, but the input has {} features", b.feature,
-                n_features);
+      node_fail(n, "a node tests feature {}, but the input has {} features", b.feature, n_features);
 }
 
 std::vector<int64_t> tree_params(const TreeForest &f, const TreeKernelConfig &c) {

@@ -29,7 +29,7 @@ struct TreeForest {
   int64_t n_targets = 1;
   std::vector<int64_t> roots; ///< child references, one per tree
   std::vector<TreeBranch> branches;
-  std::vector<std::pair<int64_t, int64_t>> leaves;  ///< [begin, count) into leaf_values
+  std::vector<std::pair<int64_t, int64_t>> leaves;     ///< [begin, count) into leaf_values
   std::vector<std::pair<int64_t, double>> leaf_values; ///< (target, weight)
   std::vector<double> members;
 };
@@ -45,11 +45,11 @@ void check_forest_features(const Node &n, const TreeForest &f, int64_t n_feature
 /// Kernel configuration besides the forest (see templates/cpu/ml_tree.cpp for the layout).
 struct TreeKernelConfig {
   int64_t rows = 0, cols = 0;
-  int64_t kind = 0;       ///< 0 regressor, 1 classifier, 2 TreeEnsemble (opset 5)
-  int64_t aggregate = 0;  ///< 0 SUM, 1 AVERAGE, 2 MIN, 3 MAX
+  int64_t kind = 0;      ///< 0 regressor, 1 classifier, 2 TreeEnsemble (opset 5)
+  int64_t aggregate = 0; ///< 0 SUM, 1 AVERAGE, 2 MIN, 3 MAX
   PostTransform post = PostTransform::None;
   std::vector<double> base_values;
-  std::vector<int64_t> labels; ///< classifier only
+  std::vector<int64_t> labels;                   ///< classifier only
   bool binary_case = false, all_positive = true; ///< classifier only (see the kernel)
 };
 
