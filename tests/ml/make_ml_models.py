@@ -114,6 +114,10 @@ def write_case(out, name, model, x):
     d = os.path.join(out, name)
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(os.path.join(d, "test_data_set_0"))
+    model.graph.name = name  # the converters name graphs with random UUIDs
+    imports = sorted(model.opset_import, key=lambda o: o.domain)  # and list them in any order
+    del model.opset_import[:]
+    model.opset_import.extend(imports)
     onnx.save(model, os.path.join(d, "model.onnx"))
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     x = x[:ROWS]
