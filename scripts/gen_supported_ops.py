@@ -66,6 +66,37 @@ def reason_summary(reasons, limit=3):
     return "; ".join(md(p) for p in parts)
 
 
+# The ai.onnx.ml section: ops and what limits them. The ONNX backend suite has few ML cases, so
+# these are tested by the pipelines in tests/ml (ctest -L ml) against ONNX Runtime.
+ML_OPS = [
+    ("TreeEnsembleClassifier", "1..5", "int64 class labels only; float/double input"),
+    ("TreeEnsembleRegressor", "1..5", "float/double input"),
+    ("TreeEnsemble", "5", "float/double input"),
+    ("LinearClassifier", "1..5", "int64 class labels only; float/double input"),
+    ("LinearRegressor", "1..5", "float/double input"),
+    ("Scaler", "1..5", ""),
+    ("Normalizer", "1..5", ""),
+    ("Binarizer", "1..5", "float/double"),
+    ("Imputer", "1..5", "float/int64"),
+    ("ArrayFeatureExtractor", "1..5", "int64 indices; no strings"),
+    ("ZipMap", "1..5", "returns the [N, C] probability matrix (no map type, docs/runtime-api.md)"),
+]
+ML_MISSING = ("SVMClassifier, SVMRegressor, OneHotEncoder, FeatureVectorizer (not implemented "
+              "yet); LabelEncoder, CategoryMapper, DictVectorizer, CastMap and string class "
+              "labels (they need string, map or sequence tensors, which onnxc does not have)")
+
+
+def ml_section():
+    lines = ["", "## ai.onnx.ml (classic ML)", "",
+             "Tested by the classic-ML pipelines in `tests/ml` (scikit-learn via skl2onnx, XGBoost",
+             "and LightGBM via onnxmltools; `ctest -L ml`), compared with ONNX Runtime's outputs,",
+             "and by the `ai_onnx_ml` backend cases above.", "",
+             "| Operator | Opsets | Notes |", "|---|---|---|"]
+    lines += [f"| ai.onnx.ml.{op} | {opsets} | {md(note)} |" for op, opsets, note in ML_OPS]
+    lines += ["", f"Not supported: {ML_MISSING}."]
+    return lines
+
+
 def generate(case_ops, failures):
     per_op = collections.defaultdict(lambda: {"plain": [], "expanded": []})
     for case, op in case_ops.items():
@@ -124,6 +155,7 @@ def generate(case_ops, failures):
         reasons = reason_summary([failures[c] for c in sorted(d["plain"] + d["expanded"])
                                   if c in failures])
         lines.append(f"| {md(op)} | {status} | {p} | {n} | {expanded} | {reasons} |")
+    lines += ml_section()
     return "\n".join(lines) + "\n"
 
 

@@ -20,14 +20,21 @@ std::string wrong_attribute_kind(const Node &n) {
   return {};
 }
 
+/// ai.onnx, ai.onnx.ml and ai.onnx.preview.* are standard ONNX domains; anything else is custom.
+bool is_standard_domain(const std::string &d) {
+  return d.empty() || d == "ai.onnx" || d == "ai.onnx.ml" || d.rfind("ai.onnx.preview", 0) == 0;
+}
+
 std::string why_unsupported(const Node &n) {
-  if (!n.domain.empty() && n.domain != "ai.onnx" && !n.def)
-    return fmt::format("operator domain '{}' is not supported (only the default ai.onnx domain "
-                       "is); re-export the model without custom ops",
-                       n.domain);
+  if (!n.def && !is_standard_domain(n.domain))
+    return fmt::format("operator {} of domain '{}' is a custom operator, which onnxc cannot "
+                       "compile (it supports the standard ONNX domains); re-export the model "
+                       "without custom ops",
+                       n.op_type, n.domain);
   if (!n.def)
-    return fmt::format("operator {} is not supported by onnxc yet (see docs/SupportedOps.md)",
-                       n.op_type);
+    return fmt::format("onnxc does not support {} operator {} (opset {}) yet (see "
+                       "docs/SupportedOps.md)",
+                       n.domain.empty() ? "ai.onnx" : n.domain, n.op_type, n.opset);
   if (n.domain.empty() && (n.opset < kMinOpset || n.opset > kMaxOpset))
     return fmt::format("the model imports ai.onnx opset {}, outside the supported range {}..{}; "
                        "convert it with onnx.version_converter",
@@ -70,7 +77,8 @@ void check_supported_ops(const Graph &g) {
   for (size_t i = 0; i < bad.size() && i < 20; ++i)
     msg += "\n  " + bad[i];
   if (bad.size() > 20)
-    msg += fmt::format("\n  ... and {} more (run `onnxc inspect` for the full list)", bad.size() - 20);
+    msg +=
+        fmt::format("\n  ... and {} more (run `onnxc inspect` for the full list)", bad.size() - 20);
   throw Error(msg);
 }
 

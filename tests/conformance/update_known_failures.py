@@ -90,11 +90,11 @@ def error_reason(lines, case_dir):
                 break
             details.append(more.strip())
         unsupported = sorted({m.group(1) for d in details
-                              for m in [re.search(r"operator (\S+) is not supported", d)] if m})
+                              for m in [re.search(r"does not support \S+ operator (\S+)", d)] if m})
         if unsupported:
             return "unsupported op: " + ", ".join(unsupported)
         domains = sorted({m.group(1) for d in details
-                          for m in [re.search(r"operator domain '([^']+)' is not supp", d)] if m})
+                          for m in [re.search(r"of domain '([^']+)' is a custom op", d)] if m})
         if domains:
             return "unsupported domain: " + ", ".join(domains)
         if first.endswith(":") and details:

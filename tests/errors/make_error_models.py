@@ -117,6 +117,12 @@ CASES = {
     "unknown_domain": lambda: model(
         [helper.make_node("Relu", ["x"], ["y"], name="n0", domain="com.example")],
         [vi("x", [2, 3])], [vi("y", None)], extra_opsets=[("com.example", 1)]),
+    "unsupported_ml_op": lambda: model(
+        [helper.make_node("CategoryMapper", ["x"], ["y"], name="n0", domain="ai.onnx.ml",
+                          cats_int64s=[1], cats_strings=["a"])],
+        [vi("x", [2, 3], TensorProto.INT64)], [vi("y", None)], extra_opsets=[("ai.onnx.ml", 3)]),
+    "ml_string_labels": lambda: _tree_classifier(classlabels_strings=["a", "b"]),
+    "ml_tree_cycle": lambda: _tree_classifier(classlabels_int64s=[0, 1], cycle=True),
     "opset_too_new": lambda: model([helper.make_node("Relu", ["x"], ["y"], name="n0")],
                                    [vi("x", [2, 3])], [vi("y", None)], opset=99),
     "missing_opset_import": lambda: model(
@@ -243,6 +249,20 @@ CASES = {
     # A valid model, for the cases about bad command lines.
     "valid": valid,
 }
+
+
+def _tree_classifier(cycle=False, **labels):
+    """A one-split TreeEnsembleClassifier; `cycle` makes node 1 a branch back to node 0."""
+    modes = ["BRANCH_LEQ", "BRANCH_LEQ" if cycle else "LEAF", "LEAF"]
+    node = helper.make_node(
+        "TreeEnsembleClassifier", ["x"], ["label", "scores"], name="n0", domain="ai.onnx.ml",
+        nodes_treeids=[0, 0, 0], nodes_nodeids=[0, 1, 2], nodes_featureids=[0, 0, 0],
+        nodes_modes=modes, nodes_values=[0.5, 0.0, 0.0], nodes_truenodeids=[1, 0, 0],
+        nodes_falsenodeids=[2, 0, 0], class_treeids=[0], class_nodeids=[2], class_ids=[1],
+        class_weights=[1.0], **labels)
+    return model([node], [vi("x", [2, 3])], [vi("label", None, TensorProto.INT64),
+                                             vi("scores", None)],
+                 extra_opsets=[("ai.onnx.ml", 3)])
 
 
 def _raw_and_typed():

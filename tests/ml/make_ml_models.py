@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Trains small classic-ML pipelines (fixed seeds), exports them to ONNX with skl2onnx and
+onnxmltools, and writes tests/ml/models/<name>/{model.onnx, test_data_set_0/*.pb} with ONNX
+Runtime's outputs as the reference. Needs scikit-learn, skl2onnx, onnxmltools, xgboost, lightgbm,
+onnxruntime (a venv: see tests/ml/README.md); the test suite itself only reads the files.
+
+ZipMap outputs (a sequence of maps in ONNX Runtime) are stored as the dense [N, C] probability
+matrix, columns in class-label order: that is what onnxc returns for a ZipMap output
+(docs/runtime-api.md).
+
+Usage: make_ml_models.py [OUT_DIR]   (default: tests/ml/models next to this script)
+"""
+import os
+import shutil
+import sys
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import numpy_helper
+from skl2onnx import convert_sklearn
+from skl2onnx.common.data_types import FloatTensorType
+from sklearn import datasets, ensemble, impute, linear_model, pipeline, preprocessing, svm, tree
+
+SEED = 0
+ROWS = 8  # rows in each test data set
+
+
+def data(kind, n_features=4, n_classes=3):
+    rng = np.random.RandomState(SEED)
+    if kind == "reg":
+        x, y = datasets.make_regression(60, n_features, noise=0.1, random_state=SEED)
+    else:
+        x, y = datasets.make_classification(80, n_features, n_informative=3, n_redundant=0,
+                                            n_classes=n_classes, n_clusters_per_class=1,
+                                            random_state=SEED)
+    x = (x + rng.normal(0, 0.01, x.shape)).astype(np.float32)
+    return x, y
+
+
+def skl(model, n_features, zipmap=False):
+    est = model.steps[-1][1] if isinstance(model, pipeline.Pipeline) else model
+    opts = {id(est): {"zipmap": zipmap}} if hasattr(est, "predict_proba") else None
+    return convert_sklearn(model, initial_types=[("input", FloatTensorType([None, n_features]))],
+                           target_opset={"": 17, "ai.onnx.ml": 3}, options=opts)
+
+
+def xgb_onnx(model, n_features):
+    from onnxmltools.convert import convert_xgboost
+    from onnxmltools.convert.common.data_types import FloatTensorType as MlFloat
+    return convert_xgboost(model, initial_types=[("input", MlFloat([None, n_features]))],
+                           target_opset=15)
+
+
+def lgbm_onnx(model, n_features, zipmap=False):
+    from onnxmltools.convert import convert_lightgbm
+    from onnxmltools.convert.common.data_types import FloatTensorType as MlFloat
+    return convert_lightgbm(model, initial_types=[("input", MlFloat([None, n_features]))],
+                            target_opset=15, zipmap=zipmap)
+
+
+def cases():
+    import lightgbm
+    import xgboost
+    xc, yc = data("clf")
+    xb, yb = data("clf", n_classes=2)
+    xr, yr = data("reg")
+    fit = lambda m, x, y: m.fit(x, y)
+    scaled = lambda m: pipeline.make_pipeline(preprocessing.StandardScaler(), m)
+    yield "logreg_multiclass_zipmap", skl(fit(scaled(linear_model.LogisticRegression()), xc, yc), 4, True), xc
+    yield "logreg_binary", skl(fit(linear_model.LogisticRegression(), xb, yb), 4), xb
+    yield "ridge_minmax", skl(fit(pipeline.make_pipeline(preprocessing.MinMaxScaler(),
+                                                         linear_model.Ridge()), xr, yr), 4), xr
+    yield "linear_regression", skl(fit(linear_model.LinearRegression(), xr, yr), 4), xr
+    yield "linear_svc", skl(fit(svm.LinearSVC(random_state=SEED), xc, yc), 4), xc
+    yield "decision_tree_clf_zipmap", skl(fit(tree.DecisionTreeClassifier(max_depth=3,
+                                                                          random_state=SEED), xc, yc), 4, True), xc
+    yield "decision_tree_binary", skl(fit(tree.DecisionTreeClassifier(max_depth=3,
+                                                                      random_state=SEED), xb, yb), 4), xb
+    yield "random_forest_clf", skl(fit(ensemble.RandomForestClassifier(
+        n_estimators=4, max_depth=3, random_state=SEED), xc, yc), 4), xc
+    yield "random_forest_reg", skl(fit(ensemble.RandomForestRegressor(
+        n_estimators=4, max_depth=3, random_state=SEED), xr, yr), 4), xr
+    yield "gradient_boosting_clf", skl(fit(ensemble.GradientBoostingClassifier(
+        n_estimators=5, max_depth=2, random_state=SEED), xc, yc), 4), xc
+    yield "gradient_boosting_reg", skl(fit(ensemble.GradientBoostingRegressor(
+        n_estimators=5, max_depth=2, random_state=SEED), xr, yr), 4), xr
+    yield "xgboost_clf", xgb_onnx(fit(xgboost.XGBClassifier(n_estimators=4, max_depth=2,
+                                                            random_state=SEED), xc, yc), 4), xc
+    yield "xgboost_binary", xgb_onnx(fit(xgboost.XGBClassifier(n_estimators=4, max_depth=2,
+                                                               random_state=SEED), xb, yb), 4), xb
+    yield "xgboost_reg", xgb_onnx(fit(xgboost.XGBRegressor(n_estimators=4, max_depth=2,
+                                                           random_state=SEED), xr, yr), 4), xr
+    lgb = dict(n_estimators=4, num_leaves=4, min_child_samples=5, random_state=SEED, verbose=-1)
+    yield "lightgbm_clf", lgbm_onnx(fit(lightgbm.LGBMClassifier(**lgb), xc, yc), 4), xc
+    yield "lightgbm_binary_zipmap", lgbm_onnx(fit(lightgbm.LGBMClassifier(**lgb), xb, yb), 4, True), xb
+    yield "lightgbm_reg", lgbm_onnx(fit(lightgbm.LGBMRegressor(**lgb), xr, yr), 4), xr
+    pre = pipeline.make_pipeline(impute.SimpleImputer(), preprocessing.Normalizer(),
+                                 preprocessing.Binarizer(threshold=0.1), linear_model.LogisticRegression())
+    xn = xc.copy()
+    xn[::7, 1] = np.nan
+    yield "impute_normalize_binarize_logreg", skl(fit(pre, xn, yc), 4, True), xn
+
+
+def dense(value, session_output):
+    """ORT output as an ndarray; a ZipMap list of dicts becomes [N, C] in label order."""
+    if isinstance(value, list):
+        keys = sorted(value[0].keys())
+        return np.array([[row[k] for k in keys] for row in value], dtype=np.float32)
+    return np.asarray(value)
+
+
+def write_case(out, name, model, x):
+    d = os.path.join(out, name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(os.path.join(d, "test_data_set_0"))
+    model.graph.name = name  # the converters name graphs with random UUIDs
+    imports = sorted(model.opset_import, key=lambda o: o.domain)  # and list them in any order
+    del model.opset_import[:]
+    model.opset_import.extend(imports)
+    onnx.save(model, os.path.join(d, "model.onnx"))
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    x = x[:ROWS]
+    inp = sess.get_inputs()[0]
+    ds = os.path.join(d, "test_data_set_0")
+    with open(os.path.join(ds, "input_0.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(x, inp.name).SerializeToString())
+    for i, (o, v) in enumerate(zip(sess.get_outputs(), sess.run(None, {inp.name: x}))):
+        with open(os.path.join(ds, f"output_{i}.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(dense(v, o), o.name).SerializeToString())
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "models")
+    for name, model, x in cases():
+        write_case(out, name, model, x)
+        print("wrote", name)
+
+
+if __name__ == "__main__":
+    main()

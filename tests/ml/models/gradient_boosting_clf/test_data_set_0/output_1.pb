@@ -1,0 +1,1 @@
+BprobabilitiesJ`PWV>¾?¹U5>v÷@>ä“[>*Ý?çùE>Ê2S>Ó´?Dí>S¡‹>g\‡>DH>	&=>w¥?jœ?xõH>á˜8>XE!?Jf@>U„:>jœ?xõH>á˜8>

@@ -1,0 +1,1 @@
+BprobabilitiesJ`Áb>µ±?m·N>7P>®cz>QY?ÐÒ>ey*>AØ>–ú>>Â²j>WÅb>—„W>„m?‹?¼Ye>L^>‹?¼Ye>L^>‹?¼Ye>L^>

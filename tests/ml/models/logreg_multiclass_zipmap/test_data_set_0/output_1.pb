@@ -1,0 +1,1 @@
+Boutput_probabilityJ`Œ³=jÙb?‘¢Ö<é<ž	£;qw?Vi>,<ÌMC?*I3?Y$n>n‰=¿`<Ã\»;ÄO|?Gév?çå=voa:ÂW?wT>…<Ÿ@}?/<®+F8

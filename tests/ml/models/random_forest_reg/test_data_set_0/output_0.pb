@@ -1,0 +1,1 @@
+BvariableJ <SâÁÊIŒATW-A¯¹&Âàþ«ÁJaAp8´ATŒç@
