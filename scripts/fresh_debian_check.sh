@@ -17,8 +17,9 @@ shift
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 shared=$repo/../shared
 
-mirror=$(grep -rhoE '^(URIs:|deb) +[a-z]+://[^ ]+/debian/?( |$)' /etc/apt/sources.list \
-  /etc/apt/sources.list.d/ 2>/dev/null | awk '{print $2}' | head -1)
+mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources \
+  2>/dev/null | grep -oE '^(URIs:|deb) +[a-z]+://[^ ]+/debian/?( |$)' | awk '{print $2}' | head -1 ||
+  true)
 [[ -n $mirror ]] || { echo "no Debian mirror in this machine's apt sources" >&2; exit 1; }
 
 if [[ ! -x $root/usr/bin/apt-get ]]; then
