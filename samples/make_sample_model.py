@@ -16,7 +16,7 @@ int64 1x16, output 'logits' 1x16x256; used by samples/textgen.c.
 
 With --reference, OUT_DIR also receives the deterministic sample input (cnn and mlp: input[i] =
 ((i * 7) % 13) / 13 - 0.5, as the C programs compute it; mobilenet: an RGB test pattern;
-transformer: the bytes of "onnxc runs on ARM") and the expected output computed here with numpy
+transformer: the bytes of "onnxc on aarch64") and the expected output computed here with numpy
 (independently of onnxc): test_data_set_0/{input_0,output_0}.pb and expected.txt (one value per
 line), plus input.txt.
 """
@@ -178,7 +178,13 @@ def main():
     p.add_argument("output", help="path of the .onnx file to write")
     p.add_argument("--model", choices=sorted(MODELS), default="cnn", help="which model (cnn)")
     p.add_argument("--reference", metavar="DIR", help="also write input and expected output here")
+    p.add_argument("--ppm", metavar="FILE",
+                   help="mobilenet only: also write its sample input image as a binary PPM")
     args = p.parse_args()
+    if args.ppm:
+        if args.model != "mobilenet":
+            p.error("--ppm needs --model mobilenet")
+        mobilenet_model.write_ppm(args.ppm, mobilenet_model.sample_rgb())
     os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
     onnx.save(MODELS[args.model].build(), args.output)
     if args.reference:

@@ -129,12 +129,42 @@ def build():
     return graph, b.layers
 
 
-def sample_input():
-    """A deterministic smooth RGB test pattern (uint8 pixels), normalised like classify.c."""
+def sample_rgb():
+    """A deterministic RGB test pattern, uint8 [3, H, W] at the model's input size."""
     h, w = IN_SHAPE[2:]
     yy, xx = np.mgrid[0:h, 0:w]
     rgb = np.stack([(xx * 4 + yy) % 256, (yy * 4 + 32) % 256, ((xx + yy) * 2) % 256])
-    return normalise(rgb.astype(np.uint8))[None]
+    return rgb.astype(np.uint8)
+
+
+def sample_input():
+    """sample_rgb() normalised like classify.c."""
+    return normalise(sample_rgb())[None]
+
+
+def write_ppm(path, rgb):
+    """Writes uint8 [3, H, W] as a binary PPM (P6)."""
+    with open(path, "wb") as f:
+        f.write(b"P6\n%d %d\n255\n" % (rgb.shape[2], rgb.shape[1]))
+        f.write(np.ascontiguousarray(rgb.transpose(1, 2, 0)).tobytes())
+
+
+def read_ppm(path):
+    """Reads a binary PPM with maxval 255 and no comments into uint8 [3, H, W]."""
+    with open(path, "rb") as f:
+        data = f.read()
+    magic, w, h, maxval, pixels = data.split(maxsplit=4)
+    assert magic == b"P6" and maxval == b"255", path
+    rgb = np.frombuffer(pixels[:int(w) * int(h) * 3], np.uint8).reshape(int(h), int(w), 3)
+    return rgb.transpose(2, 0, 1)
+
+
+def resize_nearest(rgb):
+    """Nearest-neighbour resize to the input size, sampling at pixel centres as classify.c."""
+    h, w = IN_SHAPE[2:]
+    sy = ((2 * np.arange(h) + 1) * rgb.shape[1]) // (2 * h)
+    sx = ((2 * np.arange(w) + 1) * rgb.shape[2]) // (2 * w)
+    return rgb[:, sy][:, :, sx]
 
 
 def normalise(rgb):
