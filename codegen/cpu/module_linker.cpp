@@ -109,6 +109,12 @@ bool is_abi_symbol(llvm::StringRef name) {
                    std::string_view(name.data(), name.size())) != kCpuAbiSymbols.end();
 }
 
+/// The ARM EABI helpers of runtime_stub/arm_helpers.c: instruction selection emits calls to
+/// them by name after the IR pipeline, so they stay external (hidden) and are not removed.
+bool is_arm_runtime_helper(llvm::StringRef name) {
+  return name.starts_with("__aeabi_") || name.starts_with("onnxc_arm_");
+}
+
 } // namespace
 
 void link_runtime_and_kernels(llvm::Module &model, const EmbeddedBitcode &bitcode) {
@@ -136,8 +142,9 @@ void link_runtime_and_kernels(llvm::Module &model, const EmbeddedBitcode &bitcod
 }
 
 void restrict_exports(llvm::Module &model, const std::string &model_name) {
-  llvm::internalizeModule(model,
-                          [](const llvm::GlobalValue &gv) { return is_abi_symbol(gv.getName()); });
+  llvm::internalizeModule(model, [](const llvm::GlobalValue &gv) {
+    return is_abi_symbol(gv.getName()) || is_arm_runtime_helper(gv.getName());
+  });
   for (std::string_view abi : kCpuAbiSymbols) {
     llvm::Function *f = model.getFunction(llvm::StringRef(abi));
     f->setVisibility(llvm::GlobalValue::DefaultVisibility);
