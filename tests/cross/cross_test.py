@@ -106,11 +106,11 @@ def compare(got, want, rtol, atol, what):
     """onnxc verify's rule; returns True if every element is within tolerance."""
     if got.shape != want.shape:
         fail(f"{what}: shape {got.shape} but expected {want.shape}")
-    g, w = got.astype(np.float64), want.astype(np.float64)
-    if not np.issubdtype(want.dtype, np.floating):
-        bad = int(np.count_nonzero(g != w))
-        print(f"{'PASS' if not bad else 'FAIL'} {what}: {bad} of {w.size} elements differ")
+    if not np.issubdtype(want.dtype, np.floating):  # exact, in the integer type itself
+        bad = int(np.count_nonzero(got != want))
+        print(f"{'PASS' if not bad else 'FAIL'} {what}: {bad} of {want.size} elements differ")
         return bad == 0
+    g, w = got.astype(np.float64), want.astype(np.float64)
     err = np.abs(g - w)
     both_nan = np.isnan(g) & np.isnan(w)
     err[both_nan | (np.isinf(g) & np.isinf(w) & (np.sign(g) == np.sign(w)))] = 0
