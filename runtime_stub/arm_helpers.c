@@ -52,16 +52,16 @@ ONNXC_ARM_HELPER int64_t onnxc_arm_divmod64(int64_t n, int64_t d, int64_t *rem) 
  * The C helper returns the quotient in r0:r1 and stores the remainder through a pointer passed
  * on the stack (its fifth argument word), into the 8 bytes above it. */
 #define ONNXC_ARM_DIVMOD64(name, helper)                                                           \
-  __attribute__((naked, visibility("hidden"), used)) void name(void) {                            \
-    __asm__ volatile("push {r4, lr}\n\t"                                                         \
-                     "sub sp, sp, #16\n\t"                                                       \
-                     "add r4, sp, #8\n\t"                                                        \
-                     "str r4, [sp]\n\t"                                                          \
-                     "bl " #helper "\n\t"                                                        \
-                     "ldr r2, [sp, #8]\n\t"                                                      \
-                     "ldr r3, [sp, #12]\n\t"                                                     \
-                     "add sp, sp, #16\n\t"                                                       \
-                     "pop {r4, pc}\n\t");                                                        \
+  __attribute__((naked, visibility("hidden"), used)) void name(void) {                             \
+    __asm__ volatile("push {r4, lr}\n\t"                                                           \
+                     "sub sp, sp, #16\n\t"                                                         \
+                     "add r4, sp, #8\n\t"                                                          \
+                     "str r4, [sp]\n\t"                                                            \
+                     "bl " #helper "\n\t"                                                          \
+                     "ldr r2, [sp, #8]\n\t"                                                        \
+                     "ldr r3, [sp, #12]\n\t"                                                       \
+                     "add sp, sp, #16\n\t"                                                         \
+                     "pop {r4, pc}\n\t");                                                          \
   }
 ONNXC_ARM_DIVMOD64(__aeabi_uldivmod, onnxc_arm_udivmod64)
 ONNXC_ARM_DIVMOD64(__aeabi_ldivmod, onnxc_arm_divmod64)
