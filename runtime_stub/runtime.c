@@ -66,7 +66,9 @@ ONNXC_API onnxc_status onnxc_create(onnxc_context **out) {
     return st;
   if (onnxc__model.arena_size > 0) {
     void *arena = 0;
-    if (posix_memalign(&arena, (size_t)arena_alignment(), (size_t)onnxc__model.arena_size) != 0) {
+    /* On 32-bit targets an arena beyond SIZE_MAX cannot exist: fail instead of truncating. */
+    if (onnxc__model.arena_size > SIZE_MAX ||
+        posix_memalign(&arena, (size_t)arena_alignment(), (size_t)onnxc__model.arena_size) != 0) {
       free(ctx);
       return onnxc_set_create_error(ONNXC_ERROR_OUT_OF_MEMORY,
                                     "onnxc_create: out of memory allocating the arena");

@@ -13,6 +13,8 @@
 #define ONNXC_SYS_FUTEX 202
 #elif defined(__aarch64__)
 #define ONNXC_SYS_FUTEX 98
+#elif defined(__arm__) && defined(__ARM_EABI__)
+#define ONNXC_SYS_FUTEX 240 /* 32-bit futex with a NULL timeout: no time64 variant needed */
 #else
 #error "runtime stub: unsupported architecture (add its futex syscall number)"
 #endif

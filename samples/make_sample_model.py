@@ -1,25 +1,35 @@
 #!/usr/bin/python3
-"""Writes onnxc's sample model: a small CNN classifying a 1x1x8x8 image into 10 classes.
+"""Writes onnxc's sample models (default: a small CNN classifying a 1x1x8x8 image into 10 classes).
 
-    /usr/bin/python3 samples/make_sample_model.py OUT.onnx [--model cnn|mlp] [--reference DIR]
+    /usr/bin/python3 samples/make_sample_model.py OUT.onnx
+        [--model cnn|mlp|mobilenet|transformer] [--reference DIR]
 
 cnn (the sample; opset 13, float32, weights from numpy with a fixed seed, so every run writes the
 same file): Conv(4 filters 3x3, pad 1) -> Relu -> MaxPool(2x2) -> Flatten -> Gemm(64 -> 10)
 -> Softmax. Input 'image' 1x1x8x8, output 'probs' 1x10.
 mlp (a second model for tests that load two): Reshape(1x64) -> MatMul(64x16) -> Add -> Relu
 -> MatMul(16x5) -> Add -> Sigmoid. Same input, output 'scores' 1x5.
+mobilenet (mobilenet_model.py): a small MobileNet-v2-style classifier, input 'image' 1x3x64x64,
+output 'probs' 1x100; used by samples/classify.c.
+transformer (transformer_model.py): a tiny byte-level causal text transformer, input 'tokens'
+int64 1x16, output 'logits' 1x16x256; used by samples/textgen.c.
 
-With --reference, OUT_DIR also receives the deterministic sample input the C programs use
-(input[i] = ((i * 7) % 13) / 13 - 0.5) and the expected output computed here with numpy
+With --reference, OUT_DIR also receives the deterministic sample input (cnn and mlp: input[i] =
+((i * 7) % 13) / 13 - 0.5, as the C programs compute it; mobilenet: an RGB test pattern;
+transformer: the bytes of "onnxc on aarch64") and the expected output computed here with numpy
 (independently of onnxc): test_data_set_0/{input_0,output_0}.pb and expected.txt (one value per
 line), plus input.txt.
 """
 import argparse
 import os
+from collections import namedtuple
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+import mobilenet_model
+import transformer_model
 
 SEED = 20240601
 IN_SHAPE = (1, 1, 8, 8)
@@ -58,8 +68,12 @@ def make_model(name, nodes, inits, output, out_shape):
         [helper.make_tensor_value_info("image", TensorProto.FLOAT, list(IN_SHAPE))],
         [helper.make_tensor_value_info(output, TensorProto.FLOAT, out_shape)],
         inits)
+    return finish_model(graph, 13)
+
+
+def finish_model(graph, opset):
     model = helper.make_model(graph, producer_name="onnxc-samples",
-                              opset_imports=[helper.make_opsetid("", 13)])
+                              opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 8
     onnx.checker.check_model(model)
     return model
@@ -122,16 +136,37 @@ def reference_cnn(x):
     return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
-MODELS = {"cnn": (build_cnn, reference_cnn, "probs"), "mlp": (build_mlp, reference_mlp, "scores")}
+def build_mobilenet():
+    return finish_model(mobilenet_model.build()[0], 13)
+
+
+def reference_mobilenet(x):
+    return mobilenet_model.reference(x, mobilenet_model.build()[1])
+
+
+def build_transformer():
+    return finish_model(transformer_model.build(), 17)
+
+
+# build() -> ModelProto, sample_input() -> array, reference(x) -> array (numpy only).
+SampleModel = namedtuple("SampleModel", "build sample_input reference input output")
+MODELS = {
+    "cnn": SampleModel(build_cnn, sample_input, reference_cnn, "image", "probs"),
+    "mlp": SampleModel(build_mlp, sample_input, reference_mlp, "image", "scores"),
+    "mobilenet": SampleModel(build_mobilenet, mobilenet_model.sample_input, reference_mobilenet,
+                             "image", "probs"),
+    "transformer": SampleModel(build_transformer, transformer_model.sample_input,
+                               transformer_model.reference, "tokens", "logits"),
+}
 
 
 def write_reference(kind, out_dir):
-    _, reference, output = MODELS[kind]
-    x = sample_input()
-    y = reference(x)
+    m = MODELS[kind]
+    x = m.sample_input()
+    y = m.reference(x)
     data_dir = os.path.join(out_dir, "test_data_set_0")
     os.makedirs(data_dir, exist_ok=True)
-    for name, arr, fname in [("image", x, "input_0.pb"), (output, y, "output_0.pb")]:
+    for name, arr, fname in [(m.input, x, "input_0.pb"), (m.output, y, "output_0.pb")]:
         with open(os.path.join(data_dir, fname), "wb") as f:
             f.write(numpy_helper.from_array(arr, name).SerializeToString())
     np.savetxt(os.path.join(out_dir, "expected.txt"), y.reshape(-1), fmt="%.9g")
@@ -143,9 +178,15 @@ def main():
     p.add_argument("output", help="path of the .onnx file to write")
     p.add_argument("--model", choices=sorted(MODELS), default="cnn", help="which model (cnn)")
     p.add_argument("--reference", metavar="DIR", help="also write input and expected output here")
+    p.add_argument("--ppm", metavar="FILE",
+                   help="mobilenet only: also write its sample input image as a binary PPM")
     args = p.parse_args()
+    if args.ppm:
+        if args.model != "mobilenet":
+            p.error("--ppm needs --model mobilenet")
+        mobilenet_model.write_ppm(args.ppm, mobilenet_model.sample_rgb())
     os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
-    onnx.save(MODELS[args.model][0](), args.output)
+    onnx.save(MODELS[args.model].build(), args.output)
     if args.reference:
         write_reference(args.model, args.reference)
 

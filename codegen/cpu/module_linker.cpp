@@ -88,14 +88,21 @@ void strip_target_attributes(llvm::Module &m) {
   }
 }
 
+/// The ARM EABI helpers of runtime_stub/arm_helpers.c: instruction selection emits calls to
+/// them by name after the IR pipeline, so they stay external (hidden) and are not removed.
+bool is_arm_runtime_helper(llvm::StringRef name) {
+  return name.starts_with("__aeabi_") || name.starts_with("onnxc_arm_");
+}
+
 /// The runtime bitcode is already optimised (clang -O2) and is not specialised per model:
 /// optnone keeps the IR pipeline and the aggressive instruction selector off it, which saves
 /// ~0.2 s CPU per model. onnxc_parallel_for stays optimisable, so it inlines into kernels and
-/// its serial path folds for small constant trip counts.
+/// its serial path folds for small constant trip counts; the ARM helpers do too (optnone would
+/// also select their machine code at -O0, and kernels call them in inner loops).
 void keep_runtime_as_compiled(llvm::Module &m, const std::vector<std::string> &runtime_functions) {
   for (const std::string &name : runtime_functions) {
     llvm::Function *f = m.getFunction(name);
-    if (!f || f->isDeclaration() || name == "onnxc_parallel_for")
+    if (!f || f->isDeclaration() || name == "onnxc_parallel_for" || is_arm_runtime_helper(name))
       continue;
     f->removeFnAttr(llvm::Attribute::AlwaysInline);
     f->removeFnAttr(llvm::Attribute::InlineHint);
@@ -136,8 +143,9 @@ void link_runtime_and_kernels(llvm::Module &model, const EmbeddedBitcode &bitcod
 }
 
 void restrict_exports(llvm::Module &model, const std::string &model_name) {
-  llvm::internalizeModule(model,
-                          [](const llvm::GlobalValue &gv) { return is_abi_symbol(gv.getName()); });
+  llvm::internalizeModule(model, [](const llvm::GlobalValue &gv) {
+    return is_abi_symbol(gv.getName()) || is_arm_runtime_helper(gv.getName());
+  });
   for (std::string_view abi : kCpuAbiSymbols) {
     llvm::Function *f = model.getFunction(llvm::StringRef(abi));
     f->setVisibility(llvm::GlobalValue::DefaultVisibility);

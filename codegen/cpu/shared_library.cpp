@@ -48,9 +48,14 @@ const std::set<std::string> &libm_functions() {
 }
 
 /// Helpers that only compiler-rt/libgcc define (soft-float, fp16/bf16 conversion, 128-bit
-/// integer arithmetic, AArch64 outline atomics): a library needing them cannot load with libc
-/// and libm alone.
+/// integer arithmetic, AArch64 outline atomics, ARM EABI helpers other than the ones glibc
+/// exports and those runtime_stub/arm_helpers.c defines): a library needing them cannot load
+/// with libc and libm alone.
 bool is_compiler_runtime_helper(llvm::StringRef name) {
+  static const llvm::Regex glibc_aeabi(
+      "^__aeabi_(mem(cpy|move|set|clr)[48]?|assert|atexit|errno_addr|localeconv|MB_CUR_MAX)$");
+  if (name.starts_with("__aeabi_"))
+    return !glibc_aeabi.match(name);
   static const llvm::Regex re(
       "^__(aarch64_.*|gnu_.*|clear_cache|(add|sub|mul|div|neg|pow|extend|trunc|fix|float|cmp|eq|"
       "ne|lt|le|gt|ge|unord|mod|umod|udiv|ashl|ashr|lshr|clz|ctz|popcount|parity|ffs|bswap|abs|"
@@ -59,7 +64,14 @@ bool is_compiler_runtime_helper(llvm::StringRef name) {
 }
 
 std::string loader_soname(const llvm::Triple &t) {
-  return t.getArch() == llvm::Triple::aarch64 ? "ld-linux-aarch64.so.1" : "ld-linux-x86-64.so.2";
+  switch (t.getArch()) {
+  case llvm::Triple::aarch64:
+    return "ld-linux-aarch64.so.1";
+  case llvm::Triple::arm:
+    return "ld-linux-armhf.so.3";
+  default:
+    return "ld-linux-x86-64.so.2";
+  }
 }
 
 /// Undefined, non-weak symbols of an ELF object.

@@ -89,8 +89,22 @@ template <typename D> D from_double(double d) {
   }
 }
 
+/* A 64-bit integer magnitude to float, rounded once. Above 2^53 the low 11 bits are folded into
+ * a sticky bit first (round to odd), so the conversion to double is exact and only the
+ * double -> float step rounds: a plain uitofp may be lowered through double with two roundings
+ * (AArch64 vector code does), which is off by one ulp near ties, e.g. 2^60 + 2^36 + 1. */
+inline float u64_to_float(unsigned long long m) {
+  if (m >> 53)
+    return static_cast<float>(static_cast<double>((m >> 11) | ((m & 0x7ffu) != 0)) * 2048.0);
+  return static_cast<float>(static_cast<double>(m));
+}
+
 template <typename D, typename I> D from_integer(I v) {
-  if constexpr (__is_same(D, Half) || __is_same(D, BFloat))
+  if constexpr (__is_same(D, float) && sizeof(I) == 8) {
+    if (v < 0)
+      return -u64_to_float(0 - static_cast<unsigned long long>(v));
+    return u64_to_float(static_cast<unsigned long long>(v));
+  } else if constexpr (__is_same(D, Half) || __is_same(D, BFloat))
     return from_double<D>(static_cast<double>(v));
   else if constexpr (__is_same(D, bool))
     return v != 0;

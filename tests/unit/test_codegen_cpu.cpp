@@ -79,7 +79,7 @@ std::pair<int, int> elf_type_machine(const std::string &bytes) {
   auto u16 = [&](size_t o) { return (unsigned char)bytes[o] | ((unsigned char)bytes[o + 1] << 8); };
   return {u16(16), u16(18)};
 }
-constexpr int kEtRel = 1, kEtDyn = 3, kEmX86_64 = 62, kEmAArch64 = 183;
+constexpr int kEtRel = 1, kEtDyn = 3, kEmX86_64 = 62, kEmAArch64 = 183, kEmArm = 40;
 
 CpuCodegenOptions options(EmitKind emit, std::string triple = "x86_64-unknown-linux-gnu") {
   CpuCodegenOptions o;
@@ -152,6 +152,25 @@ TEST_CASE("aarch64 shared library and object are produced on any host", "[codege
   CHECK(elf_type_machine(read_file(so)) == std::pair(kEtDyn, kEmAArch64));
   compile_cpu(m.plan, options(EmitKind::Object, "aarch64-linux-gnu"), obj.string());
   CHECK(elf_type_machine(read_file(obj)) == std::pair(kEtRel, kEmAArch64));
+}
+
+TEST_CASE("armv7 hard-float shared library is produced on any host", "[codegen_cpu]") {
+  auto triples = supported_cpu_triples();
+  if (std::find(triples.begin(), triples.end(), "armv7-unknown-linux-gnueabihf") == triples.end()) {
+    WARN("not tested: onnxc was built without armv7-unknown-linux-gnueabihf");
+    return;
+  }
+  TinyModel m;
+  TempDirectory dir;
+  fs::path so = dir.path / "libtiny.so";
+  compile_cpu(m.plan, options(EmitKind::SharedLibrary, "armv7-unknown-linux-gnueabihf"),
+              so.string());
+  std::string bytes = read_file(so);
+  CHECK(elf_type_machine(bytes) == std::pair(kEtDyn, kEmArm));
+  CHECK(bytes[4] == 1); // ELFCLASS32
+  uint32_t flags = 0;   // e_flags of a 32-bit ELF header: EF_ARM_ABI_FLOAT_HARD (0x400)
+  std::memcpy(&flags, bytes.data() + 36, sizeof flags);
+  CHECK((flags & 0x400u) != 0);
 }
 
 TEST_CASE("object, assembly and LLVM IR emission", "[codegen_cpu]") {
