@@ -15,9 +15,9 @@
 import argparse
 import os
 import re
+import resource
 import subprocess
 import sys
-import time
 
 
 def fail(message):
@@ -118,10 +118,13 @@ def fix_dims(args):
 def compile_model(onnxc, model, workdir):
     os.makedirs(workdir, exist_ok=True)
     lib = os.path.join(workdir, "model.so")
-    start = time.monotonic()
+    # CPU time (user + system) of the compile, not wall time: the budget is about onnxc's work,
+    # and must not depend on what else the machine runs at the same time (ctest -j, CI).
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run([onnxc, "compile", model, "-o", lib], stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, errors="replace")
-    seconds = time.monotonic() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    seconds = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     print(proc.stdout, end="")
     if proc.returncode != 0:
         fail(f"onnxc compile exited with {proc.returncode}")
@@ -152,11 +155,11 @@ def compile_time(args):
     for attempt in range(args.attempts):
         _, _, seconds = compile_model(args.onnxc, args.model, args.workdir)
         times.append(seconds)
-        print(f"attempt {attempt + 1}: {seconds:.3f} s wall")
+        print(f"attempt {attempt + 1}: {seconds:.3f} s CPU")
         if seconds < args.limit:
-            print(f"PASS: compiled in {seconds:.3f} s < {args.limit:g} s")
+            print(f"PASS: compiled in {seconds:.3f} s of CPU time < {args.limit:g} s")
             return
-    fail(f"compile took {min(times):.3f} s at best ({len(times)} attempts), "
+    fail(f"compile took {min(times):.3f} s of CPU time at best ({len(times)} attempts), "
          f"limit {args.limit:g} s")
 
 
