@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <iostream>
+#include <unistd.h>
 
 namespace onnxc {
 
@@ -10,10 +11,15 @@ static double seconds_since(std::chrono::steady_clock::time_point t) {
 }
 
 Progress::Progress(std::string what)
-    : what_(std::move(what)), start_(std::chrono::steady_clock::now()),
-      watcher_([this] { watch(); }) {}
+    : enabled_(isatty(STDERR_FILENO) == 1), what_(std::move(what)),
+      start_(std::chrono::steady_clock::now()) {
+  if (enabled_)
+    watcher_ = std::thread([this] { watch(); });
+}
 
 Progress::~Progress() {
+  if (!enabled_)
+    return;
   {
     std::lock_guard<std::mutex> lock(mu_);
     finished_ = true;
@@ -34,6 +40,8 @@ void Progress::announce_locked() {
 }
 
 void Progress::stage(const std::string &name) {
+  if (!enabled_)
+    return;
   std::lock_guard<std::mutex> lock(mu_);
   stage_ = name;
   if (announced_)
@@ -41,6 +49,8 @@ void Progress::stage(const std::string &name) {
 }
 
 void Progress::done() {
+  if (!enabled_)
+    return;
   std::lock_guard<std::mutex> lock(mu_);
   finished_ = true;
   if (announced_)
