@@ -1,7 +1,7 @@
 // Progress on stderr for compiles that take over a second: silent for fast compiles, and
 // always silent when stderr is not a terminal (pipes, files, tests, CI). Once a second has
 // passed, the current stage is announced ("optimising the graph: 120 nodes"), and every later
-// stage as it starts.
+// stage as it starts. ONNXC_PROGRESS_DELAY_MS overrides the one second (tests use 0).
 #pragma once
 
 #include <chrono>
@@ -32,6 +32,7 @@ private:
   std::string what_;
   std::string stage_;
   std::chrono::steady_clock::time_point start_;
+  std::chrono::milliseconds delay_; ///< before the first announcement (0: every stage at once)
   bool announced_ = false;
   bool finished_ = false;
   std::mutex mu_;
