@@ -33,8 +33,9 @@ uint64_t value_bytes(const Value &v) {
 class ModelModuleBuilder {
 public:
   ModelModuleBuilder(const ExecutionPlan &plan, llvm::LLVMContext &ctx, bool profile)
-      : plan_(plan), ctx_(ctx), profile_(profile), i8_(llvm::Type::getInt8Ty(ctx)), i32_(llvm::Type::getInt32Ty(ctx)),
-        i64_(llvm::Type::getInt64Ty(ctx)), ptr_(llvm::PointerType::getUnqual(ctx)) {}
+      : plan_(plan), ctx_(ctx), profile_(profile), i8_(llvm::Type::getInt8Ty(ctx)),
+        i32_(llvm::Type::getInt32Ty(ctx)), i64_(llvm::Type::getInt64Ty(ctx)),
+        ptr_(llvm::PointerType::getUnqual(ctx)) {}
 
   std::unique_ptr<llvm::Module> build(const std::string &triple, const llvm::DataLayout &dl) {
     module_ = std::make_unique<llvm::Module>(plan_.model_name, ctx_);
@@ -265,8 +266,9 @@ private:
     llvm::Function *profile_node = nullptr;
     llvm::Value *clock = nullptr;
     if (profile_) {
-      clock = b.CreateCall(declare(kProfileBeginSymbol, llvm::FunctionType::get(i64_, {ptr_}, false)),
-                           {args[0]}, "t");
+      clock =
+          b.CreateCall(declare(kProfileBeginSymbol, llvm::FunctionType::get(i64_, {ptr_}, false)),
+                       {args[0]}, "t");
       profile_node =
           declare(kProfileNodeSymbol, llvm::FunctionType::get(i64_, {ptr_, i32_, i64_}, false));
     }
@@ -274,8 +276,8 @@ private:
       llvm::Function *node = build_node(i, plan_.calls[i]);
       llvm::Value *status = b.CreateCall(node, args, "status");
       if (profile_)
-        clock = b.CreateCall(profile_node, {args[0], b.getInt32(static_cast<uint32_t>(i)), clock},
-                             "t");
+        clock =
+            b.CreateCall(profile_node, {args[0], b.getInt32(static_cast<uint32_t>(i)), clock}, "t");
       auto *failed = llvm::BasicBlock::Create(ctx_, "failed", run);
       auto *next = llvm::BasicBlock::Create(ctx_, "next", run);
       b.CreateCondBr(b.CreateICmpNE(status, b.getInt32(0)), failed, next,
@@ -304,8 +306,7 @@ private:
 
 std::unique_ptr<llvm::Module> build_model_module(const ExecutionPlan &plan, llvm::LLVMContext &ctx,
                                                  const std::string &triple,
-                                                 const llvm::DataLayout &layout,
-                                                 bool profile) {
+                                                 const llvm::DataLayout &layout, bool profile) {
   return ModelModuleBuilder(plan, ctx, profile).build(triple, layout);
 }
 

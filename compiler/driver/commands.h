@@ -73,7 +73,7 @@ struct ProfileOptions {
   int threads = 1;
   int iters = 20;
   int warmup = 3;
-  int top = 20;           ///< rows of the table
+  int top = 20; ///< rows of the table
 };
 /// Runs a library compiled with --profile; prints the top nodes and writes the trace.
 int cmd_profile(const ProfileOptions &o);

@@ -144,8 +144,8 @@ int main(int argc, char **argv) {
   ProfileOptions po;
   auto *profile = app.add_subcommand("profile", "Time each kernel call of a --profile library");
   profile->add_option("library", po.library, "Model compiled with --profile")->required();
-  profile->add_option("data_dir", po.data_dir, "Directory with input_0.pb, ... (default: "
-                                               "synthetic inputs)");
+  profile->add_option("data_dir", po.data_dir,
+                      "Directory with input_0.pb, ... (default: synthetic inputs)");
   profile->add_option("-o,--output", po.trace_path, "Write a Chrome trace JSON of the median run");
   profile->add_option("--threads", po.threads, "Threads")->check(CLI::Range(1, 1024));
   profile->add_option("--iters", po.iters, "Timed iterations")->check(CLI::Range(1, 1000000));

@@ -55,9 +55,10 @@ ModelLibrary::ModelLibrary(const std::string &path) : path_(path) {
   resolve(handle_, path, "onnxc_run", api_.run);
   resolve(handle_, path, "onnxc_run_buffers", api_.run_buffers);
   resolve(handle_, path, "onnxc_last_error", api_.last_error);
-  api_.profile_num_nodes = reinterpret_cast<int32_t (*)()>(dlsym(handle_, "onnxc_profile_num_nodes"));
-  api_.profile_node = reinterpret_cast<decltype(api_.profile_node)>(
-      dlsym(handle_, "onnxc_profile_node"));
+  api_.profile_num_nodes =
+      reinterpret_cast<int32_t (*)()>(dlsym(handle_, "onnxc_profile_num_nodes"));
+  api_.profile_node =
+      reinterpret_cast<decltype(api_.profile_node)>(dlsym(handle_, "onnxc_profile_node"));
   if (!api_.profile_node)
     api_.profile_num_nodes = nullptr;
   inputs_ = signatures(api_.num_inputs(), api_.input_info);
@@ -122,8 +123,8 @@ void ModelLibrary::Context::run_buffers(const std::vector<const void *> &inputs,
 
 onnxc_profile_node_info ModelLibrary::Context::profile_node(int32_t i) const {
   onnxc_profile_node_info info{};
-  onnxc_status st = lib_.api_.profile_node ? lib_.api_.profile_node(ctx_, i, &info)
-                                           : ONNXC_ERROR_UNSUPPORTED;
+  onnxc_status st =
+      lib_.api_.profile_node ? lib_.api_.profile_node(ctx_, i, &info) : ONNXC_ERROR_UNSUPPORTED;
   if (st == ONNXC_ERROR_UNSUPPORTED)
     fail("{} was not compiled with --profile", lib_.path_);
   if (st != ONNXC_OK)

@@ -60,8 +60,8 @@ std::vector<RunSample> sample_runs(ModelLibrary::Context &ctx, const Inputs &in,
   for (RunSample &r : runs) {
     auto t0 = std::chrono::steady_clock::now();
     ctx.run_buffers(in.pointers, outs);
-    r.run_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                   .count();
+    r.run_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     for (int32_t n = 0; n < num_nodes; ++n)
       r.nodes.push_back(ctx.profile_node(n));
   }
@@ -133,8 +133,8 @@ void print_table(const std::vector<RunSample> &runs, size_t rep, const ProfileOp
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return med[a] > med[b]; });
   std::cout << fmt::format("{}: {} kernel calls, {} iterations, {} thread(s)\n", o.library,
                            info.size(), o.iters, o.threads);
-  std::cout << fmt::format("{:>4}  {:<32} {:<16} {:<20} {:>10} {:>7} {:>9}\n", "rank", "node",
-                           "op", "output shape", "time ms", "share", "GFLOP/s");
+  std::cout << fmt::format("{:>4}  {:<32} {:<16} {:<20} {:>10} {:>7} {:>9}\n", "rank", "node", "op",
+                           "output shape", "time ms", "share", "GFLOP/s");
   for (size_t k = 0; k < order.size() && k < static_cast<size_t>(o.top); ++k) {
     const onnxc_profile_node_info &n = info[order[k]];
     double ms = med[order[k]];

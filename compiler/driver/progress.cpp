@@ -1,7 +1,7 @@
 #include "compiler/driver/progress.h"
 
-#include <fmt/format.h>
 #include <cstdlib>
+#include <fmt/format.h>
 #include <iostream>
 #include <unistd.h>
 

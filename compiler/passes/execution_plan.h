@@ -3,8 +3,8 @@
 #pragma once
 
 #include "compiler/ir/ir.h"
-#include "compiler/passes/node_profile.h"
 #include "compiler/ops/op_def.h"
+#include "compiler/passes/node_profile.h"
 
 #include <string>
 #include <vector>

@@ -32,10 +32,10 @@ double numel(const Value *v) {
 /// Ops that copy, index or reinterpret data without arithmetic.
 bool moves_data_only(const std::string &op) {
   static const std::set<std::string> ops = {
-      "Reshape",  "Flatten", "Squeeze",   "Unsqueeze",   "Identity",  "Transpose",
-      "Concat",   "Split",   "Slice",     "Gather",      "GatherElements", "GatherND",
-      "Expand",   "Tile",    "Pad",       "DepthToSpace", "SpaceToDepth",  "Shape",
-      "Size",     "Cast",    "ScatterND", "ScatterElements", "Dropout", "Copy"};
+      "Reshape", "Flatten", "Squeeze",   "Unsqueeze",       "Identity",       "Transpose",
+      "Concat",  "Split",   "Slice",     "Gather",          "GatherElements", "GatherND",
+      "Expand",  "Tile",    "Pad",       "DepthToSpace",    "SpaceToDepth",   "Shape",
+      "Size",    "Cast",    "ScatterND", "ScatterElements", "Dropout",        "Copy"};
   return ops.count(op) > 0;
 }
 
