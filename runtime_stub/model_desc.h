@@ -25,18 +25,29 @@ typedef struct onnxc_tensor_desc {
   uint64_t size_bytes;  ///< bytes of the whole tensor
 } onnxc_tensor_desc;
 
+/// Static description of one kernel call, embedded only by `onnxc compile --profile`.
+typedef struct onnxc_profile_node_desc {
+  const char *name;          ///< ONNX node name ("" if the node has none)
+  const char *op_type;       ///< ONNX op type ("Copy" for a copy into a graph output)
+  const char *input_shapes;  ///< e.g. "1x1x28x28, 8x1x5x5"
+  const char *output_shapes; ///< e.g. "1x8x28x28"
+  uint64_t flops;            ///< estimated floating-point operations of one call
+} onnxc_profile_node_desc;
+
 /// The whole model as generated code describes it.
 typedef struct onnxc_model_desc {
   uint32_t abi_version;            ///< ONNXC_ABI_VERSION the code was generated for
   uint32_t num_inputs;
   uint32_t num_outputs;
-  uint32_t reserved;               ///< 0
+  uint32_t num_profile_nodes;      ///< kernel calls described by profile_nodes (0 if none)
   uint64_t arena_size;             ///< bytes of working memory
   uint64_t arena_alignment;        ///< 64
   const char *model_name;          ///< C identifier
   const char *signature_json;      ///< what onnxc_signature_json() returns
   const onnxc_tensor_desc *inputs;  ///< num_inputs entries
   const onnxc_tensor_desc *outputs; ///< num_outputs entries
+  /// Profile builds only: one entry per kernel call, in run order; NULL otherwise.
+  const onnxc_profile_node_desc *profile_nodes;
 } onnxc_model_desc;
 
 /// Defined by generated code.
@@ -51,6 +62,16 @@ int32_t onnxc__model_run(onnxc_rt *rt, unsigned char *arena, const void *const *
 /// Called by generated code when a kernel returned `status` != 0: prefixes the recorded message
 /// with "<node_desc>: " (e.g. "node 'conv1' (Conv, #3): ") and returns `status`.
 int32_t onnxc_rt_node_failed(onnxc_rt *rt, int32_t status, const char *node_desc)
+    __attribute__((visibility("hidden")));
+
+/// Profile builds only, called by generated code at the start of a run: reads the monotonic
+/// clock, remembers it as the run's start and returns it (ns).
+uint64_t onnxc_rt_profile_begin(onnxc_rt *rt) __attribute__((visibility("hidden")));
+
+/// Profile builds only, called by generated code after kernel call `node` (whatever its status):
+/// reads the clock, records the call as having run from `start` until now and returns now (ns),
+/// the next call's start.
+uint64_t onnxc_rt_profile_node(onnxc_rt *rt, int32_t node, uint64_t start)
     __attribute__((visibility("hidden")));
 
 #ifdef __cplusplus

@@ -41,7 +41,8 @@ typedef enum onnxc_status {
   ONNXC_ERROR_BUFFER_TOO_SMALL = 4,  ///< a tensor's size_bytes, or a caller arena, is too small
   ONNXC_ERROR_OUT_OF_MEMORY = 5,     ///< allocation failed (create only)
   ONNXC_ERROR_INDEX_OUT_OF_RANGE = 6, ///< an index (info index, or a Gather index at run time) is out of range
-  ONNXC_ERROR_RUNTIME = 7            ///< any other failure while running the model
+  ONNXC_ERROR_RUNTIME = 7,           ///< any other failure while running the model
+  ONNXC_ERROR_UNSUPPORTED = 8        ///< the library lacks the feature (e.g. not built with --profile)
 } onnxc_status;
 
 /* Element types: the numbers of ONNX TensorProto.DataType. */
@@ -89,6 +90,21 @@ typedef struct onnxc_tensor_info {
 
 #endif /* ONNXC_RUNTIME_TYPES_H */
 
+/// One kernel call of a library compiled with `onnxc compile --profile` and its timings on a
+/// context. Strings are owned by the library. Times are CLOCK_MONOTONIC nanoseconds; the calls
+/// of one run tile it (each starts when the previous one ended).
+typedef struct onnxc_profile_node_info {
+  const char *name;          ///< ONNX node name ("graph output 'y'" for a copy into an output)
+  const char *op_type;       ///< ONNX op type ("Copy" for a copy into a graph output)
+  const char *input_shapes;  ///< e.g. "1x1x28x28, 8x1x5x5" ("" if none)
+  const char *output_shapes; ///< e.g. "1x8x28x28"
+  uint64_t flops;            ///< compile-time estimate of floating-point operations per call
+  uint64_t start_ns;         ///< last run: start relative to the start of that run
+  uint64_t duration_ns;      ///< last run: wall time of the call
+  uint64_t total_ns;         ///< sum over all runs since onnxc_create or onnxc_profile_reset
+  uint64_t count;            ///< number of runs summed in total_ns
+} onnxc_profile_node_info;
+
 /// The ABI version the library implements (ONNXC_ABI_VERSION it was built with).
 uint32_t onnxc_abi_version(void);
 /// The model's name (a C identifier, the NAME of NAME.h).
@@ -134,6 +150,18 @@ onnxc_status onnxc_run_buffers(onnxc_context *ctx, const void *const *inputs,
 /// message of the last failed onnxc_create / onnxc_create_with_arena on the calling thread.
 /// The string lives until the next call on the same context (or thread, for NULL).
 const char *onnxc_last_error(const onnxc_context *ctx);
+
+/// Number of kernel calls a profile build times, or -1 if the library was compiled without
+/// --profile (then it records nothing and costs nothing).
+int32_t onnxc_profile_num_nodes(void);
+/// Describes kernel call `index` (run order) and its timings on `ctx`. UNSUPPORTED without
+/// --profile; INVALID_ARGUMENT if ctx or info is NULL; INDEX_OUT_OF_RANGE for a bad index.
+/// Must not overlap a run on the same context.
+onnxc_status onnxc_profile_node(const onnxc_context *ctx, int32_t index,
+                                onnxc_profile_node_info *info);
+/// Zeroes the timings of `ctx` (totals and counts, last run). UNSUPPORTED without --profile;
+/// INVALID_ARGUMENT if ctx is NULL.
+onnxc_status onnxc_profile_reset(onnxc_context *ctx);
 
 #ifdef __cplusplus
 }

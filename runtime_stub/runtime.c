@@ -41,16 +41,22 @@ static uint64_t arena_alignment(void) {
   return a < 16 ? 16 : a;
 }
 
-/// Allocates a context with its I/O pointer slots; the arena is set by the caller.
+/// Allocates a context with its profile slots (profile builds only, zeroed) and I/O pointer
+/// slots, in one block; the arena is set by the caller.
 static onnxc_status new_context(onnxc_context **out) {
   uint64_t slots = (uint64_t)onnxc__model.num_inputs + onnxc__model.num_outputs;
-  onnxc_context *ctx = (onnxc_context *)malloc(sizeof *ctx + slots * sizeof(void *));
+  uint64_t profile = onnxc__model.profile_nodes
+                         ? (uint64_t)onnxc__model.num_profile_nodes * sizeof(onnxc_profile_slot)
+                         : 0;
+  onnxc_context *ctx = (onnxc_context *)malloc(sizeof *ctx + profile + slots * sizeof(void *));
   if (!ctx)
     return onnxc_set_create_error(ONNXC_ERROR_OUT_OF_MEMORY,
                                   "onnxc_create: out of memory allocating the context");
-  memset(ctx, 0, sizeof *ctx);
+  memset(ctx, 0, sizeof *ctx + profile);
   onnxc_pool_init(&ctx->rt.pool);
-  ctx->input_ptrs = (const void **)(ctx + 1);
+  if (onnxc__model.profile_nodes)
+    ctx->rt.profile = (onnxc_profile_slot *)(ctx + 1);
+  ctx->input_ptrs = (const void **)((unsigned char *)(ctx + 1) + profile);
   ctx->output_ptrs = (void **)(ctx->input_ptrs + onnxc__model.num_inputs);
   *out = ctx;
   return ONNXC_OK;

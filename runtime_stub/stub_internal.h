@@ -32,6 +32,13 @@ int pthread_key_create(onnxc_pthread_key_t *key, void (*destructor)(void *));
 int pthread_setspecific(onnxc_pthread_key_t key, const void *value);
 void *pthread_getspecific(onnxc_pthread_key_t key);
 long syscall(long number, ...);
+/// struct timespec of glibc on the supported targets (time_t and the nanoseconds are `long`).
+struct onnxc_timespec {
+  long tv_sec;
+  long tv_nsec;
+};
+int clock_gettime(int clock_id, struct onnxc_timespec *ts);
+#define ONNXC_CLOCK_MONOTONIC 1
 int sched_yield(void);
 
 /// Size of a context's error message buffer, terminating NUL included.
@@ -54,9 +61,19 @@ typedef struct onnxc_pool {
   int64_t next_chunk;         ///< atomic work counter
 } onnxc_pool;
 
+/// Timings of one kernel call in a profile build (see onnxc_profile_node_info).
+typedef struct onnxc_profile_slot {
+  uint64_t start_ns;    ///< last run: start, relative to the start of that run
+  uint64_t duration_ns; ///< last run
+  uint64_t total_ns;    ///< sum over the runs since creation / onnxc_profile_reset
+  uint64_t count;       ///< runs summed in total_ns
+} onnxc_profile_slot;
+
 /// What kernels see as `onnxc_rt`: the run-time services of one context.
 struct onnxc_rt {
   onnxc_pool pool;
+  onnxc_profile_slot *profile;          ///< num_profile_nodes slots (profile builds), else NULL
+  uint64_t profile_run_start;           ///< monotonic ns at the start of the current run
   uint32_t error_claimed;               ///< 1 once a failure recorded its message in this run
   char error[ONNXC_ERROR_CAPACITY];     ///< NUL-terminated message ("" if none)
 };

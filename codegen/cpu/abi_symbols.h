@@ -9,11 +9,12 @@
 namespace onnxc {
 
 /// Exported ABI entry points, all defined by the runtime stub bitcode.
-inline constexpr std::array<std::string_view, 16> kCpuAbiSymbols = {
-    "onnxc_abi_version",     "onnxc_model_name", "onnxc_signature_json",    "onnxc_arena_size",
-    "onnxc_arena_alignment", "onnxc_num_inputs", "onnxc_num_outputs",       "onnxc_input_info",
-    "onnxc_output_info",     "onnxc_create",     "onnxc_create_with_arena", "onnxc_destroy",
-    "onnxc_set_num_threads", "onnxc_run",        "onnxc_run_buffers",       "onnxc_last_error",
+inline constexpr std::array<std::string_view, 19> kCpuAbiSymbols = {
+    "onnxc_abi_version",       "onnxc_model_name",   "onnxc_signature_json",    "onnxc_arena_size",
+    "onnxc_arena_alignment",   "onnxc_num_inputs",   "onnxc_num_outputs",       "onnxc_input_info",
+    "onnxc_output_info",       "onnxc_create",       "onnxc_create_with_arena", "onnxc_destroy",
+    "onnxc_set_num_threads",   "onnxc_run",          "onnxc_run_buffers",       "onnxc_last_error",
+    "onnxc_profile_num_nodes", "onnxc_profile_node", "onnxc_profile_reset",
 };
 
 /// Prefix every ABI symbol starts with (replaced by "<model_name>_" in the aliases).
@@ -24,5 +25,8 @@ inline constexpr std::string_view kModelDescSymbol = "onnxc__model";
 inline constexpr std::string_view kModelRunSymbol = "onnxc__model_run";
 /// Runtime helper the generated run function calls when a kernel returns a nonzero status.
 inline constexpr std::string_view kNodeFailedSymbol = "onnxc_rt_node_failed";
+/// Runtime helpers the run function of a profile build calls around the kernel calls.
+inline constexpr std::string_view kProfileBeginSymbol = "onnxc_rt_profile_begin";
+inline constexpr std::string_view kProfileNodeSymbol = "onnxc_rt_profile_node";
 
 } // namespace onnxc

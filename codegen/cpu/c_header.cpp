@@ -52,18 +52,6 @@ std::string upper(std::string s) {
   return s;
 }
 
-std::string json_string(const std::string &s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\')
-      out += fmt::format("\\{}", static_cast<char>(c));
-    else if (c < 0x20)
-      out += fmt::format("\\u{:04x}", c);
-    else
-      out += static_cast<char>(c);
-  }
-  return out + "\"";
-}
 
 /// A C string literal's contents for a comment: keeps it printable and free of "*/".
 std::string comment_text(const std::string &s) {
@@ -204,6 +192,19 @@ std::string infer_function(const std::string &n, const std::vector<TensorSig> &i
 }
 
 } // namespace
+
+std::string json_string(const std::string &s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\')
+      out += fmt::format("\\{}", static_cast<char>(c));
+    else if (c < 0x20)
+      out += fmt::format("\\u{:04x}", c);
+    else
+      out += static_cast<char>(c);
+  }
+  return out + "\"";
+}
 
 std::string sanitize_c_identifier(std::string name) {
   for (char &c : name)

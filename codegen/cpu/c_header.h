@@ -12,6 +12,9 @@ namespace onnxc {
 /// leading digit gets a '_' prefix, and "" becomes "_". Identifiers are returned unchanged.
 std::string sanitize_c_identifier(std::string name);
 
+/// `s` as a JSON string literal (quotes, backslashes and control characters escaped).
+std::string json_string(const std::string &s);
+
 /// The model's signature, exactly what onnxc_signature_json() returns:
 /// {"name":..,"abi_version":1,"arena_size":N,"inputs":[{"name":..,"dtype":"float",
 /// "shape":[1,1,28,28]}],"outputs":[...]}. Throws Error if a graph input/output is not static.

@@ -49,7 +49,7 @@ void compile_cpu(const ExecutionPlan &plan, const CpuCodegenOptions &opts,
   std::unique_ptr<llvm::TargetMachine> tm = create_target_machine(target, opts.opt_level);
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> module =
-      build_model_module(plan, ctx, target.triple, tm->createDataLayout());
+      build_model_module(plan, ctx, target.triple, tm->createDataLayout(), opts.profile);
   timer.done("build IR");
   link_runtime_and_kernels(*module, find_embedded_bitcode(target.triple));
   restrict_exports(*module, sanitize_c_identifier(plan.model_name));

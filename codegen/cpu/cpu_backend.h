@@ -33,6 +33,7 @@ struct CpuCodegenOptions {
   EmitKind emit = EmitKind::SharedLibrary;
   bool time_passes = false; ///< print phase and LLVM pass timings to stderr
   Sanitizer sanitize = Sanitizer::None; ///< instrument the model, kernels and runtime
+  bool profile = false; ///< time every kernel call (onnxc_profile_*); off: nothing emitted
 };
 
 /// Compiles `plan` for opts.target and writes the artifact to out_path atomically (a temp file

@@ -32,9 +32,10 @@ uint64_t value_bytes(const Value &v) {
 
 class ModelModuleBuilder {
 public:
-  ModelModuleBuilder(const ExecutionPlan &plan, llvm::LLVMContext &ctx)
-      : plan_(plan), ctx_(ctx), i8_(llvm::Type::getInt8Ty(ctx)), i32_(llvm::Type::getInt32Ty(ctx)),
-        i64_(llvm::Type::getInt64Ty(ctx)), ptr_(llvm::PointerType::getUnqual(ctx)) {}
+  ModelModuleBuilder(const ExecutionPlan &plan, llvm::LLVMContext &ctx, bool profile)
+      : plan_(plan), ctx_(ctx), profile_(profile), i8_(llvm::Type::getInt8Ty(ctx)),
+        i32_(llvm::Type::getInt32Ty(ctx)), i64_(llvm::Type::getInt64Ty(ctx)),
+        ptr_(llvm::PointerType::getUnqual(ctx)) {}
 
   std::unique_ptr<llvm::Module> build(const std::string &triple, const llvm::DataLayout &dl) {
     module_ = std::make_unique<llvm::Module>(plan_.model_name, ctx_);
@@ -123,18 +124,37 @@ private:
     auto *type = llvm::ArrayType::get(tensor_desc_type(), descs.size());
     return private_constant(llvm::ConstantArray::get(type, descs), "onnxc." + kind);
   }
+  /// onnxc_profile_node_desc[] (profile builds; NULL otherwise).
+  llvm::Constant *profile_descs() {
+    if (!profile_)
+      return llvm::ConstantPointerNull::get(ptr_);
+    auto *type = llvm::StructType::get(ctx_, {ptr_, ptr_, ptr_, ptr_, i64_});
+    std::vector<llvm::Constant *> descs;
+    for (size_t i = 0; i < plan_.calls.size(); ++i) {
+      const NodeProfile &p = plan_.calls[i].profile;
+      std::string base = "onnxc.profile." + std::to_string(i);
+      descs.push_back(llvm::ConstantStruct::get(
+          type, {c_string(p.name, base + ".name"), c_string(p.op_type, base + ".op"),
+                 c_string(p.input_shapes, base + ".in"), c_string(p.output_shapes, base + ".out"),
+                 llvm::ConstantInt::get(i64_, p.flops)}));
+    }
+    auto *array = llvm::ArrayType::get(type, descs.size());
+    return private_constant(llvm::ConstantArray::get(array, descs), "onnxc.profile_nodes");
+  }
   void build_model_desc() {
-    auto *type =
-        llvm::StructType::get(ctx_, {i32_, i32_, i32_, i32_, i64_, i64_, ptr_, ptr_, ptr_, ptr_});
+    auto *type = llvm::StructType::get(
+        ctx_, {i32_, i32_, i32_, i32_, i64_, i64_, ptr_, ptr_, ptr_, ptr_, ptr_});
     llvm::Constant *init = llvm::ConstantStruct::get(
         type, {llvm::ConstantInt::get(i32_, kModelAbiVersion),
                llvm::ConstantInt::get(i32_, plan_.inputs.size()),
-               llvm::ConstantInt::get(i32_, plan_.outputs.size()), llvm::ConstantInt::get(i32_, 0),
+               llvm::ConstantInt::get(i32_, plan_.outputs.size()),
+               llvm::ConstantInt::get(i32_, profile_ ? plan_.calls.size() : 0),
                llvm::ConstantInt::get(i64_, plan_.arena_size),
                llvm::ConstantInt::get(i64_, ExecutionPlan::kArenaAlignment),
                c_string(plan_.model_name, "onnxc.model_name"),
                c_string(signature_json(plan_), "onnxc.signature_json"),
-               tensor_descs(plan_.inputs, "inputs"), tensor_descs(plan_.outputs, "outputs")});
+               tensor_descs(plan_.inputs, "inputs"), tensor_descs(plan_.outputs, "outputs"),
+               profile_descs()});
     auto *gv = new llvm::GlobalVariable(*module_, type, true, llvm::GlobalValue::ExternalLinkage,
                                         init, std::string(kModelDescSymbol));
     gv->setVisibility(llvm::GlobalValue::HiddenVisibility);
@@ -230,7 +250,8 @@ private:
   }
 
   /// i32 @onnxc__model_run(rt, arena, inputs, outputs): the nodes in order; the first
-  /// failure returns onnxc_rt_node_failed(rt, status, "<node>").
+  /// failure returns onnxc_rt_node_failed(rt, status, "<node>"). Profile builds read the clock
+  /// once at the start and once after each node (onnxc_rt_profile_begin / _node).
   void build_run() {
     auto *run = llvm::Function::Create(step_type(), llvm::GlobalValue::ExternalLinkage,
                                        std::string(kModelRunSymbol), *module_);
@@ -242,9 +263,21 @@ private:
     std::vector<llvm::Value *> args;
     for (llvm::Argument &a : run->args())
       args.push_back(&a);
+    llvm::Function *profile_node = nullptr;
+    llvm::Value *clock = nullptr;
+    if (profile_) {
+      clock =
+          b.CreateCall(declare(kProfileBeginSymbol, llvm::FunctionType::get(i64_, {ptr_}, false)),
+                       {args[0]}, "t");
+      profile_node =
+          declare(kProfileNodeSymbol, llvm::FunctionType::get(i64_, {ptr_, i32_, i64_}, false));
+    }
     for (size_t i = 0; i < plan_.calls.size(); ++i) {
       llvm::Function *node = build_node(i, plan_.calls[i]);
       llvm::Value *status = b.CreateCall(node, args, "status");
+      if (profile_)
+        clock =
+            b.CreateCall(profile_node, {args[0], b.getInt32(static_cast<uint32_t>(i)), clock}, "t");
       auto *failed = llvm::BasicBlock::Create(ctx_, "failed", run);
       auto *next = llvm::BasicBlock::Create(ctx_, "next", run);
       b.CreateCondBr(b.CreateICmpNE(status, b.getInt32(0)), failed, next,
@@ -260,6 +293,7 @@ private:
 
   const ExecutionPlan &plan_;
   llvm::LLVMContext &ctx_;
+  bool profile_;
   llvm::Type *i8_, *i32_, *i64_;
   llvm::PointerType *ptr_;
   std::unique_ptr<llvm::Module> module_;
@@ -272,8 +306,8 @@ private:
 
 std::unique_ptr<llvm::Module> build_model_module(const ExecutionPlan &plan, llvm::LLVMContext &ctx,
                                                  const std::string &triple,
-                                                 const llvm::DataLayout &layout) {
-  return ModelModuleBuilder(plan, ctx).build(triple, layout);
+                                                 const llvm::DataLayout &layout, bool profile) {
+  return ModelModuleBuilder(plan, ctx, profile).build(triple, layout);
 }
 
 } // namespace onnxc

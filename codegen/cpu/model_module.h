@@ -19,8 +19,12 @@ namespace onnxc {
 /// marked always-inline so that, once linked with the kernel bitcode, LLVM specialises the
 /// kernel for its constant params. Throws Error if a value has no storage assigned or the plan
 /// is inconsistent (weights outside the blob, ...). The result passes the IR verifier.
+/// With `profile`, the descriptor also describes every kernel call (PlannedCall::profile) and
+/// onnxc__model_run times each call (onnxc_rt_profile_begin / onnxc_rt_profile_node);
+/// without it, nothing of either is emitted.
 std::unique_ptr<llvm::Module> build_model_module(const ExecutionPlan &plan, llvm::LLVMContext &ctx,
                                                  const std::string &triple,
-                                                 const llvm::DataLayout &layout);
+                                                 const llvm::DataLayout &layout,
+                                                 bool profile = false);
 
 } // namespace onnxc

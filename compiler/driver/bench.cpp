@@ -1,6 +1,7 @@
 // `onnxc bench LIB.so`: latency with synthetic inputs (median, min, p90).
 #include "compiler/driver/commands.h"
 #include "compiler/driver/model_library.h"
+#include "compiler/driver/test_data.h"
 #include "compiler/ir/error.h"
 
 #include <algorithm>
@@ -9,18 +10,6 @@
 
 namespace onnxc {
 namespace {
-
-/// Deterministic non-trivial input bytes: small floats for float tensors, zeros otherwise (so
-/// index inputs stay in range).
-std::vector<uint8_t> synthetic_input(const TensorSignature &s) {
-  std::vector<uint8_t> buf(s.size_bytes, 0);
-  if (s.dtype == DType::Float) {
-    auto *f = reinterpret_cast<float *>(buf.data());
-    for (size_t i = 0; i < buf.size() / sizeof(float); ++i)
-      f[i] = static_cast<float>((i * 7919) % 1000) / 1000.0f - 0.5f;
-  }
-  return buf;
-}
 
 double percentile(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());

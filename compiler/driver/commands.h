@@ -66,4 +66,16 @@ struct BenchOptions {
 };
 int cmd_bench(const BenchOptions &o);
 
+struct ProfileOptions {
+  std::string library;
+  std::string data_dir;   ///< empty: synthetic inputs (as bench)
+  std::string trace_path; ///< Chrome trace JSON of the representative run; empty: none
+  int threads = 1;
+  int iters = 20;
+  int warmup = 3;
+  int top = 20; ///< rows of the table
+};
+/// Runs a library compiled with --profile; prints the top nodes and writes the trace.
+int cmd_profile(const ProfileOptions &o);
+
 } // namespace onnxc

@@ -67,10 +67,11 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
   PipelineOptions popts = o.pipeline;
   popts.model_name = o.name.empty() ? default_model_name(o.out_path) : sanitize_c_identifier(o.name);
   std::vector<PassTiming> timings;
-  progress.stage("optimising the graph");
+  progress.stage(fmt::format("optimising the graph: {} nodes", model->graph->nodes.size()));
   ExecutionPlan plan = run_pipeline(*model, popts, &timings);
 
-  progress.stage("generating machine code");
+  progress.stage(fmt::format("generating machine code: {} kernel calls{}", plan.calls.size(),
+                             o.codegen.profile ? " (profiled)" : ""));
   auto cg_start = std::chrono::steady_clock::now();
   compile_cpu(plan, o.codegen, o.out_path);
   timings.push_back({"codegen-cpu", std::chrono::duration<double>(

@@ -64,6 +64,9 @@ void add_codegen_flags(CLI::App *cmd, CompileOptions &o, CompileFlags &f) {
   cmd->add_option("--sanitize", f.sanitize,
                   "Instrument the generated code: thread or address (for testing; the library "
                   "then loads only into a program built with the same -fsanitize=)");
+  cmd->add_flag("--profile", o.codegen.profile,
+                "Time every kernel call in the library (read with onnxc profile / "
+                "onnxc_profile_node); without it nothing is recorded");
   add_shape_flags(cmd, f);
 }
 
@@ -138,6 +141,19 @@ int main(int argc, char **argv) {
   bench->add_option("--warmup", bo.warmup, "Untimed iterations first")->check(CLI::Range(0, 1000000));
   bench->add_flag("--json", bo.json, "Print one JSON object");
 
+  ProfileOptions po;
+  auto *profile = app.add_subcommand("profile", "Time each kernel call of a --profile library");
+  profile->add_option("library", po.library, "Model compiled with --profile")->required();
+  profile->add_option("data_dir", po.data_dir,
+                      "Directory with input_0.pb, ... (default: synthetic inputs)");
+  profile->add_option("-o,--output", po.trace_path, "Write a Chrome trace JSON of the median run");
+  profile->add_option("--threads", po.threads, "Threads")->check(CLI::Range(1, 1024));
+  profile->add_option("--iters", po.iters, "Timed iterations")->check(CLI::Range(1, 1000000));
+  profile->add_option("--warmup", po.warmup, "Untimed iterations first")
+      ->check(CLI::Range(0, 1000000));
+  profile->add_option("--top", po.top, "Rows in the table (default 20)")
+      ->check(CLI::Range(1, 1000000));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
@@ -160,6 +176,8 @@ int main(int argc, char **argv) {
     }
     if (*bench)
       return cmd_bench(bo);
+    if (*profile)
+      return cmd_profile(po);
   } catch (const Error &e) {
     std::cerr << "onnxc: error: " << e.what() << "\n";
     return 1;

@@ -43,6 +43,7 @@ ModelLibrary::ModelLibrary(const std::string &path) : path_(path) {
     fail("{} was compiled for runtime ABI {}, this onnxc speaks ABI {}; recompile the model",
          path, api_.abi_version(), ONNXC_ABI_VERSION);
   resolve(handle_, path, "onnxc_signature_json", api_.signature_json);
+  resolve(handle_, path, "onnxc_model_name", api_.model_name);
   resolve(handle_, path, "onnxc_arena_size", api_.arena_size);
   resolve(handle_, path, "onnxc_num_inputs", api_.num_inputs);
   resolve(handle_, path, "onnxc_num_outputs", api_.num_outputs);
@@ -54,6 +55,12 @@ ModelLibrary::ModelLibrary(const std::string &path) : path_(path) {
   resolve(handle_, path, "onnxc_run", api_.run);
   resolve(handle_, path, "onnxc_run_buffers", api_.run_buffers);
   resolve(handle_, path, "onnxc_last_error", api_.last_error);
+  api_.profile_num_nodes =
+      reinterpret_cast<int32_t (*)()>(dlsym(handle_, "onnxc_profile_num_nodes"));
+  api_.profile_node =
+      reinterpret_cast<decltype(api_.profile_node)>(dlsym(handle_, "onnxc_profile_node"));
+  if (!api_.profile_node)
+    api_.profile_num_nodes = nullptr;
   inputs_ = signatures(api_.num_inputs(), api_.input_info);
   outputs_ = signatures(api_.num_outputs(), api_.output_info);
 }
@@ -112,6 +119,17 @@ void ModelLibrary::Context::run_buffers(const std::vector<const void *> &inputs,
   if (st != ONNXC_OK)
     fail("{}: run failed (status {}): {}", lib_.path_, static_cast<int>(st),
          lib_.api_.last_error(ctx_));
+}
+
+onnxc_profile_node_info ModelLibrary::Context::profile_node(int32_t i) const {
+  onnxc_profile_node_info info{};
+  onnxc_status st =
+      lib_.api_.profile_node ? lib_.api_.profile_node(ctx_, i, &info) : ONNXC_ERROR_UNSUPPORTED;
+  if (st == ONNXC_ERROR_UNSUPPORTED)
+    fail("{} was not compiled with --profile", lib_.path_);
+  if (st != ONNXC_OK)
+    fail("{}: onnxc_profile_node({}) failed (status {})", lib_.path_, i, static_cast<int>(st));
+  return info;
 }
 
 } // namespace onnxc

@@ -29,6 +29,12 @@ public:
   const std::vector<TensorSignature> &outputs() const { return outputs_; }
   uint64_t arena_size() const { return api_.arena_size(); }
   std::string signature_json() const { return api_.signature_json(); }
+  std::string model_name() const { return api_.model_name(); }
+  /// Kernel calls a profile build times; -1 if it was compiled without --profile (or by an
+  /// onnxc without onnxc_profile_*).
+  int32_t profile_num_nodes() const {
+    return api_.profile_num_nodes ? api_.profile_num_nodes() : -1;
+  }
 
   /// A context of this model (one per concurrent caller).
   class Context {
@@ -43,6 +49,8 @@ public:
     std::vector<Tensor> run(const std::vector<const Tensor *> &inputs);
     /// Runs on pre-allocated buffers (for benchmarking: no allocation).
     void run_buffers(const std::vector<const void *> &inputs, const std::vector<void *> &outputs);
+    /// Kernel call `i` of a profile build and its timings on this context; throws otherwise.
+    onnxc_profile_node_info profile_node(int32_t i) const;
 
   private:
     const ModelLibrary &lib_;
@@ -53,6 +61,7 @@ private:
   struct Api {
     uint32_t (*abi_version)();
     const char *(*signature_json)();
+    const char *(*model_name)();
     uint64_t (*arena_size)();
     int32_t (*num_inputs)();
     int32_t (*num_outputs)();
@@ -64,6 +73,9 @@ private:
     onnxc_status (*run)(onnxc_context *, const onnxc_tensor *, int32_t, onnxc_tensor *, int32_t);
     onnxc_status (*run_buffers)(onnxc_context *, const void *const *, void *const *);
     const char *(*last_error)(const onnxc_context *);
+    // Optional (NULL in libraries from an onnxc before profiling existed).
+    int32_t (*profile_num_nodes)();
+    onnxc_status (*profile_node)(const onnxc_context *, int32_t, onnxc_profile_node_info *);
   };
   void *handle_ = nullptr;
   std::string path_;

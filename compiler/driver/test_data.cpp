@@ -75,4 +75,14 @@ Comparison compare_tensors(const Tensor &got, const Tensor &want, double rtol, d
   return c;
 }
 
+std::vector<uint8_t> synthetic_input(const TensorSignature &s) {
+  std::vector<uint8_t> buf(s.size_bytes, 0);
+  if (s.dtype == DType::Float) {
+    auto *f = reinterpret_cast<float *>(buf.data());
+    for (size_t i = 0; i < buf.size() / sizeof(float); ++i)
+      f[i] = static_cast<float>((i * 7919) % 1000) / 1000.0f - 0.5f;
+  }
+  return buf;
+}
+
 } // namespace onnxc

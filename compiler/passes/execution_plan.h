@@ -4,6 +4,7 @@
 
 #include "compiler/ir/ir.h"
 #include "compiler/ops/op_def.h"
+#include "compiler/passes/node_profile.h"
 
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@ struct PlannedCall {
   KernelCall call;
   std::string node_desc;      ///< Node::describe() of the node it lowers (for run-time errors)
   int64_t scratch_offset = 0; ///< arena offset of the scratch buffer (if call.scratch_bytes > 0)
+  NodeProfile profile;        ///< name, op, shapes, FLOP estimate (embedded by --profile builds)
 };
 
 /// Every Value referenced here has storage Arena (offset into the arena), Weight (offset into

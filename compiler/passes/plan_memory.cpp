@@ -60,6 +60,7 @@ Value *output_copy(Graph &g, Value *src, ExecutionPlan &plan, int index) {
   pc.call.args = {src, dst};
   pc.call.params = {type_bytes(src->type)};
   pc.node_desc = fmt::format("graph output '{}'", src->name);
+  pc.profile = {pc.node_desc, "Copy", shape_to_string(src->type), shape_to_string(dst->type), 0};
   plan.calls.push_back(pc);
   return dst;
 }
@@ -141,6 +142,7 @@ ExecutionPlan plan_memory(Graph &g, const std::string &model_name, const PlanOpt
     PlannedCall pc;
     pc.call = n->def->lower(*n);
     pc.node_desc = n->describe();
+    pc.profile = describe_for_profile(*n);
     plan.calls.push_back(std::move(pc));
   }
   assign_io(g, plan);

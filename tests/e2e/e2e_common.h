@@ -80,7 +80,7 @@ static inline void *e2e_sym(void *handle, const char *path, const char *name) {
   return p;
 }
 
-/// dlopens `path` (RTLD_NOW | RTLD_LOCAL) and resolves all 16 ABI functions.
+/// dlopens `path` (RTLD_NOW | RTLD_LOCAL) and resolves the 16 ABI functions used here.
 static inline e2e_model e2e_load(const char *path) {
   e2e_model m;
   m.handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);

@@ -49,10 +49,14 @@ struct TinyModel {
     plan.weights = {wv};
     plan.weights_size = 128;
     plan.arena_size = 128;
-    plan.calls.push_back(
-        {KernelCall{"onnxc_k_add_f32", {x, wv, t}, {0, 6}, 0}, "node 'add' (Add, #0)", 0});
-    plan.calls.push_back(
-        {KernelCall{"onnxc_k_exp_f32", {t, y}, {6, 0, 0}, 0}, "node 'exp' (Exp, #1)", 0});
+    plan.calls.push_back({KernelCall{"onnxc_k_add_f32", {x, wv, t}, {0, 6}, 0},
+                          "node 'add' (Add, #0)",
+                          0,
+                          {"add", "Add", "2x3, 2x3", "2x3", 6}});
+    plan.calls.push_back({KernelCall{"onnxc_k_exp_f32", {t, y}, {6, 0, 0}, 0},
+                          "node 'exp' (Exp, #1)",
+                          0,
+                          {"exp", "Exp", "2x3", "2x3", 6}});
   }
 };
 
@@ -186,6 +190,25 @@ TEST_CASE("object, assembly and LLVM IR emission", "[codegen_cpu]") {
   std::string ir = read_file(dir.path / "t.ll");
   CHECK(ir.find("@tiny_create = alias") != std::string::npos);
   CHECK(ir.find("define internal") != std::string::npos);
+}
+
+TEST_CASE("profile builds emit per-node clock reads and metadata; plain builds neither",
+          "[codegen_cpu]") {
+  TinyModel m;
+  TempDirectory dir;
+  CpuCodegenOptions opts = options(EmitKind::LlvmIr);
+  opts.opt_level = 0;
+  compile_cpu(m.plan, opts, (dir.path / "plain.ll").string());
+  std::string plain = read_file(dir.path / "plain.ll");
+  CHECK(plain.find("call i64 @onnxc_rt_profile_node") == std::string::npos);
+  CHECK(plain.find("onnxc.profile_nodes") == std::string::npos);
+  opts.profile = true;
+  compile_cpu(m.plan, opts, (dir.path / "prof.ll").string());
+  std::string prof = read_file(dir.path / "prof.ll");
+  CHECK(prof.find("call i64 @onnxc_rt_profile_node") != std::string::npos);
+  CHECK(prof.find("onnxc.profile_nodes") != std::string::npos);
+  CHECK(prof.find("c\"Exp\\00\"") != std::string::npos);
+  CHECK(prof.find("c\"2x3, 2x3\\00\"") != std::string::npos);
 }
 
 TEST_CASE("codegen errors leave no output file", "[codegen_cpu]") {
