@@ -3,6 +3,7 @@
 #include "codegen/cpu/abi_symbols.h"
 #include "codegen/cpu/c_header.h"
 #include "compiler/ir/error.h"
+#include "runtime_stub/weights_format.h"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DataLayout.h>
@@ -32,8 +33,9 @@ uint64_t value_bytes(const Value &v) {
 
 class ModelModuleBuilder {
 public:
-  ModelModuleBuilder(const ExecutionPlan &plan, llvm::LLVMContext &ctx)
-      : plan_(plan), ctx_(ctx), i8_(llvm::Type::getInt8Ty(ctx)), i32_(llvm::Type::getInt32Ty(ctx)),
+  ModelModuleBuilder(const ExecutionPlan &plan, llvm::LLVMContext &ctx,
+                     std::vector<uint8_t> *external)
+      : plan_(plan), external_(external), ctx_(ctx), i8_(llvm::Type::getInt8Ty(ctx)), i32_(llvm::Type::getInt32Ty(ctx)),
         i64_(llvm::Type::getInt64Ty(ctx)), ptr_(llvm::PointerType::getUnqual(ctx)) {}
 
   std::unique_ptr<llvm::Module> build(const std::string &triple, const llvm::DataLayout &dl) {
@@ -88,17 +90,22 @@ private:
       end = static_cast<uint64_t>(w->offset) + w->constant->nbytes();
       size = std::max(size, end);
     }
-    if (size == 0)
+    weights_size_ = size;
+    if (size == 0 && !external_)
       return;
     std::vector<uint8_t> blob(size, 0);
     for (const Value *w : sorted)
       std::copy_n(w->constant->data(), w->constant->nbytes(), blob.begin() + w->offset);
+    if (external_) {
+      checksum_ = onnxc_weights_checksum(blob.data(), blob.size());
+      *external_ = std::move(blob);
+      return;
+    }
     weights_ = private_constant(llvm::ConstantDataArray::get(ctx_, blob), "onnxc.weights",
                                 ExecutionPlan::kArenaAlignment);
     // Its own .rodata section, never a mergeable-constant/string section (lld would hash it).
     weights_->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::None);
     weights_->setSection(".rodata.onnxc_weights");
-    weights_size_ = size;
   }
 
   // ---- descriptor (runtime_stub/model_desc.h) -------------------------------------------
@@ -124,25 +131,28 @@ private:
     return private_constant(llvm::ConstantArray::get(type, descs), "onnxc." + kind);
   }
   void build_model_desc() {
-    auto *type =
-        llvm::StructType::get(ctx_, {i32_, i32_, i32_, i32_, i64_, i64_, ptr_, ptr_, ptr_, ptr_});
+    auto *type = llvm::StructType::get(
+        ctx_, {i32_, i32_, i32_, i32_, i64_, i64_, ptr_, ptr_, ptr_, ptr_, i64_, i64_});
     llvm::Constant *init = llvm::ConstantStruct::get(
         type, {llvm::ConstantInt::get(i32_, kModelAbiVersion),
                llvm::ConstantInt::get(i32_, plan_.inputs.size()),
-               llvm::ConstantInt::get(i32_, plan_.outputs.size()), llvm::ConstantInt::get(i32_, 0),
+               llvm::ConstantInt::get(i32_, plan_.outputs.size()),
+               llvm::ConstantInt::get(i32_, external_ ? 1 : 0),
                llvm::ConstantInt::get(i64_, plan_.arena_size),
                llvm::ConstantInt::get(i64_, ExecutionPlan::kArenaAlignment),
                c_string(plan_.model_name, "onnxc.model_name"),
                c_string(signature_json(plan_), "onnxc.signature_json"),
-               tensor_descs(plan_.inputs, "inputs"), tensor_descs(plan_.outputs, "outputs")});
+               tensor_descs(plan_.inputs, "inputs"), tensor_descs(plan_.outputs, "outputs"),
+               llvm::ConstantInt::get(i64_, weights_size_),
+               llvm::ConstantInt::get(i64_, checksum_)});
     auto *gv = new llvm::GlobalVariable(*module_, type, true, llvm::GlobalValue::ExternalLinkage,
                                         init, std::string(kModelDescSymbol));
     gv->setVisibility(llvm::GlobalValue::HiddenVisibility);
   }
 
   // ---- code ------------------------------------------------------------------------------
-  llvm::FunctionType *step_type() { // (rt, arena, inputs, outputs) -> status
-    return llvm::FunctionType::get(i32_, {ptr_, ptr_, ptr_, ptr_}, false);
+  llvm::FunctionType *step_type() { // (rt, arena, weights, inputs, outputs) -> status
+    return llvm::FunctionType::get(i32_, {ptr_, ptr_, ptr_, ptr_, ptr_}, false);
   }
   llvm::Function *declare(std::string_view name, llvm::FunctionType *type) {
     llvm::FunctionCallee f = module_->getOrInsertFunction(llvm::StringRef(name), type);
@@ -151,15 +161,17 @@ private:
       fail("internal error: '{}' is declared with two different types", name);
     return fn;
   }
-  /// Attributes shared by node functions and run: arena is 64-byte aligned (may be null when
-  /// the arena is empty), no unwinding.
+  /// Attributes shared by node functions and run: arena and weights are 64-byte aligned (may
+  /// be null when empty or embedded), no unwinding.
   void set_step_attributes(llvm::Function *f) {
-    f->addParamAttr(
-        1, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(ExecutionPlan::kArenaAlignment)));
+    for (unsigned arg : {1u, 2u})
+      f->addParamAttr(arg, llvm::Attribute::getWithAlignment(
+                               ctx_, llvm::Align(ExecutionPlan::kArenaAlignment)));
     f->addFnAttr(llvm::Attribute::NoUnwind);
   }
 
-  /// Pointer to where `v` lives, inside a node function with arguments (rt, arena, in, out).
+  /// Pointer to where `v` lives, inside a node function with arguments
+  /// (rt, arena, weights, in, out).
   llvm::Value *tensor_pointer(llvm::IRBuilder<> &b, llvm::Function *f, const Value *v) {
     if (!v)
       return llvm::ConstantPointerNull::get(ptr_);
@@ -172,13 +184,16 @@ private:
     case Storage::Weight:
       if (value_bytes(*v) == 0) // an empty constant: nothing is read through the pointer
         return llvm::ConstantPointerNull::get(ptr_);
-      if (!weights_ || v->offset < 0 || v->offset + value_bytes(*v) > weights_size_)
+      if ((!weights_ && !external_) || v->offset < 0 ||
+          v->offset + value_bytes(*v) > weights_size_)
         fail("internal error: weight '{}' at offset {} lies outside the weight blob", v->name,
              v->offset);
+      if (external_) // the context's blob: one add per weight, in the node function
+        return b.CreateInBoundsGEP(i8_, f->getArg(2), b.getInt64(v->offset), v->name);
       return llvm::ConstantExpr::getInBoundsGetElementPtr(i8_, weights_, b.getInt64(v->offset));
     case Storage::GraphInput:
     case Storage::GraphOutput: {
-      llvm::Value *table = f->getArg(v->storage == Storage::GraphInput ? 2 : 3);
+      llvm::Value *table = f->getArg(v->storage == Storage::GraphInput ? 3 : 4);
       llvm::Value *slot = b.CreateConstInBoundsGEP1_64(ptr_, table, v->io_index);
       return b.CreateLoad(ptr_, slot, v->name);
     }
@@ -229,7 +244,7 @@ private:
     return no_params_;
   }
 
-  /// i32 @onnxc__model_run(rt, arena, inputs, outputs): the nodes in order; the first
+  /// i32 @onnxc__model_run(rt, arena, weights, inputs, outputs): the nodes in order; the first
   /// failure returns onnxc_rt_node_failed(rt, status, "<node>").
   void build_run() {
     auto *run = llvm::Function::Create(step_type(), llvm::GlobalValue::ExternalLinkage,
@@ -259,6 +274,8 @@ private:
   }
 
   const ExecutionPlan &plan_;
+  std::vector<uint8_t> *external_; ///< non-null: the blob goes here, not into the module
+  uint64_t checksum_ = 0;
   llvm::LLVMContext &ctx_;
   llvm::Type *i8_, *i32_, *i64_;
   llvm::PointerType *ptr_;
@@ -272,8 +289,9 @@ private:
 
 std::unique_ptr<llvm::Module> build_model_module(const ExecutionPlan &plan, llvm::LLVMContext &ctx,
                                                  const std::string &triple,
-                                                 const llvm::DataLayout &layout) {
-  return ModelModuleBuilder(plan, ctx).build(triple, layout);
+                                                 const llvm::DataLayout &layout,
+                                                 std::vector<uint8_t> *external_weights) {
+  return ModelModuleBuilder(plan, ctx, external_weights).build(triple, layout);
 }
 
 } // namespace onnxc

@@ -71,8 +71,9 @@ static void rows_body(void *c, int64_t begin, int64_t end) {
   }
 }
 
-int32_t onnxc__model_run(onnxc_rt *rt, unsigned char *arena, const void *const *in,
-                         void *const *out) {
+int32_t onnxc__model_run(onnxc_rt *rt, unsigned char *arena, const unsigned char *weights,
+                         const void *const *in, void *const *out) {
+  (void)weights; /* embedded-style model: no weights */
   if ((uintptr_t)arena % 64 != 0)
     return onnxc_rt_fail(rt, ONNXC_STATUS_RUNTIME_ERROR, "arena is misaligned");
   int64_t y = *(const int64_t *)in[1];
