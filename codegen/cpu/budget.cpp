@@ -113,13 +113,15 @@ uint64_t stack_estimate(std::string_view object) {
   std::map<std::string, uint64_t> frames = frame_sizes(*obj);
   if (frames.empty())
     return 0;
-  uint64_t entry = 0, nodes = 0, fixed = 0, worker = 0;
+  uint64_t entry = 0, nodes = 0, kernels = 0, fixed = 0, worker = 0;
   std::vector<uint64_t> rest;
   for (const auto &[name, size] : frames) {
     if (ends_with(name, "_run") || ends_with(name, "_run_buffers"))
       entry = std::max(entry, size);
     else if (name.rfind("node.", 0) == 0)
       nodes = std::max(nodes, size);
+    else if (name.rfind("kernel.", 0) == 0)
+      kernels = std::max(kernels, size);
     else if (name == "run_model" || name == "onnxc__model_run")
       fixed += size;
     else if (name == "worker_main" || name == "run_chunks")
@@ -129,7 +131,7 @@ uint64_t stack_estimate(std::string_view object) {
   }
   std::sort(rest.rbegin(), rest.rend());
   uint64_t below = (rest.size() > 0 ? rest[0] : 0) + (rest.size() > 1 ? rest[1] : 0);
-  return std::max(entry + fixed + nodes + below, worker + below);
+  return std::max(entry + fixed + nodes + kernels + below, worker + below);
 }
 
 } // namespace onnxc

@@ -26,8 +26,8 @@ uint64_t embedded_weights_bytes(std::string_view object);
 /// Stack estimate from the `.stack_sizes` sections (one frame size per function) of the
 /// relocatable ELF `object`: the largest of
 ///  - the caller's chain: largest exported entry frame + run_model + onnxc__model_run +
-///    largest node.* frame + the two largest remaining frames (parallel_for and the range body
-///    it calls, or a kernel helper), and
+///    largest node.* frame + largest shared kernel.* specialisation + the two largest remaining
+///    frames (parallel_for and the range body it calls, or a kernel helper), and
 ///  - a pool worker's chain: worker_main + run_chunks + the two largest remaining frames.
 /// Calls into libc (memcpy, futex syscalls) are not counted. 0 if the object has no such
 /// section. Throws Error if `object` is not an ELF object.

@@ -16,6 +16,8 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 namespace onnxc {
 namespace {
@@ -203,12 +205,10 @@ private:
     fail("internal error: tensor '{}' has no storage assigned by the memory planner", v->name);
   }
 
-  /// internal i32 @node.<i>.<kernel>(rt, arena, inputs, outputs): builds the tensor array
-  /// and calls the kernel (always inlined) with its constant params.
+  /// internal i32 @node.<i>.<kernel>(rt, arena, weights, inputs, outputs): builds the tensor
+  /// array and calls the kernel's specialisation for its constant params.
   llvm::Function *build_node(size_t i, const PlannedCall &pc) {
     const KernelCall &call = pc.call;
-    auto *kernel_type = llvm::FunctionType::get(i32_, {ptr_, ptr_, ptr_}, false);
-    llvm::Function *kernel = declare(call.kernel, kernel_type);
     auto *f = llvm::Function::Create(step_type(), llvm::GlobalValue::InternalLinkage,
                                      "node." + std::to_string(i) + "." + call.kernel, *module_);
     set_step_attributes(f);
@@ -229,14 +229,44 @@ private:
                       b.CreateConstInBoundsGEP2_64(array_type, tensors, 0, n - 1));
       }
     }
-    llvm::Constant *params = call.params.empty()
-                                 ? no_params()
-                                 : i64_array(call.params, "onnxc.params." + std::to_string(i));
-    llvm::CallInst *status = b.CreateCall(kernel, {f->getArg(0), tensors, params});
-    status->addFnAttr(llvm::Attribute::AlwaysInline);
+    llvm::Value *status = b.CreateCall(specialised_kernel(i, pc), {f->getArg(0), tensors});
     b.CreateRet(status);
     return f;
   }
+  /// Key of a kernel specialisation: the kernel, its constant params and whether it has scratch.
+  using SpecKey = std::tuple<std::string, std::vector<int64_t>, size_t, bool>;
+  static SpecKey spec_key(const KernelCall &call) {
+    return {call.kernel, call.params, call.args.size(), call.scratch_bytes > 0};
+  }
+
+  /// internal i32 @kernel.<i>.<kernel>(rt, tensors): the kernel (always inlined) with the
+  /// call's constant params. Calls with the same kernel and params (repeated blocks of a
+  /// network) share one, so the code of each specialisation exists once.
+  llvm::Function *specialised_kernel(size_t i, const PlannedCall &pc) {
+    const KernelCall &call = pc.call;
+    llvm::Function *&spec = specs_[spec_key(call)];
+    if (spec)
+      return spec;
+    auto *kernel_type = llvm::FunctionType::get(i32_, {ptr_, ptr_, ptr_}, false);
+    llvm::Function *kernel = declare(call.kernel, kernel_type);
+    spec = llvm::Function::Create(llvm::FunctionType::get(i32_, {ptr_, ptr_}, false),
+                                  llvm::GlobalValue::InternalLinkage,
+                                  "kernel." + std::to_string(i) + "." + call.kernel, *module_);
+    spec->addFnAttr(llvm::Attribute::NoUnwind);
+    if (spec_uses_[spec_key(call)] < 2) // used once: inline it, so tensor addresses fold
+      spec->addFnAttr(llvm::Attribute::AlwaysInline);
+    else
+      spec->addFnAttr(llvm::Attribute::NoInline);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", spec));
+    llvm::Constant *params = call.params.empty()
+                                 ? no_params()
+                                 : i64_array(call.params, "onnxc.params." + std::to_string(i));
+    llvm::CallInst *status = b.CreateCall(kernel, {spec->getArg(0), spec->getArg(1), params});
+    status->addFnAttr(llvm::Attribute::AlwaysInline);
+    b.CreateRet(status);
+    return spec;
+  }
+
   llvm::Constant *no_params() {
     if (!no_params_)
       no_params_ = private_constant(llvm::Constant::getNullValue(llvm::ArrayType::get(i64_, 1)),
@@ -257,6 +287,8 @@ private:
     std::vector<llvm::Value *> args;
     for (llvm::Argument &a : run->args())
       args.push_back(&a);
+    for (const PlannedCall &pc : plan_.calls)
+      ++spec_uses_[spec_key(pc.call)];
     for (size_t i = 0; i < plan_.calls.size(); ++i) {
       llvm::Function *node = build_node(i, plan_.calls[i]);
       llvm::Value *status = b.CreateCall(node, args, "status");
@@ -283,6 +315,8 @@ private:
   llvm::GlobalVariable *weights_ = nullptr;
   uint64_t weights_size_ = 0;
   llvm::GlobalVariable *no_params_ = nullptr;
+  std::map<SpecKey, llvm::Function *> specs_;
+  std::map<SpecKey, int> spec_uses_;
 };
 
 } // namespace

@@ -111,13 +111,18 @@ printed() { sed -n "s/^$2: \([0-9]*\) bytes.*/\1/p" "$1"; }
 # header_constant HEADER MACRO: the value of #define MACRO N.
 header_constant() { sed -n "s/^#define $2 \([0-9]*\).*/\1/p" "$1"; }
 
-# Sum of the allocated, non-NOBITS section sizes of an ELF file (readelf), for comparing with
+# section_sizes FILE: "NAME TYPE FLAGS SIZE" (size in decimal) for each section (readelf).
+section_sizes() {
+  local name type flags size
+  readelf -S -W "$1" | sed -n 's/^ *\[ *[0-9]*\] *//p' |
+    awk 'NF >= 7 && $1 != "Name" {print $1, $2, $7, $5}' |
+    while read -r name type flags size; do echo "$name $type $flags $((16#$size))"; done
+}
+
+# alloc_bytes FILE: sum of the allocated, non-NOBITS section sizes (readelf), for comparing with
 # what onnxc measured with llvm::object.
 alloc_bytes() {
-  readelf -S -W "$1" | awk '
-    { line = $0; sub(/^ *\[ *[0-9]+\] */, "", line); n = split(line, f, / +/) }
-    n >= 7 && f[2] != "NOBITS" && f[2] != "NULL" && f[7] ~ /A/ { total += strtonum("0x" f[5]) }
-    END { print total + 0 }'
+  section_sizes "$1" | awk '$2 != "NOBITS" && $2 != "NULL" && $3 ~ /A/ {t += $4} END {print t + 0}'
 }
 
 case_budget() {
@@ -145,9 +150,8 @@ case_budget() {
   # The archive's code size, measured independently with readelf: allocated sections minus the
   # embedded weight section.
   local wsec total
-  wsec=$(readelf -S -W "$out/static/libmobilenet.a" |
-    awk '/\.rodata\.onnxc_weights/ { line = $0; sub(/^ *\[ *[0-9]+\] */, "", line);
-         split(line, f, / +/); print strtonum("0x" f[5]) }')
+  wsec=$(section_sizes "$out/static/libmobilenet.a" | awk '$1 == ".rodata.onnxc_weights" {print $4}')
+  [[ -n $wsec ]] || fail "libmobilenet.a has no .rodata.onnxc_weights section"
   total=$(alloc_bytes "$out/static/libmobilenet.a")
   [[ $((total - wsec)) == "$(printed "$out/static.log" "code size")" ]] ||
     fail "readelf says $total - $wsec bytes, onnxc printed $(printed "$out/static.log" "code size")"
