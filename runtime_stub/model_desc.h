@@ -37,8 +37,8 @@ typedef struct onnxc_model_desc {
   const char *signature_json;      ///< what onnxc_signature_json() returns
   const onnxc_tensor_desc *inputs;  ///< num_inputs entries
   const onnxc_tensor_desc *outputs; ///< num_outputs entries
-  uint64_t weights_size;           ///< bytes of the weight blob (embedded or external)
-  uint64_t weights_checksum;       ///< onnxc_weights_checksum of the blob (external only)
+  uint64_t weights_size;            ///< bytes of the weight blob (embedded or external)
+  uint64_t weights_checksum;        ///< onnxc_weights_checksum of the blob (external only)
 } onnxc_model_desc;
 
 /// Defined by generated code.

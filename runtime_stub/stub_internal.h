@@ -74,7 +74,7 @@ struct onnxc_context {
   const void **input_ptrs;   ///< num_inputs slots (allocated with the context)
   void **output_ptrs;        ///< num_outputs slots
   const unsigned char *weights; ///< the weight blob of a model with external weights, else NULL
-  void *weights_map;         ///< what onnxc_create_with_weights mapped (munmap on destroy)
+  void *weights_map;            ///< what onnxc_create_with_weights mapped (munmap on destroy)
   uint64_t weights_map_size;
 };
 

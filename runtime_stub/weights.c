@@ -23,15 +23,15 @@ enum weights_problem {
   WEIGHTS_MISALIGNED,
 };
 
-#define WEIGHTS_MESSAGES(fn, what)                                                               \
-  {                                                                                              \
-    0, fn ": " what " is shorter than the weights header",                                       \
-        fn ": " what " is not an onnxc weights file (bad magic)",                                \
-        fn ": " what " has an unsupported weights format version",                               \
-        fn ": " what " holds the weights of another model",                                      \
-        fn ": " what " has the wrong size for this model's weights",                             \
-        fn ": " what " is corrupt (weights checksum mismatch)",                                  \
-        fn ": " what " is not aligned to 64 bytes",                                              \
+#define WEIGHTS_MESSAGES(fn, what)                                                                 \
+  {                                                                                                \
+    0, fn ": " what " is shorter than the weights header",                                         \
+        fn ": " what " is not an onnxc weights file (bad magic)",                                  \
+        fn ": " what " has an unsupported weights format version",                                 \
+        fn ": " what " holds the weights of another model",                                        \
+        fn ": " what " has the wrong size for this model's weights",                               \
+        fn ": " what " is corrupt (weights checksum mismatch)",                                    \
+        fn ": " what " is not aligned to 64 bytes",                                                \
   }
 
 static const char *const file_messages[] =
@@ -54,8 +54,7 @@ static enum weights_problem check_image(const unsigned char *p, uint64_t size) {
     return WEIGHTS_TOO_SMALL;
   if (__builtin_memcmp(p, ONNXC_WEIGHTS_MAGIC, 8) != 0)
     return WEIGHTS_BAD_MAGIC;
-  if (read_le(p + 8, 4) != ONNXC_WEIGHTS_VERSION ||
-      read_le(p + 12, 4) != ONNXC_WEIGHTS_HEADER_SIZE)
+  if (read_le(p + 8, 4) != ONNXC_WEIGHTS_VERSION || read_le(p + 12, 4) != ONNXC_WEIGHTS_HEADER_SIZE)
     return WEIGHTS_BAD_VERSION;
   const char *name = onnxc__model.model_name;
   const unsigned char *stored = p + 32;
@@ -141,10 +140,10 @@ ONNXC_API onnxc_status onnxc_create_with_weights(const char *path, onnxc_context
     return onnxc_set_create_error(ONNXC_ERROR_INVALID_ARGUMENT,
                                   "onnxc_create_with_weights: out is NULL");
   *out = 0;
-  const char *bad =
-      check_arguments(path, "onnxc_create_with_weights: this model embeds its weights; use "
-                            "onnxc_create",
-                      "onnxc_create_with_weights: path is NULL");
+  const char *bad = check_arguments(path,
+                                    "onnxc_create_with_weights: this model embeds its weights; use "
+                                    "onnxc_create",
+                                    "onnxc_create_with_weights: path is NULL");
   if (bad)
     return onnxc_set_create_error(ONNXC_ERROR_INVALID_ARGUMENT, bad);
   uint64_t size = 0;
@@ -153,9 +152,9 @@ ONNXC_API onnxc_status onnxc_create_with_weights(const char *path, onnxc_context
   if (!image)
     return onnxc_set_create_error(ONNXC_ERROR_BAD_WEIGHTS, msg);
   enum weights_problem problem = check_image(image, size);
-  onnxc_status st = problem == WEIGHTS_OK ? create_on(image, (void *)image, size, out)
-                                          : onnxc_set_create_error(ONNXC_ERROR_BAD_WEIGHTS,
-                                                                   file_messages[problem]);
+  onnxc_status st = problem == WEIGHTS_OK
+                        ? create_on(image, (void *)image, size, out)
+                        : onnxc_set_create_error(ONNXC_ERROR_BAD_WEIGHTS, file_messages[problem]);
   if (st != ONNXC_OK)
     munmap((void *)image, (size_t)size);
   return st;

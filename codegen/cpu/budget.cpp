@@ -82,7 +82,8 @@ std::map<std::string, uint64_t> frame_sizes(const llvm::object::ObjectFile &obj)
 }
 
 bool ends_with(const std::string &s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 } // namespace

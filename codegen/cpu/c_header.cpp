@@ -20,7 +20,8 @@ constexpr const char *kAbiTypes =
     ;
 
 /// The model's functions that codegen exports as aliases NAME_<fn> of the generic ABI.
-constexpr const char *kAliasDecls = R"ONNXC(/// Creates a context and allocates its arena (aliases onnxc_create).
+constexpr const char *kAliasDecls =
+    R"ONNXC(/// Creates a context and allocates its arena (aliases onnxc_create).
 onnxc_status @N@_create(onnxc_context **out);
 /// Creates a context on a caller-owned arena of at least @M@_ARENA_SIZE bytes aligned to
 /// @M@_ARENA_ALIGNMENT (aliases onnxc_create_with_arena).

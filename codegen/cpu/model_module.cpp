@@ -37,8 +37,9 @@ class ModelModuleBuilder {
 public:
   ModelModuleBuilder(const ExecutionPlan &plan, llvm::LLVMContext &ctx,
                      std::vector<uint8_t> *external)
-      : plan_(plan), external_(external), ctx_(ctx), i8_(llvm::Type::getInt8Ty(ctx)), i32_(llvm::Type::getInt32Ty(ctx)),
-        i64_(llvm::Type::getInt64Ty(ctx)), ptr_(llvm::PointerType::getUnqual(ctx)) {}
+      : plan_(plan), external_(external), ctx_(ctx), i8_(llvm::Type::getInt8Ty(ctx)),
+        i32_(llvm::Type::getInt32Ty(ctx)), i64_(llvm::Type::getInt64Ty(ctx)),
+        ptr_(llvm::PointerType::getUnqual(ctx)) {}
 
   std::unique_ptr<llvm::Module> build(const std::string &triple, const llvm::DataLayout &dl) {
     module_ = std::make_unique<llvm::Module>(plan_.model_name, ctx_);
@@ -136,17 +137,17 @@ private:
     auto *type = llvm::StructType::get(
         ctx_, {i32_, i32_, i32_, i32_, i64_, i64_, ptr_, ptr_, ptr_, ptr_, i64_, i64_});
     llvm::Constant *init = llvm::ConstantStruct::get(
-        type, {llvm::ConstantInt::get(i32_, kModelAbiVersion),
-               llvm::ConstantInt::get(i32_, plan_.inputs.size()),
-               llvm::ConstantInt::get(i32_, plan_.outputs.size()),
-               llvm::ConstantInt::get(i32_, external_ ? 1 : 0),
-               llvm::ConstantInt::get(i64_, plan_.arena_size),
-               llvm::ConstantInt::get(i64_, ExecutionPlan::kArenaAlignment),
-               c_string(plan_.model_name, "onnxc.model_name"),
-               c_string(signature_json(plan_), "onnxc.signature_json"),
-               tensor_descs(plan_.inputs, "inputs"), tensor_descs(plan_.outputs, "outputs"),
-               llvm::ConstantInt::get(i64_, weights_size_),
-               llvm::ConstantInt::get(i64_, checksum_)});
+        type,
+        {llvm::ConstantInt::get(i32_, kModelAbiVersion),
+         llvm::ConstantInt::get(i32_, plan_.inputs.size()),
+         llvm::ConstantInt::get(i32_, plan_.outputs.size()),
+         llvm::ConstantInt::get(i32_, external_ ? 1 : 0),
+         llvm::ConstantInt::get(i64_, plan_.arena_size),
+         llvm::ConstantInt::get(i64_, ExecutionPlan::kArenaAlignment),
+         c_string(plan_.model_name, "onnxc.model_name"),
+         c_string(signature_json(plan_), "onnxc.signature_json"),
+         tensor_descs(plan_.inputs, "inputs"), tensor_descs(plan_.outputs, "outputs"),
+         llvm::ConstantInt::get(i64_, weights_size_), llvm::ConstantInt::get(i64_, checksum_)});
     auto *gv = new llvm::GlobalVariable(*module_, type, true, llvm::GlobalValue::ExternalLinkage,
                                         init, std::string(kModelDescSymbol));
     gv->setVisibility(llvm::GlobalValue::HiddenVisibility);
@@ -186,8 +187,7 @@ private:
     case Storage::Weight:
       if (value_bytes(*v) == 0) // an empty constant: nothing is read through the pointer
         return llvm::ConstantPointerNull::get(ptr_);
-      if ((!weights_ && !external_) || v->offset < 0 ||
-          v->offset + value_bytes(*v) > weights_size_)
+      if ((!weights_ && !external_) || v->offset < 0 || v->offset + value_bytes(*v) > weights_size_)
         fail("internal error: weight '{}' at offset {} lies outside the weight blob", v->name,
              v->offset);
       if (external_) // the context's blob: one add per weight, in the node function

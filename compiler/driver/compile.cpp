@@ -111,9 +111,9 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
 int cmd_compile(const CompileOptions &o) {
   CompileSummary s = compile_model(o);
   if (!o.quiet) {
-    std::cout << fmt::format("wrote {}{}{}\n", o.out_path,
-                             s.header_path.empty() ? "" : " and " + s.header_path,
-                             o.codegen.weights_file.empty() ? "" : " and " + o.codegen.weights_file);
+    std::cout << fmt::format(
+        "wrote {}{}{}\n", o.out_path, s.header_path.empty() ? "" : " and " + s.header_path,
+        o.codegen.weights_file.empty() ? "" : " and " + o.codegen.weights_file);
     std::cout << fmt::format("arena size: {} bytes\nweights: {} bytes\n", s.arena_size,
                              s.weights_size);
     if (s.budget.measured)

@@ -4,9 +4,9 @@
  * weights file gives ONNXC_ERROR_BAD_WEIGHTS (or INVALID_ARGUMENT) and a message saying why.
  *
  *   weights_check EXPECTED.txt WEIGHTS_FILE OTHER_MODEL_WEIGHTS_FILE SCRATCH_DIR */
+#include "e2e_common.h"
 #include "sample.h"
 #include "sample_mlp.h"
-#include "e2e_common.h"
 
 static char scratch[4096];
 static const char *scratch_dir;
@@ -47,8 +47,8 @@ static void expect_file_error(const char *what, const char *path, onnxc_status w
   printf("ok: %s -> %d '%s'\n", what, st, msg);
 }
 
-static void expect_buffer_error(const char *what, const void *data, size_t size,
-                                onnxc_status want, const char *text) {
+static void expect_buffer_error(const char *what, const void *data, size_t size, onnxc_status want,
+                                const char *text) {
   onnxc_context *ctx = (onnxc_context *)1;
   onnxc_status st = sample_create_with_weights_buffer(data, size, &ctx);
   const char *msg = sample_last_error(NULL);
