@@ -30,7 +30,7 @@ const onnxc_model_desc onnxc__model = {
     "\"dtype\":\"float\",\"shape\":[4,256]},{\"name\":\"y\",\"dtype\":\"int64\",\"shape\":[]}],"
     "\"outputs\":[{\"name\":\"out\",\"dtype\":\"float\",\"shape\":[4,256]},{\"name\":\"twice_y\","
     "\"dtype\":\"int64\",\"shape\":[1]}]}",
-    inputs, outputs};
+    inputs, outputs, 0, 0}; /* embedded (no) weights: size and checksum 0 */
 
 /// Number of outer chunks the last run executed (tests check the pool really splits work).
 int stub_fake_outer_chunks;
