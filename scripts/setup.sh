@@ -13,7 +13,7 @@
 #   protobuf-compiler
 #   libfmt-dev libcli11-dev catch2       formatting, the command line, unit tests
 #   python3-onnx python3-numpy           /usr/bin/python3 generates the sample and test models
-#   binutils file git                    readelf for tests/e2e; general tooling
+#   binutils file git                    readelf (tests/e2e, tests/static), nm (tests/static); general tooling
 #   libclang-rt-19-dev                   clang's sanitizer runtimes (libclang_rt.asan/tsan/ubsan/
 #                                        fuzzer): the sanitize.* tests and the ASan/libFuzzer tree
 #   qemu-user gcc-aarch64-linux-gnu      the cross tests (ctest -L cross): AArch64 and ARMv7
