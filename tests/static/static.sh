@@ -162,6 +162,24 @@ case_budget() {
   "$out/run" "$m/input.txt" "$m/expected.txt" - --limited-stack
 }
 
+# An aarch64 static archive with a weights file, linked by the cross compiler and run under
+# qemu-user (the runtime stub's hand-declared open/lseek/mmap flags must hold there too).
+case_cross_aarch64() {
+  local cc=aarch64-linux-gnu-gcc qemu=qemu-aarch64 sysroot=/usr/aarch64-linux-gnu
+  if ! command -v "$cc" >/dev/null || ! command -v "$qemu" >/dev/null || [[ ! -d $sysroot ]]; then
+    echo "SKIP: needs $cc, $qemu and $sysroot (scripts/setup.sh installs them)"
+    exit 77
+  fi
+  mkdir -p "$out/lib"
+  "$ONNXC" compile "$models/cnn/model.onnx" --emit static --target aarch64-unknown-linux-gnu \
+    -o "$out/lib/libsample.a" --weights-file "$out/sample.weights"
+  "$cc" "${cflags[@]}" -I "$out/lib" -DMODEL=sample -DMODEL_UPPER=SAMPLE \
+    '-DMODEL_HEADER="sample.h"' "$here/static_run.c" "$out/lib/libsample.a" -lm -lpthread \
+    -o "$out/run"
+  "$qemu" -L "$sysroot" "$out/run" "$models/cnn/input.txt" "$models/cnn/expected.txt" \
+    "$out/sample.weights"
+}
+
 rm -rf "$out"
 mkdir -p "$out"
 "case_$case_name"
