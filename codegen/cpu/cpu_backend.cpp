@@ -59,8 +59,8 @@ std::string weights_image(const std::string &model_name, const std::vector<uint8
   put(12, ONNXC_WEIGHTS_HEADER_SIZE, 4);
   put(16, blob.size(), 8);
   put(24, onnxc_weights_checksum(blob.data(), blob.size()), 8);
-  image.replace(32, std::min<size_t>(model_name.size(), ONNXC_WEIGHTS_NAME_BYTES - 1), model_name);
-  image.resize(ONNXC_WEIGHTS_HEADER_SIZE);
+  std::string name = model_name.substr(0, ONNXC_WEIGHTS_NAME_BYTES - 1); // NUL-padded
+  std::copy(name.begin(), name.end(), image.begin() + 32);
   image.append(blob.begin(), blob.end());
   return image;
 }
@@ -126,7 +126,7 @@ CpuArtifactInfo compile_cpu(const ExecutionPlan &plan, const CpuCodegenOptions &
   std::unique_ptr<PendingOutput> weights_out;
   if (external) {
     weights_out = std::make_unique<PendingOutput>(opts.weights_file);
-    write_file(weights_out->temp_path(), weights_image(name, blob));
+    write_file(weights_out->temp_path(), weights_image(plan.model_name, blob));
   }
   std::string artifact = write_binary(object, *tm, opts.emit, name, out_path);
   timer.done(opts.emit == EmitKind::SharedLibrary ? "link (lld)" : "write");
