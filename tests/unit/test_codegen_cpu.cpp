@@ -169,7 +169,7 @@ TEST_CASE("object, assembly and LLVM IR emission", "[codegen_cpu]") {
   CHECK(ir.find("define internal") != std::string::npos);
 }
 
-TEST_CASE("--weights-file: the library runs with the file and refuses to run without it",
+TEST_CASE("weights file: the library runs with the file and refuses to run without it",
           "[codegen_cpu]") {
   TinyModel m;
   TempDirectory dir;
