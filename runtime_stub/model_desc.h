@@ -39,13 +39,17 @@ typedef struct onnxc_model_desc {
   uint32_t abi_version;            ///< ONNXC_ABI_VERSION the code was generated for
   uint32_t num_inputs;
   uint32_t num_outputs;
-  uint32_t num_profile_nodes;      ///< kernel calls described by profile_nodes (0 if none)
+  uint32_t weights_external;       ///< 1: weights come from a file/buffer (weights_format.h)
   uint64_t arena_size;             ///< bytes of working memory
   uint64_t arena_alignment;        ///< 64
   const char *model_name;          ///< C identifier
   const char *signature_json;      ///< what onnxc_signature_json() returns
   const onnxc_tensor_desc *inputs;  ///< num_inputs entries
   const onnxc_tensor_desc *outputs; ///< num_outputs entries
+  uint64_t weights_size;            ///< bytes of the weight blob (embedded or external)
+  uint64_t weights_checksum;        ///< onnxc_weights_checksum of the blob (external only)
+  uint32_t num_profile_nodes;       ///< kernel calls described by profile_nodes (0 if none)
+  uint32_t reserved;                ///< 0
   /// Profile builds only: one entry per kernel call, in run order; NULL otherwise.
   const onnxc_profile_node_desc *profile_nodes;
 } onnxc_model_desc;
@@ -54,10 +58,12 @@ typedef struct onnxc_model_desc {
 extern const onnxc_model_desc onnxc__model __attribute__((visibility("hidden")));
 
 /// Defined by generated code: runs all kernels in order on `arena` and the caller's buffers
-/// (already validated). Returns 0, or a status after recording an error (onnxc_rt_fail or
-/// onnxc_rt_node_failed).
-int32_t onnxc__model_run(onnxc_rt *rt, unsigned char *arena, const void *const *inputs,
-                         void *const *outputs) __attribute__((visibility("hidden")));
+/// (already validated). `weights` is the context's weight blob (64-byte aligned) for a model with
+/// external weights; code with embedded weights ignores it (NULL). Returns 0, or a status after
+/// recording an error (onnxc_rt_fail or onnxc_rt_node_failed).
+int32_t onnxc__model_run(onnxc_rt *rt, unsigned char *arena, const unsigned char *weights,
+                         const void *const *inputs, void *const *outputs)
+    __attribute__((visibility("hidden")));
 
 /// Called by generated code when a kernel returned `status` != 0: prefixes the recorded message
 /// with "<node_desc>: " (e.g. "node 'conv1' (Conv, #3): ") and returns `status`.

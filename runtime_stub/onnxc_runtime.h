@@ -42,7 +42,8 @@ typedef enum onnxc_status {
   ONNXC_ERROR_OUT_OF_MEMORY = 5,     ///< allocation failed (create only)
   ONNXC_ERROR_INDEX_OUT_OF_RANGE = 6, ///< an index (info index, or a Gather index at run time) is out of range
   ONNXC_ERROR_RUNTIME = 7,           ///< any other failure while running the model
-  ONNXC_ERROR_UNSUPPORTED = 8        ///< the library lacks the feature (e.g. not built with --profile)
+  ONNXC_ERROR_BAD_WEIGHTS = 8,       ///< weights missing, corrupt or not this model's
+  ONNXC_ERROR_UNSUPPORTED = 9        ///< the library lacks the feature (e.g. not built with --profile)
 } onnxc_status;
 
 /* Element types: the numbers of ONNX TensorProto.DataType. */
@@ -132,6 +133,18 @@ onnxc_status onnxc_create(onnxc_context **out);
 /// aligned to onnxc_arena_alignment()); the arena must outlive the context and must not be
 /// shared by contexts that run at the same time. `arena` may be NULL if onnxc_arena_size() is 0.
 onnxc_status onnxc_create_with_arena(void *arena, uint64_t arena_bytes, onnxc_context **out);
+/// Creates a context for a model compiled with --weights-file: maps the weights file `path`
+/// (read-only, shared; the kernel's page cache shares it between contexts and processes) and
+/// checks its magic, version, size, model name and checksum, then allocates the arena as
+/// onnxc_create does. The mapping lives until onnxc_destroy. ONNXC_ERROR_BAD_WEIGHTS if the file
+/// is missing, unreadable or not this model's weights; INVALID_ARGUMENT if the model embeds its
+/// weights. On failure *out is NULL and onnxc_last_error(NULL) explains why.
+onnxc_status onnxc_create_with_weights(const char *path, onnxc_context **out);
+/// Like onnxc_create_with_weights, on a caller-owned copy of the whole weights file (`data`,
+/// 64-byte aligned, `size` bytes: e.g. a flash partition mapped by firmware) that must outlive
+/// the context; nothing is copied.
+onnxc_status onnxc_create_with_weights_buffer(const void *data, uint64_t size,
+                                              onnxc_context **out);
 /// Destroys a context: joins its threads, frees what onnxc_create allocated. NULL is ignored.
 void onnxc_destroy(onnxc_context *ctx);
 /// Sets how many threads run the model: 1 (the default) runs on the caller's thread only; n > 1

@@ -90,7 +90,7 @@ static onnxc_status check_rank_fits(onnxc_rt *rt, const char *what, int32_t i,
 }
 
 static onnxc_status run_model(onnxc_context *ctx) {
-  int32_t st = onnxc__model_run(&ctx->rt, ctx->arena, ctx->input_ptrs,
+  int32_t st = onnxc__model_run(&ctx->rt, ctx->arena, ctx->weights, ctx->input_ptrs,
                                 (void *const *)ctx->output_ptrs);
   if (st == ONNXC_OK)
     return ONNXC_OK;

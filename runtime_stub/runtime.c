@@ -62,10 +62,7 @@ static onnxc_status new_context(onnxc_context **out) {
   return ONNXC_OK;
 }
 
-ONNXC_API onnxc_status onnxc_create(onnxc_context **out) {
-  if (!out)
-    return onnxc_set_create_error(ONNXC_ERROR_INVALID_ARGUMENT, "onnxc_create: out is NULL");
-  *out = 0;
+onnxc_status onnxc_create_owned(onnxc_context **out) {
   onnxc_context *ctx = 0;
   onnxc_status st = new_context(&ctx);
   if (st != ONNXC_OK)
@@ -86,12 +83,32 @@ ONNXC_API onnxc_status onnxc_create(onnxc_context **out) {
   return onnxc_set_create_error(ONNXC_OK, 0);
 }
 
+/// The error of onnxc_create / onnxc_create_with_arena for a model compiled with --weights-file.
+static onnxc_status needs_weights(const char *msg) {
+  return onnxc_set_create_error(ONNXC_ERROR_BAD_WEIGHTS, msg);
+}
+
+ONNXC_API onnxc_status onnxc_create(onnxc_context **out) {
+  if (!out)
+    return onnxc_set_create_error(ONNXC_ERROR_INVALID_ARGUMENT, "onnxc_create: out is NULL");
+  *out = 0;
+  if (onnxc__model.weights_external)
+    return needs_weights("onnxc_create: this model was compiled with --weights-file; create its "
+                         "contexts with onnxc_create_with_weights or "
+                         "onnxc_create_with_weights_buffer");
+  return onnxc_create_owned(out);
+}
+
 ONNXC_API onnxc_status onnxc_create_with_arena(void *arena, uint64_t arena_bytes,
                                                onnxc_context **out) {
   if (!out)
     return onnxc_set_create_error(ONNXC_ERROR_INVALID_ARGUMENT,
                                   "onnxc_create_with_arena: out is NULL");
   *out = 0;
+  if (onnxc__model.weights_external)
+    return needs_weights("onnxc_create_with_arena: this model was compiled with --weights-file; "
+                         "create its contexts with onnxc_create_with_weights or "
+                         "onnxc_create_with_weights_buffer");
   if (!arena && onnxc__model.arena_size > 0)
     return onnxc_set_create_error(ONNXC_ERROR_INVALID_ARGUMENT,
                                   "onnxc_create_with_arena: arena is NULL");
@@ -118,6 +135,8 @@ ONNXC_API void onnxc_destroy(onnxc_context *ctx) {
   onnxc_pool_destroy(&ctx->rt.pool);
   if (ctx->owns_arena)
     free(ctx->arena);
+  if (ctx->weights_map)
+    munmap(ctx->weights_map, (size_t)ctx->weights_map_size);
   free(ctx);
 }
 

@@ -39,6 +39,11 @@ struct onnxc_timespec {
 };
 int clock_gettime(int clock_id, struct onnxc_timespec *ts);
 #define ONNXC_CLOCK_MONOTONIC 1
+int open(const char *path, int flags, ...);
+int close(int fd);
+long lseek(int fd, long offset, int whence);
+void *mmap(void *addr, size_t length, int prot, int flags, int fd, long offset);
+int munmap(void *addr, size_t length);
 int sched_yield(void);
 
 /// Size of a context's error message buffer, terminating NUL included.
@@ -85,6 +90,9 @@ struct onnxc_context {
   int owns_arena;            ///< 1 if onnxc_create allocated `arena`
   const void **input_ptrs;   ///< num_inputs slots (allocated with the context)
   void **output_ptrs;        ///< num_outputs slots
+  const unsigned char *weights; ///< the weight blob of a model with external weights, else NULL
+  void *weights_map;            ///< what onnxc_create_with_weights mapped (munmap on destroy)
+  uint64_t weights_map_size;
 };
 
 /* ---- messages (messages.c): bounded string building without libc ---- */
@@ -116,6 +124,12 @@ ONNXC_HIDDEN onnxc_status onnxc_rt_set_error(onnxc_rt *rt, onnxc_status status, 
 ONNXC_HIDDEN onnxc_status onnxc_set_create_error(onnxc_status status, const char *msg);
 /// The message recorded by onnxc_set_create_error on this thread ("" if none).
 ONNXC_HIDDEN const char *onnxc_create_error(void);
+
+/* ---- contexts (runtime.c) ---- */
+
+/// Creates a context with an arena it allocates (onnxc_create without the weights check); records
+/// the outcome with onnxc_set_create_error.
+ONNXC_HIDDEN onnxc_status onnxc_create_owned(onnxc_context **out);
 
 /* ---- thread pool (thread_pool.c) ---- */
 

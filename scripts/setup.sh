@@ -13,7 +13,7 @@
 #   protobuf-compiler
 #   libfmt-dev libcli11-dev catch2       formatting, the command line, unit tests
 #   python3-onnx python3-numpy           /usr/bin/python3 generates the sample and test models
-#   binutils file git                    readelf for tests/e2e; general tooling
+#   binutils file git                    readelf (tests/e2e, tests/static), nm (tests/static); general tooling
 #   gcc python3 bsdutils                 cc for the C test programs, /usr/bin/python3, `script` for
 #                                        tests that need a terminal (usually present; named so that
 #                                        scripts/check_deps.sh --setup-covers holds)

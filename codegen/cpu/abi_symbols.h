@@ -9,12 +9,28 @@
 namespace onnxc {
 
 /// Exported ABI entry points, all defined by the runtime stub bitcode.
-inline constexpr std::array<std::string_view, 19> kCpuAbiSymbols = {
-    "onnxc_abi_version",       "onnxc_model_name",   "onnxc_signature_json",    "onnxc_arena_size",
-    "onnxc_arena_alignment",   "onnxc_num_inputs",   "onnxc_num_outputs",       "onnxc_input_info",
-    "onnxc_output_info",       "onnxc_create",       "onnxc_create_with_arena", "onnxc_destroy",
-    "onnxc_set_num_threads",   "onnxc_run",          "onnxc_run_buffers",       "onnxc_last_error",
-    "onnxc_profile_num_nodes", "onnxc_profile_node", "onnxc_profile_reset",
+inline constexpr std::array<std::string_view, 21> kCpuAbiSymbols = {
+    "onnxc_abi_version",
+    "onnxc_model_name",
+    "onnxc_signature_json",
+    "onnxc_arena_size",
+    "onnxc_arena_alignment",
+    "onnxc_num_inputs",
+    "onnxc_num_outputs",
+    "onnxc_input_info",
+    "onnxc_output_info",
+    "onnxc_create",
+    "onnxc_create_with_arena",
+    "onnxc_create_with_weights",
+    "onnxc_create_with_weights_buffer",
+    "onnxc_destroy",
+    "onnxc_set_num_threads",
+    "onnxc_run",
+    "onnxc_run_buffers",
+    "onnxc_last_error",
+    "onnxc_profile_num_nodes",
+    "onnxc_profile_node",
+    "onnxc_profile_reset",
 };
 
 /// Prefix every ABI symbol starts with (replaced by "<model_name>_" in the aliases).

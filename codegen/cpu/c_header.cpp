@@ -20,11 +20,20 @@ constexpr const char *kAbiTypes =
     ;
 
 /// The model's functions that codegen exports as aliases NAME_<fn> of the generic ABI.
-constexpr const char *kAliasDecls = R"ONNXC(/// Creates a context and allocates its arena (aliases onnxc_create).
+constexpr const char *kAliasDecls =
+    R"ONNXC(/// Creates a context and allocates its arena (aliases onnxc_create).
 onnxc_status @N@_create(onnxc_context **out);
 /// Creates a context on a caller-owned arena of at least @M@_ARENA_SIZE bytes aligned to
 /// @M@_ARENA_ALIGNMENT (aliases onnxc_create_with_arena).
 onnxc_status @N@_create_with_arena(void *arena, uint64_t arena_bytes, onnxc_context **out);
+/// Creates a context for a model compiled with --weights-file (@M@_WEIGHTS_EXTERNAL 1): maps
+/// the weights file at `path` read-only and checks that it holds this model's weights
+/// (aliases onnxc_create_with_weights).
+onnxc_status @N@_create_with_weights(const char *path, onnxc_context **out);
+/// Like @N@_create_with_weights on a caller-owned, 64-byte-aligned copy of the whole weights
+/// file that outlives the context (aliases onnxc_create_with_weights_buffer).
+onnxc_status @N@_create_with_weights_buffer(const void *data, uint64_t size,
+    onnxc_context **out);
 /// Destroys a context; NULL is ignored (aliases onnxc_destroy).
 void @N@_destroy(onnxc_context *ctx);
 /// Sets the number of threads (1 = the caller's only) (aliases onnxc_set_num_threads).
@@ -223,7 +232,7 @@ std::string signature_json(const ExecutionPlan &plan) {
                      tensors_json(outs));
 }
 
-std::string write_c_header(const ExecutionPlan &plan) {
+std::string write_c_header(const ExecutionPlan &plan, const HeaderFacts &facts) {
   const std::string n = sanitize_c_identifier(plan.model_name);
   const std::string m = upper(n);
   auto ins = describe_values(plan.inputs, "input", "in_");
@@ -245,6 +254,12 @@ std::string write_c_header(const ExecutionPlan &plan) {
   s += "\n\n";
   s += fmt::format("#define {}_ARENA_SIZE {}\n", m, plan.arena_size);
   s += fmt::format("#define {}_ARENA_ALIGNMENT {}\n", m, ExecutionPlan::kArenaAlignment);
+  s += fmt::format("#define {}_WEIGHTS_SIZE {}\n", m, plan.weights_size);
+  s += fmt::format("#define {}_WEIGHTS_EXTERNAL {}\n", m, facts.external_weights ? 1 : 0);
+  s += fmt::format("#define {}_CODE_SIZE {} /* bytes loaded beyond the weights */\n", m,
+                   facts.code_bytes);
+  s += fmt::format("#define {}_STACK_SIZE {} /* per-thread stack estimate */\n", m,
+                   facts.stack_bytes);
   s += fmt::format("#define {}_NUM_INPUTS {}\n", m, ins.size());
   s += fmt::format("#define {}_NUM_OUTPUTS {}\n\n", m, outs.size());
   for (size_t i = 0; i < ins.size(); ++i)

@@ -1,6 +1,7 @@
 // compile_cpu(): the CPU backend pipeline, step by step.
 #include "codegen/cpu/cpu_backend.h"
 
+#include "codegen/cpu/budget.h"
 #include "codegen/cpu/c_header.h"
 #include "codegen/cpu/embedded_bitcode.h"
 #include "codegen/cpu/model_module.h"
@@ -8,15 +9,21 @@
 #include "codegen/cpu/optimize_emit.h"
 #include "codegen/cpu/output_files.h"
 #include "codegen/cpu/shared_library.h"
+#include "codegen/cpu/static_library.h"
 #include "codegen/cpu/target_machine.h"
+#include "compiler/ir/error.h"
+#include "runtime_stub/weights_format.h"
 
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/Format.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
 
 namespace onnxc {
 namespace {
@@ -40,41 +47,103 @@ private:
   Clock::time_point start_;
 };
 
+/// The weights file (runtime_stub/weights_format.h): the 64-byte header, then the blob.
+std::string weights_image(const std::string &model_name, const std::vector<uint8_t> &blob) {
+  std::string image(ONNXC_WEIGHTS_HEADER_SIZE, '\0');
+  auto put = [&image](size_t at, uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i)
+      image[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
+  };
+  std::copy_n(ONNXC_WEIGHTS_MAGIC, 8, image.begin()); // with its NUL
+  put(8, ONNXC_WEIGHTS_VERSION, 4);
+  put(12, ONNXC_WEIGHTS_HEADER_SIZE, 4);
+  put(16, blob.size(), 8);
+  put(24, onnxc_weights_checksum(blob.data(), blob.size()), 8);
+  std::string name = model_name.substr(0, ONNXC_WEIGHTS_NAME_BYTES - 1); // NUL-padded
+  std::copy(name.begin(), name.end(), image.begin() + 32);
+  image.append(blob.begin(), blob.end());
+  return image;
+}
+
+/// Writes the machine-code artifact (.o, .a or .so) for `object` to out_path; returns the ELF
+/// file to measure (the object itself for .o and .a, the linked library for .so).
+std::string write_binary(const std::string &object, llvm::TargetMachine &tm, EmitKind emit,
+                         const std::string &model_name, const std::string &out_path) {
+  switch (emit) {
+  case EmitKind::Object:
+    write_file_atomically(out_path, object);
+    return object;
+  case EmitKind::StaticLibrary: {
+    write_file_atomically(out_path, static_archive(object, model_name + ".o"));
+    return object;
+  }
+  default: {
+    TempDir temp;
+    link_shared_library(object, tm, out_path, temp);
+    auto buffer = llvm::MemoryBuffer::getFile(out_path);
+    if (!buffer) {
+      std::error_code ec;
+      std::filesystem::remove(out_path, ec);
+      fail("cannot read back '{}': {}", out_path, buffer.getError().message());
+    }
+    return std::string((*buffer)->getBuffer());
+  }
+  }
+}
+
 } // namespace
 
-void compile_cpu(const ExecutionPlan &plan, const CpuCodegenOptions &opts,
-                 const std::string &out_path) {
+CpuArtifactInfo compile_cpu(const ExecutionPlan &plan, const CpuCodegenOptions &opts,
+                            const std::string &out_path) {
   PhaseTimer timer(opts.time_passes);
+  bool text = opts.emit == EmitKind::LlvmIr || opts.emit == EmitKind::Assembly;
+  bool external = !opts.weights_file.empty();
+  if (external && text)
+    fail("--weights-file needs --emit so, obj or static");
   ResolvedCpuTarget target = resolve_cpu_target(opts.target);
   std::unique_ptr<llvm::TargetMachine> tm = create_target_machine(target, opts.opt_level);
   llvm::LLVMContext ctx;
-  std::unique_ptr<llvm::Module> module =
-      build_model_module(plan, ctx, target.triple, tm->createDataLayout(), opts.profile);
+  std::vector<uint8_t> blob;
+  std::unique_ptr<llvm::Module> module = build_model_module(
+      plan, ctx, target.triple, tm->createDataLayout(), external ? &blob : nullptr,
+      opts.profile);
   timer.done("build IR");
+  std::string name = sanitize_c_identifier(plan.model_name);
   link_runtime_and_kernels(*module, find_embedded_bitcode(target.triple));
-  restrict_exports(*module, sanitize_c_identifier(plan.model_name));
+  restrict_exports(*module, name,
+                   opts.emit != EmitKind::Object && opts.emit != EmitKind::StaticLibrary);
   timer.done("link bitcode");
   optimize_module(*module, *tm, opts.opt_level, opts.time_passes, opts.sanitize);
   timer.done("optimise");
-  switch (opts.emit) {
-  case EmitKind::LlvmIr:
-    write_file_atomically(out_path, print_llvm_ir(*module));
-    break;
-  case EmitKind::Assembly:
-  case EmitKind::Object:
-    write_file_atomically(out_path,
-                          emit_machine_code(*module, *tm, opts.emit == EmitKind::Assembly));
-    break;
-  case EmitKind::SharedLibrary: {
-    std::string object = emit_machine_code(*module, *tm, /*assembly=*/false);
-    timer.done("emit object");
-    TempDir temp;
-    link_shared_library(object, *tm, out_path, temp);
-    timer.done("link (lld)");
-    return;
+  if (text) {
+    write_file_atomically(out_path, opts.emit == EmitKind::LlvmIr
+                                        ? print_llvm_ir(*module)
+                                        : emit_machine_code(*module, *tm, /*assembly=*/true));
+    timer.done("emit");
+    return {};
   }
+  std::string object = emit_machine_code(*module, *tm, /*assembly=*/false);
+  timer.done("emit object");
+  std::unique_ptr<PendingOutput> weights_out;
+  if (external) {
+    weights_out = std::make_unique<PendingOutput>(opts.weights_file);
+    write_file(weights_out->temp_path(), weights_image(plan.model_name, blob));
   }
-  timer.done("emit");
+  std::string artifact = write_binary(object, *tm, opts.emit, name, out_path);
+  timer.done(opts.emit == EmitKind::SharedLibrary ? "link (lld)" : "write");
+  CpuArtifactInfo info;
+  info.measured = true;
+  try {
+    info.code_bytes = code_size(artifact, embedded_weights_bytes(object));
+    info.stack_bytes = stack_estimate(object);
+    if (weights_out)
+      weights_out->commit();
+  } catch (...) {
+    std::error_code ec; // a failed compile leaves no output behind
+    std::filesystem::remove(out_path, ec);
+    throw;
+  }
+  return info;
 }
 
 std::vector<std::string> supported_cpu_triples() {

@@ -19,7 +19,9 @@ struct CpuTarget {
   std::string features;
 };
 
-enum class EmitKind { SharedLibrary, Object, LlvmIr, Assembly };
+/// The artifact: libNAME.so, NAME.o / libNAME.a for static linking (only NAME_* exported),
+/// LLVM IR or assembly.
+enum class EmitKind { SharedLibrary, Object, StaticLibrary, LlvmIr, Assembly };
 
 /// Sanitizer instrumentation of the generated code (`onnxc compile --sanitize=...`), for testing
 /// onnxc itself: the artifact then references the sanitizer runtime's __tsan_* / __asan_*
@@ -34,14 +36,24 @@ struct CpuCodegenOptions {
   bool time_passes = false; ///< print phase and LLVM pass timings to stderr
   Sanitizer sanitize = Sanitizer::None; ///< instrument the model, kernels and runtime
   bool profile = false; ///< time every kernel call (onnxc_profile_*); off: nothing emitted
+  /// Non-empty: write the weights to this file (runtime_stub/weights_format.h) instead of
+  /// embedding them; contexts are then created with NAME_create_with_weights[_buffer].
+  std::string weights_file;
 };
 
-/// Compiles `plan` for opts.target and writes the artifact to out_path atomically (a temp file
-/// beside it, renamed at the end), touching nothing else outside a private temp dir it removes.
-/// Throws onnxc::Error (unsupported target, missing kernel, link failure, I/O error); on failure
-/// no output file is left behind.
-void compile_cpu(const ExecutionPlan &plan, const CpuCodegenOptions &opts,
-                 const std::string &out_path);
+/// What compile_cpu measured (the edge budget, budget.h). Zero for LLVM IR and assembly.
+struct CpuArtifactInfo {
+  uint64_t code_bytes = 0;  ///< loaded bytes of the artifact beyond its embedded weights
+  uint64_t stack_bytes = 0; ///< per-thread stack estimate
+  bool measured = false;    ///< true for so/obj/static
+};
+
+/// Compiles `plan` for opts.target and writes the artifact to out_path (and the weights to
+/// opts.weights_file) atomically (a temp file beside each, renamed at the end), touching nothing
+/// else outside a private temp dir it removes. Throws onnxc::Error (unsupported target, missing
+/// kernel, link failure, I/O error); on failure no output file is left behind.
+CpuArtifactInfo compile_cpu(const ExecutionPlan &plan, const CpuCodegenOptions &opts,
+                            const std::string &out_path);
 
 /// Target triples whose kernel and runtime bitcode is embedded in this onnxc, e.g.
 /// "x86_64-unknown-linux-gnu".

@@ -3,6 +3,7 @@
 #include "codegen/cpu/abi_symbols.h"
 #include "codegen/cpu/c_header.h"
 #include "compiler/ir/error.h"
+#include "runtime_stub/weights_format.h"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DataLayout.h>
@@ -15,6 +16,8 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 namespace onnxc {
 namespace {
@@ -32,8 +35,10 @@ uint64_t value_bytes(const Value &v) {
 
 class ModelModuleBuilder {
 public:
-  ModelModuleBuilder(const ExecutionPlan &plan, llvm::LLVMContext &ctx, bool profile)
-      : plan_(plan), ctx_(ctx), profile_(profile), i8_(llvm::Type::getInt8Ty(ctx)),
+  ModelModuleBuilder(const ExecutionPlan &plan, llvm::LLVMContext &ctx,
+                     std::vector<uint8_t> *external, bool profile)
+      : plan_(plan), external_(external), ctx_(ctx), profile_(profile),
+        i8_(llvm::Type::getInt8Ty(ctx)),
         i32_(llvm::Type::getInt32Ty(ctx)), i64_(llvm::Type::getInt64Ty(ctx)),
         ptr_(llvm::PointerType::getUnqual(ctx)) {}
 
@@ -89,17 +94,22 @@ private:
       end = static_cast<uint64_t>(w->offset) + w->constant->nbytes();
       size = std::max(size, end);
     }
-    if (size == 0)
+    weights_size_ = size;
+    if (size == 0 && !external_)
       return;
     std::vector<uint8_t> blob(size, 0);
     for (const Value *w : sorted)
       std::copy_n(w->constant->data(), w->constant->nbytes(), blob.begin() + w->offset);
+    if (external_) {
+      checksum_ = onnxc_weights_checksum(blob.data(), blob.size());
+      *external_ = std::move(blob);
+      return;
+    }
     weights_ = private_constant(llvm::ConstantDataArray::get(ctx_, blob), "onnxc.weights",
                                 ExecutionPlan::kArenaAlignment);
     // Its own .rodata section, never a mergeable-constant/string section (lld would hash it).
     weights_->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::None);
     weights_->setSection(".rodata.onnxc_weights");
-    weights_size_ = size;
   }
 
   // ---- descriptor (runtime_stub/model_desc.h) -------------------------------------------
@@ -143,26 +153,30 @@ private:
   }
   void build_model_desc() {
     auto *type = llvm::StructType::get(
-        ctx_, {i32_, i32_, i32_, i32_, i64_, i64_, ptr_, ptr_, ptr_, ptr_, ptr_});
+        ctx_, {i32_, i32_, i32_, i32_, i64_, i64_, ptr_, ptr_, ptr_, ptr_, i64_, i64_, i32_, i32_,
+               ptr_});
     llvm::Constant *init = llvm::ConstantStruct::get(
-        type, {llvm::ConstantInt::get(i32_, kModelAbiVersion),
-               llvm::ConstantInt::get(i32_, plan_.inputs.size()),
-               llvm::ConstantInt::get(i32_, plan_.outputs.size()),
-               llvm::ConstantInt::get(i32_, profile_ ? plan_.calls.size() : 0),
-               llvm::ConstantInt::get(i64_, plan_.arena_size),
-               llvm::ConstantInt::get(i64_, ExecutionPlan::kArenaAlignment),
-               c_string(plan_.model_name, "onnxc.model_name"),
-               c_string(signature_json(plan_), "onnxc.signature_json"),
-               tensor_descs(plan_.inputs, "inputs"), tensor_descs(plan_.outputs, "outputs"),
-               profile_descs()});
+        type,
+        {llvm::ConstantInt::get(i32_, kModelAbiVersion),
+         llvm::ConstantInt::get(i32_, plan_.inputs.size()),
+         llvm::ConstantInt::get(i32_, plan_.outputs.size()),
+         llvm::ConstantInt::get(i32_, external_ ? 1 : 0),
+         llvm::ConstantInt::get(i64_, plan_.arena_size),
+         llvm::ConstantInt::get(i64_, ExecutionPlan::kArenaAlignment),
+         c_string(plan_.model_name, "onnxc.model_name"),
+         c_string(signature_json(plan_), "onnxc.signature_json"),
+         tensor_descs(plan_.inputs, "inputs"), tensor_descs(plan_.outputs, "outputs"),
+         llvm::ConstantInt::get(i64_, weights_size_), llvm::ConstantInt::get(i64_, checksum_),
+         llvm::ConstantInt::get(i32_, profile_ ? plan_.calls.size() : 0),
+         llvm::ConstantInt::get(i32_, 0), profile_descs()});
     auto *gv = new llvm::GlobalVariable(*module_, type, true, llvm::GlobalValue::ExternalLinkage,
                                         init, std::string(kModelDescSymbol));
     gv->setVisibility(llvm::GlobalValue::HiddenVisibility);
   }
 
   // ---- code ------------------------------------------------------------------------------
-  llvm::FunctionType *step_type() { // (rt, arena, inputs, outputs) -> status
-    return llvm::FunctionType::get(i32_, {ptr_, ptr_, ptr_, ptr_}, false);
+  llvm::FunctionType *step_type() { // (rt, arena, weights, inputs, outputs) -> status
+    return llvm::FunctionType::get(i32_, {ptr_, ptr_, ptr_, ptr_, ptr_}, false);
   }
   llvm::Function *declare(std::string_view name, llvm::FunctionType *type) {
     llvm::FunctionCallee f = module_->getOrInsertFunction(llvm::StringRef(name), type);
@@ -171,15 +185,17 @@ private:
       fail("internal error: '{}' is declared with two different types", name);
     return fn;
   }
-  /// Attributes shared by node functions and run: arena is 64-byte aligned (may be null when
-  /// the arena is empty), no unwinding.
+  /// Attributes shared by node functions and run: arena and weights are 64-byte aligned (may
+  /// be null when empty or embedded), no unwinding.
   void set_step_attributes(llvm::Function *f) {
-    f->addParamAttr(
-        1, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(ExecutionPlan::kArenaAlignment)));
+    for (unsigned arg : {1u, 2u})
+      f->addParamAttr(arg, llvm::Attribute::getWithAlignment(
+                               ctx_, llvm::Align(ExecutionPlan::kArenaAlignment)));
     f->addFnAttr(llvm::Attribute::NoUnwind);
   }
 
-  /// Pointer to where `v` lives, inside a node function with arguments (rt, arena, in, out).
+  /// Pointer to where `v` lives, inside a node function with arguments
+  /// (rt, arena, weights, in, out).
   llvm::Value *tensor_pointer(llvm::IRBuilder<> &b, llvm::Function *f, const Value *v) {
     if (!v)
       return llvm::ConstantPointerNull::get(ptr_);
@@ -192,13 +208,15 @@ private:
     case Storage::Weight:
       if (value_bytes(*v) == 0) // an empty constant: nothing is read through the pointer
         return llvm::ConstantPointerNull::get(ptr_);
-      if (!weights_ || v->offset < 0 || v->offset + value_bytes(*v) > weights_size_)
+      if ((!weights_ && !external_) || v->offset < 0 || v->offset + value_bytes(*v) > weights_size_)
         fail("internal error: weight '{}' at offset {} lies outside the weight blob", v->name,
              v->offset);
+      if (external_) // the context's blob: one add per weight, in the node function
+        return b.CreateInBoundsGEP(i8_, f->getArg(2), b.getInt64(v->offset), v->name);
       return llvm::ConstantExpr::getInBoundsGetElementPtr(i8_, weights_, b.getInt64(v->offset));
     case Storage::GraphInput:
     case Storage::GraphOutput: {
-      llvm::Value *table = f->getArg(v->storage == Storage::GraphInput ? 2 : 3);
+      llvm::Value *table = f->getArg(v->storage == Storage::GraphInput ? 3 : 4);
       llvm::Value *slot = b.CreateConstInBoundsGEP1_64(ptr_, table, v->io_index);
       return b.CreateLoad(ptr_, slot, v->name);
     }
@@ -208,12 +226,10 @@ private:
     fail("internal error: tensor '{}' has no storage assigned by the memory planner", v->name);
   }
 
-  /// internal i32 @node.<i>.<kernel>(rt, arena, inputs, outputs): builds the tensor array
-  /// and calls the kernel (always inlined) with its constant params.
+  /// internal i32 @node.<i>.<kernel>(rt, arena, weights, inputs, outputs): builds the tensor
+  /// array and calls the kernel's specialisation for its constant params.
   llvm::Function *build_node(size_t i, const PlannedCall &pc) {
     const KernelCall &call = pc.call;
-    auto *kernel_type = llvm::FunctionType::get(i32_, {ptr_, ptr_, ptr_}, false);
-    llvm::Function *kernel = declare(call.kernel, kernel_type);
     auto *f = llvm::Function::Create(step_type(), llvm::GlobalValue::InternalLinkage,
                                      "node." + std::to_string(i) + "." + call.kernel, *module_);
     set_step_attributes(f);
@@ -234,14 +250,44 @@ private:
                       b.CreateConstInBoundsGEP2_64(array_type, tensors, 0, n - 1));
       }
     }
-    llvm::Constant *params = call.params.empty()
-                                 ? no_params()
-                                 : i64_array(call.params, "onnxc.params." + std::to_string(i));
-    llvm::CallInst *status = b.CreateCall(kernel, {f->getArg(0), tensors, params});
-    status->addFnAttr(llvm::Attribute::AlwaysInline);
+    llvm::Value *status = b.CreateCall(specialised_kernel(i, pc), {f->getArg(0), tensors});
     b.CreateRet(status);
     return f;
   }
+  /// Key of a kernel specialisation: the kernel, its constant params and whether it has scratch.
+  using SpecKey = std::tuple<std::string, std::vector<int64_t>, size_t, bool>;
+  static SpecKey spec_key(const KernelCall &call) {
+    return {call.kernel, call.params, call.args.size(), call.scratch_bytes > 0};
+  }
+
+  /// internal i32 @kernel.<i>.<kernel>(rt, tensors): the kernel (always inlined) with the
+  /// call's constant params. Calls with the same kernel and params (repeated blocks of a
+  /// network) share one, so the code of each specialisation exists once.
+  llvm::Function *specialised_kernel(size_t i, const PlannedCall &pc) {
+    const KernelCall &call = pc.call;
+    llvm::Function *&spec = specs_[spec_key(call)];
+    if (spec)
+      return spec;
+    auto *kernel_type = llvm::FunctionType::get(i32_, {ptr_, ptr_, ptr_}, false);
+    llvm::Function *kernel = declare(call.kernel, kernel_type);
+    spec = llvm::Function::Create(llvm::FunctionType::get(i32_, {ptr_, ptr_}, false),
+                                  llvm::GlobalValue::InternalLinkage,
+                                  "kernel." + std::to_string(i) + "." + call.kernel, *module_);
+    spec->addFnAttr(llvm::Attribute::NoUnwind);
+    if (spec_uses_[spec_key(call)] < 2) // used once: inline it, so tensor addresses fold
+      spec->addFnAttr(llvm::Attribute::AlwaysInline);
+    else
+      spec->addFnAttr(llvm::Attribute::NoInline);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", spec));
+    llvm::Constant *params = call.params.empty()
+                                 ? no_params()
+                                 : i64_array(call.params, "onnxc.params." + std::to_string(i));
+    llvm::CallInst *status = b.CreateCall(kernel, {spec->getArg(0), spec->getArg(1), params});
+    status->addFnAttr(llvm::Attribute::AlwaysInline);
+    b.CreateRet(status);
+    return spec;
+  }
+
   llvm::Constant *no_params() {
     if (!no_params_)
       no_params_ = private_constant(llvm::Constant::getNullValue(llvm::ArrayType::get(i64_, 1)),
@@ -249,7 +295,7 @@ private:
     return no_params_;
   }
 
-  /// i32 @onnxc__model_run(rt, arena, inputs, outputs): the nodes in order; the first
+  /// i32 @onnxc__model_run(rt, arena, weights, inputs, outputs): the nodes in order; the first
   /// failure returns onnxc_rt_node_failed(rt, status, "<node>"). Profile builds read the clock
   /// once at the start and once after each node (onnxc_rt_profile_begin / _node).
   void build_run() {
@@ -272,6 +318,8 @@ private:
       profile_node =
           declare(kProfileNodeSymbol, llvm::FunctionType::get(i64_, {ptr_, i32_, i64_}, false));
     }
+    for (const PlannedCall &pc : plan_.calls)
+      ++spec_uses_[spec_key(pc.call)];
     for (size_t i = 0; i < plan_.calls.size(); ++i) {
       llvm::Function *node = build_node(i, plan_.calls[i]);
       llvm::Value *status = b.CreateCall(node, args, "status");
@@ -292,6 +340,8 @@ private:
   }
 
   const ExecutionPlan &plan_;
+  std::vector<uint8_t> *external_; ///< non-null: the blob goes here, not into the module
+  uint64_t checksum_ = 0;
   llvm::LLVMContext &ctx_;
   bool profile_;
   llvm::Type *i8_, *i32_, *i64_;
@@ -300,14 +350,18 @@ private:
   llvm::GlobalVariable *weights_ = nullptr;
   uint64_t weights_size_ = 0;
   llvm::GlobalVariable *no_params_ = nullptr;
+  std::map<SpecKey, llvm::Function *> specs_;
+  std::map<SpecKey, int> spec_uses_;
 };
 
 } // namespace
 
 std::unique_ptr<llvm::Module> build_model_module(const ExecutionPlan &plan, llvm::LLVMContext &ctx,
                                                  const std::string &triple,
-                                                 const llvm::DataLayout &layout, bool profile) {
-  return ModelModuleBuilder(plan, ctx, profile).build(triple, layout);
+                                                 const llvm::DataLayout &layout,
+                                                 std::vector<uint8_t> *external_weights,
+                                                 bool profile) {
+  return ModelModuleBuilder(plan, ctx, external_weights, profile).build(triple, layout);
 }
 
 } // namespace onnxc

@@ -142,7 +142,7 @@ void link_runtime_and_kernels(llvm::Module &model, const EmbeddedBitcode &bitcod
   keep_runtime_as_compiled(model, runtime_functions);
 }
 
-void restrict_exports(llvm::Module &model, const std::string &model_name) {
+void restrict_exports(llvm::Module &model, const std::string &model_name, bool generic_abi) {
   llvm::internalizeModule(model, [](const llvm::GlobalValue &gv) {
     return is_abi_symbol(gv.getName()) || is_arm_runtime_helper(gv.getName());
   });
@@ -154,6 +154,10 @@ void restrict_exports(llvm::Module &model, const std::string &model_name) {
       continue;
     if (model.getNamedValue(alias))
       fail("model name '{}' makes the alias '{}' clash with another symbol", model_name, alias);
+    if (!generic_abi) { // static linking: only the model's own names, so models can coexist
+      f->setName(alias);
+      continue;
+    }
     auto *a = llvm::GlobalAlias::create(f->getValueType(), 0, llvm::GlobalValue::ExternalLinkage,
                                         alias, f, &model);
     a->setVisibility(llvm::GlobalValue::DefaultVisibility);

@@ -20,7 +20,9 @@ void link_runtime_and_kernels(llvm::Module &model, const EmbeddedBitcode &bitcod
 
 /// Internalizes every symbol except the ABI (kCpuAbiSymbols) and adds default-visibility
 /// aliases "<model_name>_<name minus onnxc_>" for each ABI function (skipped where the alias
-/// would be the ABI name itself, i.e. for a model named "onnxc").
-void restrict_exports(llvm::Module &model, const std::string &model_name);
+/// would be the ABI name itself, i.e. for a model named "onnxc"). Without `generic_abi` (static
+/// linking: --emit obj/static) the ABI functions are renamed to those names instead, so the
+/// object defines no onnxc_* symbol and several models link into one program.
+void restrict_exports(llvm::Module &model, const std::string &model_name, bool generic_abi);
 
 } // namespace onnxc

@@ -23,11 +23,13 @@ struct CompileSummary {
   int64_t arena_size = 0;
   int64_t weights_size = 0;
   size_t kernel_calls = 0;
-  std::string header_path; ///< empty unless a shared library was written
+  CpuArtifactInfo budget;  ///< code and stack size (measured for so/obj/static)
+  std::string header_path; ///< empty unless a shared library, object or archive was written
   double seconds = 0;
 };
 
-/// Loads, runs the pipeline and the backend; writes the artifact (and NAME.h beside a .so).
+/// Loads, runs the pipeline and the backend; writes the artifact (and NAME.h beside a .so, .o
+/// or .a, and the weights file with --weights-file).
 CompileSummary compile_model(const CompileOptions &o);
 int cmd_compile(const CompileOptions &o);
 

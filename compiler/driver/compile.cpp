@@ -73,19 +73,23 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
   progress.stage(fmt::format("generating machine code: {} kernel calls{}", plan.calls.size(),
                              o.codegen.profile ? " (profiled)" : ""));
   auto cg_start = std::chrono::steady_clock::now();
-  compile_cpu(plan, o.codegen, o.out_path);
+  CpuArtifactInfo budget = compile_cpu(plan, o.codegen, o.out_path);
   timings.push_back({"codegen-cpu", std::chrono::duration<double>(
                                         std::chrono::steady_clock::now() - cg_start)
                                         .count()});
 
   CompileSummary s;
-  if (o.codegen.emit == EmitKind::SharedLibrary) {
+  s.budget = budget;
+  if (budget.measured) {
     fs::path header = fs::path(o.out_path).parent_path() / (plan.model_name + ".h");
+    HeaderFacts facts{budget.code_bytes, budget.stack_bytes, !o.codegen.weights_file.empty()};
     try {
-      write_file_atomically(header, write_c_header(plan));
+      write_file_atomically(header, write_c_header(plan, facts));
     } catch (...) {
       std::error_code ec; // a failed compile leaves no output behind
       fs::remove(o.out_path, ec);
+      if (!o.codegen.weights_file.empty())
+        fs::remove(o.codegen.weights_file, ec);
       throw;
     }
     s.header_path = header.string();
@@ -108,11 +112,17 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
 int cmd_compile(const CompileOptions &o) {
   CompileSummary s = compile_model(o);
   if (!o.quiet) {
-    std::cout << fmt::format("wrote {}{}\n", o.out_path,
-                             s.header_path.empty() ? "" : " and " + s.header_path);
-    std::cout << fmt::format("arena size: {} bytes\nweights: {} bytes\nkernel calls: {}\n"
-                             "compile time: {:.3f} s\n",
-                             s.arena_size, s.weights_size, s.kernel_calls, s.seconds);
+    std::cout << fmt::format(
+        "wrote {}{}{}\n", o.out_path, s.header_path.empty() ? "" : " and " + s.header_path,
+        o.codegen.weights_file.empty() ? "" : " and " + o.codegen.weights_file);
+    std::cout << fmt::format("arena size: {} bytes\nweights: {} bytes\n", s.arena_size,
+                             s.weights_size);
+    if (s.budget.measured)
+      std::cout << fmt::format("code size: {} bytes (beyond the weights)\n"
+                               "stack size: {} bytes (estimate, per thread)\n",
+                               s.budget.code_bytes, s.budget.stack_bytes);
+    std::cout << fmt::format("kernel calls: {}\ncompile time: {:.3f} s\n", s.kernel_calls,
+                             s.seconds);
   }
   return 0;
 }

@@ -5,9 +5,11 @@
 #include "compiler/ir/error.h"
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <iostream>
 
 using namespace onnxc;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -78,18 +80,33 @@ void finish_codegen_flags(CompileOptions &o, const CompileFlags &f) {
     o.codegen.emit = EmitKind::SharedLibrary;
   else if (f.emit == "obj")
     o.codegen.emit = EmitKind::Object;
+  else if (f.emit == "static")
+    o.codegen.emit = EmitKind::StaticLibrary;
   else if (f.emit == "llvm")
     o.codegen.emit = EmitKind::LlvmIr;
   else if (f.emit == "asm")
     o.codegen.emit = EmitKind::Assembly;
   else
-    fail("--emit {}: expected so, obj, llvm or asm", f.emit);
+    fail("--emit {}: expected so, obj, static, llvm or asm", f.emit);
   if (f.sanitize == "thread")
     o.codegen.sanitize = Sanitizer::Thread;
   else if (f.sanitize == "address")
     o.codegen.sanitize = Sanitizer::Address;
   else if (!f.sanitize.empty())
     fail("--sanitize={}: expected thread or address", f.sanitize);
+}
+
+/// --weights-file works with machine code only and must not overwrite the artifact.
+void check_weights_file(const CompileOptions &o) {
+  const std::string &w = o.codegen.weights_file;
+  if (w.empty())
+    return;
+  if (o.codegen.emit == EmitKind::LlvmIr || o.codegen.emit == EmitKind::Assembly)
+    fail("--weights-file needs --emit so, obj or static (LLVM IR and assembly embed the weights)");
+  std::error_code ec;
+  if (fs::path(w).lexically_normal() == fs::path(o.out_path).lexically_normal() ||
+      fs::equivalent(w, o.out_path, ec))
+    fail("--weights-file {} is the output file itself; name another file", w);
 }
 
 } // namespace
@@ -105,7 +122,9 @@ int main(int argc, char **argv) {
   auto *compile = app.add_subcommand("compile", "Compile MODEL.onnx into LIB.so and NAME.h");
   compile->add_option("model", co.model_path, "ONNX model")->required();
   compile->add_option("-o,--output", co.out_path, "Output file")->required();
-  compile->add_option("--emit", cf.emit, "Artifact: so (default), obj, llvm or asm");
+  compile->add_option("--emit", cf.emit, "Artifact: so (default), obj, static, llvm or asm");
+  compile->add_option("--weights-file", co.codegen.weights_file,
+                      "Write the weights to this file instead of embedding them (so/obj/static)");
   add_codegen_flags(compile, co, cf);
 
   InspectOptions io;
@@ -162,6 +181,7 @@ int main(int argc, char **argv) {
   try {
     if (*compile) {
       finish_codegen_flags(co, cf);
+      check_weights_file(co);
       return cmd_compile(co);
     }
     if (*inspect) {

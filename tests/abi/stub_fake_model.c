@@ -30,7 +30,7 @@ const onnxc_model_desc onnxc__model = {
     "\"dtype\":\"float\",\"shape\":[4,256]},{\"name\":\"y\",\"dtype\":\"int64\",\"shape\":[]}],"
     "\"outputs\":[{\"name\":\"out\",\"dtype\":\"float\",\"shape\":[4,256]},{\"name\":\"twice_y\","
     "\"dtype\":\"int64\",\"shape\":[1]}]}",
-    inputs, outputs, 0};
+    inputs, outputs, 0, 0, 0, 0, NULL}; /* embedded (no) weights, not a profile build */
 
 /// Number of outer chunks the last run executed (tests check the pool really splits work).
 int stub_fake_outer_chunks;
@@ -71,8 +71,9 @@ static void rows_body(void *c, int64_t begin, int64_t end) {
   }
 }
 
-int32_t onnxc__model_run(onnxc_rt *rt, unsigned char *arena, const void *const *in,
-                         void *const *out) {
+int32_t onnxc__model_run(onnxc_rt *rt, unsigned char *arena, const unsigned char *weights,
+                         const void *const *in, void *const *out) {
+  (void)weights; /* embedded-style model: no weights */
   if ((uintptr_t)arena % 64 != 0)
     return onnxc_rt_fail(rt, ONNXC_STATUS_RUNTIME_ERROR, "arena is misaligned");
   int64_t y = *(const int64_t *)in[1];

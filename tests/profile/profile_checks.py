@@ -27,7 +27,7 @@ from onnx import numpy_helper, shape_inference
 
 ONNXC_ERROR_INVALID_ARGUMENT = 1
 ONNXC_ERROR_INDEX_OUT_OF_RANGE = 6
-ONNXC_ERROR_UNSUPPORTED = 8
+ONNXC_ERROR_UNSUPPORTED = 9
 SKIP = 77
 
 
@@ -297,7 +297,9 @@ def case_progress(onnxc, work, model, data):
     check(err_text == "", f"stderr is a file, yet onnxc wrote to it: {err_text!r}")
     lines = p.stdout.splitlines()
     pattern = [r"wrote \S+ and \S+\.h", r"arena size: \d+ bytes", r"weights: \d+ bytes",
-               r"kernel calls: \d+", r"compile time: [\d.]+ s"]
+               r"code size: \d+ bytes \(beyond the weights\)",
+               r"stack size: \d+ bytes \(estimate, per thread\)", r"kernel calls: \d+",
+               r"compile time: [\d.]+ s"]
     check(len(lines) == len(pattern) and all(re.fullmatch(r, l) for r, l in zip(pattern, lines)),
           f"unexpected compile output: {p.stdout!r}")
     kernel_calls = int(lines[3].split(": ")[1])

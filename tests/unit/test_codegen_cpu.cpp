@@ -211,6 +211,56 @@ TEST_CASE("profile builds emit per-node clock reads and metadata; plain builds n
   CHECK(prof.find("c\"2x3, 2x3\\00\"") != std::string::npos);
 }
 
+TEST_CASE("weights file: the library runs with the file and refuses to run without it",
+          "[codegen_cpu]") {
+  TinyModel m;
+  TempDirectory dir;
+  fs::path so = dir.path / "libtiny.so", weights = dir.path / "tiny.weights";
+  CpuCodegenOptions o = options(EmitKind::SharedLibrary, "");
+  o.weights_file = weights.string();
+  CpuArtifactInfo info = compile_cpu(m.plan, o, so.string());
+  CHECK(info.measured);
+  CHECK(info.code_bytes > 0);
+  CHECK(info.stack_bytes > 0);
+  std::string image = read_file(weights);
+  REQUIRE(image.size() == 64 + 128);
+  CHECK(image.compare(0, 8, std::string("ONNXCWT\0", 8)) == 0);
+  CHECK(image.compare(32, 5, std::string("tiny\0", 5)) == 0);
+  float w5;
+  std::memcpy(&w5, image.data() + 64 + 64 + 5 * 4, 4); // weight 'w' at offset 64, element 5
+  CHECK(w5 == 1.25f);
+  std::unique_ptr<void, int (*)(void *)> lib(dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL), dlclose);
+  REQUIRE(lib);
+  onnxc_context *ctx = nullptr;
+  CHECK(sym<onnxc_status (*)(onnxc_context **)>(lib.get(), "onnxc_create")(&ctx) ==
+        ONNXC_ERROR_BAD_WEIGHTS);
+  auto create = sym<onnxc_status (*)(const char *, onnxc_context **)>(
+      lib.get(), "tiny_create_with_weights");
+  REQUIRE(create(weights.c_str(), &ctx) == ONNXC_OK);
+  float x[6] = {0, 1, 2, 3, 4, 5}, y[6] = {};
+  const void *ins[] = {x};
+  void *outs[] = {y};
+  auto run = sym<onnxc_status (*)(onnxc_context *, const void *const *, void *const *)>(
+      lib.get(), "onnxc_run_buffers");
+  CHECK(run(ctx, ins, outs) == ONNXC_OK);
+  for (int i = 0; i < 6; ++i)
+    CHECK(y[i] == Approx(std::exp(x[i] + 0.25f * i)));
+  sym<void (*)(onnxc_context *)>(lib.get(), "onnxc_destroy")(ctx);
+}
+
+TEST_CASE("static archive: GNU ar format whose symbol table lists only NAME_*", "[codegen_cpu]") {
+  TinyModel m;
+  TempDirectory dir;
+  fs::path a = dir.path / "libtiny.a";
+  CpuArtifactInfo info = compile_cpu(m.plan, options(EmitKind::StaticLibrary), a.string());
+  CHECK(info.code_bytes > 0);
+  std::string bytes = read_file(a);
+  REQUIRE(bytes.compare(0, 8, "!<arch>\n") == 0);
+  CHECK(bytes.find(std::string("tiny_run_buffers\0", 17)) != std::string::npos);
+  CHECK(bytes.find(std::string("\0onnxc_run_buffers\0", 19)) == std::string::npos);
+  CHECK(bytes.find("tiny.o/") != std::string::npos);
+}
+
 TEST_CASE("codegen errors leave no output file", "[codegen_cpu]") {
   TinyModel m;
   TempDirectory dir;
@@ -230,6 +280,12 @@ TEST_CASE("codegen errors leave no output file", "[codegen_cpu]") {
     m.plan.calls[1].call.kernel = "onnxc_k_no_such_kernel";
     CHECK_THROWS_WITH(compile_cpu(m.plan, options(EmitKind::SharedLibrary), out.string()),
                       Catch::Contains("onnxc_k_no_such_kernel"));
+  }
+  SECTION("weights file with LLVM IR") {
+    CpuCodegenOptions o = options(EmitKind::LlvmIr);
+    o.weights_file = (dir.path / "tiny.weights").string();
+    CHECK_THROWS_WITH(compile_cpu(m.plan, o, (dir.path / "tiny.ll").string()),
+                      Catch::Contains("--weights-file needs --emit so, obj or static"));
   }
   SECTION("tensor without storage") {
     m.plan.calls[0].call.args[2]->storage = Storage::Unassigned;
