@@ -302,7 +302,7 @@ def case_progress(onnxc, work, model, data):
                r"compile time: [\d.]+ s"]
     check(len(lines) == len(pattern) and all(re.fullmatch(r, l) for r, l in zip(pattern, lines)),
           f"unexpected compile output: {p.stdout!r}")
-    kernel_calls = int(lines[3].split(": ")[1])
+    kernel_calls = int(lines[5].split(": ")[1])
     if not shutil.which("script"):
         print("SKIP: the terminal half needs util-linux `script`")
         sys.exit(SKIP)
