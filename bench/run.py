@@ -176,7 +176,7 @@ def bench_threads(args, lib, model, feeds, ref_shapes, threads):
     if reason:
         res["error"] = "outputs disagree: " + reason
     else:
-        res["onnxc_ms"], res["ort_ms"], res["runs"] = time_pair(args, ours, theirs)
+        res["onnxc_ms"], res["ort_ms"], res["timed_runs"] = time_pair(args, ours, theirs)
         res["ratio"] = res["ort_ms"] / res["onnxc_ms"]
     ours.close()
     theirs.close()
