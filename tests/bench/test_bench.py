@@ -8,7 +8,6 @@ Each case prints what it checked and exits 0, or raises (non-zero exit) on a fai
 """
 import importlib.util
 import json
-import math
 import os
 import subprocess
 import sys
