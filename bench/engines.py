@@ -156,23 +156,39 @@ def time_runs(engine, iters):
     return times
 
 
-def synthetic_inputs(sess_inputs, seed=0):
-    """Fixed-seed inputs for ORT's input list: N(0,1) floats, integers in [0, 100)."""
+def synthetic_inputs(specs, seed=0):
+    """Fixed-seed inputs for (name, ORT type, shape) specs: N(0,1) floats, integers in [0, 100)."""
     types = {"tensor(float)": np.float32, "tensor(double)": np.float64,
              "tensor(int64)": np.int64, "tensor(int32)": np.int32}
     rng = np.random.default_rng(seed)
     feeds = {}
-    for i in sess_inputs:
-        dtype = types.get(i.type)
+    for name, ort_type, shape in specs:
+        dtype = types.get(ort_type)
         if dtype is None:
-            raise EngineError(f"input '{i.name}' has unsupported type {i.type}")
-        if any(not isinstance(d, int) for d in i.shape):
-            raise EngineError(f"input '{i.name}' has unbound dims {i.shape}")
+            raise EngineError(f"input '{name}' has unsupported type {ort_type}")
+        if any(not isinstance(d, int) for d in shape):
+            raise EngineError(f"input '{name}' has unbound dims {shape}")
         if np.issubdtype(dtype, np.integer):
-            feeds[i.name] = rng.integers(0, 100, size=i.shape).astype(dtype)
+            feeds[name] = rng.integers(0, 100, size=shape).astype(dtype)
         else:
-            feeds[i.name] = rng.standard_normal(i.shape).astype(dtype)
+            feeds[name] = rng.standard_normal(shape).astype(dtype)
     return feeds
+
+
+def reference_inputs(model_path, dims):
+    """(feeds, output shapes): synthetic inputs for the model with its symbolic dims bound from
+    `dims`, and the shapes of ORT's outputs on them (for outputs onnxc sizes at run time)."""
+    import onnxruntime as ort
+    try:
+        sess = ort.InferenceSession(model_path, providers=["CPUExecutionProvider"])
+        specs = [(i.name, i.type, [dims.get(d, d) if isinstance(d, str) else d for d in i.shape])
+                 for i in sess.get_inputs()]
+        feeds = synthetic_inputs(specs)
+        return feeds, [o.shape for o in sess.run(None, feeds)]
+    except EngineError:
+        raise
+    except Exception as e:  # ORT raises its own exception types
+        raise EngineError(f"ORT: {str(e).splitlines()[0]}") from None
 
 
 def compare(got, want, rtol, atol_rel):

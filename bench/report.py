@@ -77,7 +77,9 @@ def _resource_table(doc):
     base = None
     for r in doc["models"]:
         base = base or _cold(r, "baseline", "maxrss_kib")
-    lines = ["Cold start: a fresh process, inputs loaded; onnxc = dlopen + create + first result, "
+    runs = doc["machine"].get("cold_runs", 1)
+    lines = [f"Cold start (median of {runs} fresh process{'es' if runs > 1 else ''}, inputs "
+             "loaded): onnxc = dlopen + create + first result, "
              "ORT = session create + first result (`import onnxruntime` not included, its time "
              "is in results.json). Peak RSS: that process's peak resident memory"
              + (f", minus the {base / 1024:.0f} MiB of the same process doing nothing "

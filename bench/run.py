@@ -42,7 +42,10 @@ def parse_args():
     p.add_argument("--rounds", type=int, default=5, help="alternating rounds per thread count")
     p.add_argument("--round-seconds", type=float, default=0.5,
                    help="aim of each engine's timed block per round (fewer runs if slower)")
-    p.add_argument("--quick", action="store_true", help="smoke run: 2 rounds of 3 runs")
+    p.add_argument("--cold-runs", type=int, default=3,
+                   help="fresh processes per cold-start / peak-RSS measurement (median)")
+    p.add_argument("--quick", action="store_true",
+                   help="smoke run: 2 rounds of 3 runs, one cold-start process")
     p.add_argument("--rtol", type=float, default=1e-3, help="relative tolerance vs ORT")
     p.add_argument("--atol", type=float, default=1e-4,
                    help="absolute tolerance vs ORT, times the output's largest magnitude")
@@ -50,13 +53,13 @@ def parse_args():
                    help="Python with torch + torchvision for bench/models.py")
     args = p.parse_args()
     if args.quick:
-        args.iters, args.rounds, args.round_seconds = 3, 2, 0.1
+        args.iters, args.rounds, args.round_seconds, args.cold_runs = 3, 2, 0.1, 1
     try:
         args.threads = [int(t) for t in args.threads.split(",") if t]
     except ValueError:
         p.error(f"--threads: expected numbers like 1,2, got '{args.threads}'")
-    if not args.threads or min(args.threads) < 1 or args.iters < 1 or args.rounds < 1:
-        p.error("--threads, --iters and --rounds must be positive")
+    if not args.threads or min(min(args.threads), args.iters, args.rounds, args.cold_runs) < 1:
+        p.error("--threads, --iters, --rounds and --cold-runs must be positive")
     return args
 
 
@@ -114,11 +117,11 @@ def run_measured(tools, cmd):
     return done.returncode, done.stdout, done.stderr, wall, rss
 
 
-def compile_error(stderr):
+def compile_error(status, stderr):
     """The gist of onnxc's error message: its first line without the model path, plus one."""
     lines = [l.strip() for l in stderr.splitlines() if l.strip()]
-    if not lines:
-        return "onnxc compile failed (no message)"
+    if not lines or status > 128:
+        return f"onnxc compile failed with exit status {status}, no message"
     first = lines[0].removeprefix("onnxc: error: ")
     first = first.split(".onnx: ", 1)[-1]
     return "onnxc compile failed: " + " ".join([first] + lines[1:2])[:240]
@@ -130,7 +133,7 @@ def compile_model(args, tools, entry, model, lib):
     status, _, err, wall, rss = run_measured(tools, cmd)
     res = {"compile_s": wall, "compile_maxrss_kib": rss}
     if status != 0:
-        res["error"] = compile_error(err)
+        res["error"] = compile_error(status, err)
     return res
 
 
@@ -142,6 +145,18 @@ def probe(tools, kind, path, inputs):
         return {"error": err.strip()[-300:]}
     res = json.loads(out)
     res["maxrss_kib"] = rss
+    return res
+
+
+def cold_start(args, tools, kind, path, inputs):
+    """Medians of --cold-runs probes (each a fresh process); every cold time is kept too."""
+    runs = [probe(tools, kind, path, inputs) for _ in range(args.cold_runs)]
+    errors = [r["error"] for r in runs if "error" in r]
+    if errors:
+        return {"error": errors[0]}
+    res = {k: statistics.median(r[k] for r in runs) for k in ("cold_ms", "import_ms")}
+    res["maxrss_kib"] = statistics.median(r["maxrss_kib"] or 0 for r in runs) or None
+    res["cold_ms_all"] = [r["cold_ms"] for r in runs]
     return res
 
 
@@ -193,19 +208,11 @@ def bench_entry(args, tools, work, entry):
     res["flops"], res["flops_note"] = flops.count_flops(model, entry["dims"])
     if "error" in res:
         return res
-    import onnxruntime as ort
-    sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
-    # ORT reports bound symbolic dims as names: bind them from the entry.
-    inputs = [type("I", (), {"name": i.name, "type": i.type,
-                             "shape": [entry["dims"].get(d, d) for d in i.shape]})
-              for i in sess.get_inputs()]
     try:
-        feeds = engines.synthetic_inputs(inputs)
+        feeds, ref_shapes = engines.reference_inputs(model, entry["dims"])
     except engines.EngineError as e:
         res["error"] = str(e)
         return res
-    ref_shapes = [o.shape for o in sess.run(None, feeds)]
-    del sess
     npz = os.path.join(work, "libs", f"{name}.inputs.npz")
     np.savez(npz, **feeds)
     res["runs"] = []
@@ -213,7 +220,7 @@ def bench_entry(args, tools, work, entry):
         print(f"[{name}] timing, {t} thread(s)", file=sys.stderr, flush=True)
         res["runs"].append(bench_threads(args, lib, model, feeds, ref_shapes, t))
     if all("error" not in r for r in res["runs"]):
-        res["cold"] = {k: probe(tools, k, p, npz)
+        res["cold"] = {k: cold_start(args, tools, k, p, npz)
                        for k, p in (("onnxc", lib), ("ort", model), ("baseline", "-"))}
     return res
 
@@ -243,7 +250,8 @@ def main():
     os.makedirs(os.path.join(work, "libs"), exist_ok=True)
     manifest = export_models(args, os.path.join(work, "models"))
     info = machine_info()
-    info.update(torch=manifest["torch"], opset=manifest["opset"], quick=args.quick)
+    info.update(torch=manifest["torch"], opset=manifest["opset"], quick=args.quick,
+                cold_runs=args.cold_runs)
     tools = build_tools(work)
     peak = fma_peak(tools, max(args.threads))
     results = [bench_entry(args, tools, work, e) for e in manifest["entries"]]
