@@ -177,24 +177,26 @@ def time_pair(args, ours, theirs):
 
 
 def bench_threads(args, lib, model, feeds, ref_shapes, threads):
-    res = {"threads": threads}
+    """Check that both engines agree at `threads` threads, then time them."""
+    res, engs = {"threads": threads}, []
     try:
-        theirs = engines.OrtModel(model, threads, feeds)
-        ours = engines.OnnxcModel(lib, threads, feeds, ref_shapes)
+        engs.append(engines.OrtModel(model, threads, feeds))
+        engs.append(engines.OnnxcModel(lib, threads, feeds, ref_shapes))
+        theirs, ours = engs
         ours.run()
         theirs.run()
+        reason, err = engines.compare(ours.outputs(), theirs.outputs(), args.rtol, args.atol)
+        res["max_abs_err"] = err
+        if reason:
+            res["error"] = "outputs disagree: " + reason
+        else:
+            res["onnxc_ms"], res["ort_ms"], res["timed_runs"] = time_pair(args, ours, theirs)
+            res["ratio"] = res["ort_ms"] / res["onnxc_ms"]
     except engines.EngineError as e:
         res["error"] = str(e)
-        return res
-    reason, err = engines.compare(ours.outputs(), theirs.outputs(), args.rtol, args.atol)
-    res["max_abs_err"] = err
-    if reason:
-        res["error"] = "outputs disagree: " + reason
-    else:
-        res["onnxc_ms"], res["ort_ms"], res["timed_runs"] = time_pair(args, ours, theirs)
-        res["ratio"] = res["ort_ms"] / res["onnxc_ms"]
-    ours.close()
-    theirs.close()
+    finally:
+        for eng in engs:
+            eng.close()
     return res
 
 
