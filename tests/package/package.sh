@@ -132,7 +132,7 @@ case_pkgconfig() {
 case_config_error() {
   local which=$1 regex=$2 status=0
   rm -rf "$out-$which" && mkdir -p "$out-$which"
-  "$CMAKE" -S "$SRC_DIR/tests/package/bad_call" -B "$out-$which" -DCASE="$which" \
+  "$CMAKE" -S "$SRC_DIR/tests/package/bad_call" -B "$out-$which" -G Ninja -DCASE="$which" \
     -DCMAKE_PREFIX_PATH="$prefix" >"$out-$which/log" 2>&1 || status=$?
   cat "$out-$which/log"
   [[ $status -ne 0 ]] || fail "configure succeeded"
