@@ -146,30 +146,49 @@ case_sample_app() {
   grep -qx "argmax: $want" <<<"$log" || { echo "FAIL: expected 'argmax: $want'" >&2; return 1; }
 }
 
+# reproducible_compile DIR VARIANT MODEL [env -i]: one compile of MODEL into DIR as VARIANT
+# (host, aarch64, armv7, static, weights-file, profile); prints the artifact files it wrote.
+reproducible_compile() {
+  local dir=$1 variant=$2 model=$3 onnxc_abs
+  onnxc_abs=$(readlink -f "$ONNXC")
+  local out_file=libm.so flags=(--name m) files=(m.h)
+  case $variant in
+    host) ;;
+    aarch64) flags+=(--target aarch64-unknown-linux-gnu) ;;
+    armv7) flags+=(--target armv7-unknown-linux-gnueabihf) ;;
+    static) flags+=(--emit static) out_file=libm.a ;;
+    weights-file) flags+=(--weights-file "$dir/m.weights") files+=(m.weights) ;;
+    profile) flags+=(--profile) ;;
+  esac
+  if [[ ${4:-} == env-i ]]; then
+    (cd / && env -i PATH=/nonexistent "$onnxc_abs" compile "$model" -o "$dir/$out_file" \
+      "${flags[@]}" >/dev/null)
+  else
+    "$ONNXC" compile "$model" -o "$dir/$out_file" "${flags[@]}" >/dev/null
+  fi
+  printf '%s\n' "$out_file" "${files[@]}"
+}
+
 case_reproducible() {
   # Compiling the same model with the same flags gives byte-identical artifacts, whatever the
   # output directory, the working directory or the environment: no paths, times or random names
-  # end up in the library or the header. Each model is compiled three times (two directories, a
-  # third from / with an empty environment) for the host and for AArch64.
-  local onnxc_abs model models_list=("$models/cnn/model.onnx" "$models/mlp/model.onnx")
-  onnxc_abs=$(readlink -f "$ONNXC")
+  # end up in the library, the archive, the weights file or the header. Each model is compiled
+  # three times per variant (two directories, a third from / with an empty environment).
+  local model variant f models_list=("$models/cnn/model.onnx" "$models/mlp/model.onnx")
   local mnist=${ONNXC_TESTDATA_DIR:-$SRC_DIR/../shared/testdata}/models/mnist-8/model.onnx
   [[ -f $mnist ]] && models_list+=("$mnist")
   for model in "${models_list[@]}"; do
-    for target in "" aarch64-unknown-linux-gnu; do
-      local flags=(--name m)
-      [[ -n $target ]] && flags+=(--target "$target")
+    for variant in host aarch64 armv7 static weights-file profile; do
       rm -rf "$out/a" "$out/b" "$out/c"
       mkdir -p "$out/a" "$out/b/deeper" "$out/c"
-      "$ONNXC" compile "$model" -o "$out/a/libm.so" "${flags[@]}" >/dev/null
-      "$ONNXC" compile "$model" -o "$out/b/deeper/libm.so" "${flags[@]}" >/dev/null
-      (cd / && env -i PATH=/nonexistent "$onnxc_abs" compile "$model" -o "$out/c/libm.so" \
-        "${flags[@]}" >/dev/null)
-      for f in libm.so m.h; do
+      mapfile -t files < <(reproducible_compile "$out/a" $variant "$model")
+      reproducible_compile "$out/b/deeper" $variant "$model" >/dev/null
+      reproducible_compile "$out/c" $variant "$model" env-i >/dev/null
+      for f in "${files[@]}"; do
         cmp "$out/a/$f" "$out/b/deeper/$f" && cmp "$out/a/$f" "$out/c/$f" ||
-          { echo "FAIL: $model ${target:-host}: $f differs between compiles" >&2; return 1; }
+          { echo "FAIL: $model $variant: $f differs between compiles" >&2; return 1; }
       done
-      echo "$model ${target:-host}: libm.so ($(stat -c %s "$out/a/libm.so") bytes) and m.h identical x3"
+      echo "$model $variant: ${files[*]} identical x3 ($(stat -c %s "$out/a/${files[0]}") bytes)"
     done
   done
 }
