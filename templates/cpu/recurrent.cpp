@@ -10,7 +10,8 @@
  *      columns in a second one), then one fused pass over the batch: clip, activations,
  *      peepholes, the cell and hidden update, Y. Steps at or past a batch entry's
  *      sequence_lens keep its state and write zeros to Y.
- *   3. Y_h (and Y_c) get the final state.
+ *   3. Y_h (and Y_c) get the final state; zeros for a batch entry whose sequence_lens is 0 (as
+ *      ONNX Runtime does; the initial state is not passed through).
  * Gate order is ONNX's: LSTM i, o, f, c; GRU z, r, h.
  */
 #include "templates/cpu/recurrent.h"
@@ -254,13 +255,15 @@ template <typename T> int32_t recurrent_kernel(onnxc_rt *rt, void *const *t, con
     const bool reverse = d == 1 || p[kReverse] != 0;
     for (i64 k = 0; k < s.S; ++k)
       step(s, d, reverse ? s.S - 1 - k : k);
-    for (i64 bi = 0; bi < s.B; ++bi)
+    for (i64 bi = 0; bi < s.B; ++bi) {
+      const bool empty = s.len(bi) == 0; /* no last state: zeros, as ONNX Runtime */
       for (i64 j = 0; j < s.H; ++j) {
         if (s.yh)
-          s.yh[s.state_at(d, bi) + j] = s.h[bi * s.H + j];
+          s.yh[s.state_at(d, bi) + j] = empty ? T(0) : s.h[bi * s.H + j];
         if (s.yc)
-          s.yc[s.state_at(d, bi) + j] = s.c[bi * s.H + j];
+          s.yc[s.state_at(d, bi) + j] = empty ? T(0) : s.c[bi * s.H + j];
       }
+    }
   }
   return 0;
 }
