@@ -132,8 +132,7 @@ template <typename T> void start_direction(Rnn<T> &s, i64 d) {
   const i64 rows = s.S * s.B;
   if (rows > kSmallM)
     pack(s.rt, s.pw, w, s.I, gh, s.I);
-  product(s.rt, rows, gh, s.I, s.x, s.I, rows > kSmallM ? s.pw : nullptr, w, s.I, s.xw, gh,
-          s.bias);
+  product(s.rt, rows, gh, s.I, s.x, s.I, rows > kSmallM ? s.pw : nullptr, w, s.I, s.xw, gh, s.bias);
   if (s.B > kSmallM) {
     T *dst = s.pr;
     for (i64 i = 0; i < r_parts(s.p); ++i) {
@@ -164,8 +163,9 @@ template <typename T> void lstm_row(const Rnn<T> &s, const T *xw, const T *hr, T
   for (i64 j = 0; j < H; ++j) {
     const T cp = c[j];
     const T i = s.f(s.cl(xw[j] + hr[j] + (pi ? pi[j] * cp : T(0))));
-    const T fg = s.input_forget ? T(1) - i
-                                : s.f(s.cl(xw[2 * H + j] + hr[2 * H + j] + (pf ? pf[j] * cp : T(0))));
+    const T fg = s.input_forget
+                     ? T(1) - i
+                     : s.f(s.cl(xw[2 * H + j] + hr[2 * H + j] + (pf ? pf[j] * cp : T(0))));
     const T cn = fg * cp + i * s.g(s.cl(xw[3 * H + j] + hr[3 * H + j]));
     const T o = s.f(s.cl(xw[H + j] + hr[H + j] + (po ? po[j] * cn : T(0))));
     c[j] = cn;

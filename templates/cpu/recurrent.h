@@ -7,9 +7,11 @@
 #include <stdint.h>
 
 /* Activation functions of the recurrent ops, in code order (the ONNX names). */
+// clang-format off
 #define ONNXC_RNN_ACTIVATIONS(X)                                                                   \
-  X(Sigmoid) X(Tanh) X(Relu) X(Affine) X(LeakyRelu) X(ThresholdedRelu) X(ScaledTanh)             \
-      X(HardSigmoid) X(Elu) X(Softsign) X(Softplus)
+  X(Sigmoid) X(Tanh) X(Relu) X(Affine) X(LeakyRelu) X(ThresholdedRelu) X(ScaledTanh)              \
+  X(HardSigmoid) X(Elu) X(Softsign) X(Softplus)
+// clang-format on
 
 namespace onnxc_rnn {
 

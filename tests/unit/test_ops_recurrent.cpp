@@ -151,8 +151,7 @@ TEST_CASE("Recurrent ops: errors", "[ops][recurrent]") {
   RecurrentNode acts("LSTM", {x, zeros({1, 12, 4}), zeros({1, 12, 3})}, 1);
   acts.strings("activations", {"Sigmoid", "Tanh"});
   CHECK_THROWS_WITH(acts.infer(), Catch::Contains("activations lists 2 functions"));
-  RecurrentNode bad_len("RNN", {x, zeros({1, 3, 4}), zeros({1, 3, 3}), nullptr,
-                                int32s({2}, {4, 1})},
-                        1);
+  RecurrentNode bad_len("RNN",
+                        {x, zeros({1, 3, 4}), zeros({1, 3, 3}), nullptr, int32s({2}, {4, 1})}, 1);
   CHECK_THROWS_WITH(bad_len.run(), Catch::Contains("sequence_lens has a value outside"));
 }

@@ -8,11 +8,13 @@
 // matched case-insensitively). activation_alpha/beta are consumed in order by the activations
 // that take them (Affine, LeakyRelu, ThresholdedRelu, ScaledTanh, HardSigmoid, Elu), as ONNX
 // Runtime does; where the list runs out the ONNX operator's default applies.
-#include "compiler/ops/op_util.h"
 #include "templates/cpu/recurrent.h"
+#include "compiler/ops/op_util.h"
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
+#include <string_view>
 
 namespace onnxc {
 namespace {
@@ -27,8 +29,7 @@ struct RnnDims {
 void expect_dims(const Node &n, size_t i, const char *what, const std::vector<int64_t> &want) {
   std::vector<int64_t> got = input_dims(n, i);
   if (got != want)
-    node_fail(n, "{} has shape {} but must be {}", what, dims_to_string(got),
-              dims_to_string(want));
+    node_fail(n, "{} has shape {} but must be {}", what, dims_to_string(got), dims_to_string(want));
 }
 
 /// Dims of X (layout-aware), the direction, and the checked shapes of every other input.
@@ -81,12 +82,26 @@ struct ActInfo {
 };
 
 /// Indexed by onnxc_rnn::Act; defaults are those of the ONNX operators of the same name.
-const ActInfo kActs[] = {
-    {"Sigmoid", 0, 0, 0},         {"Tanh", 0, 0, 0},         {"Relu", 0, 0, 0},
-    {"Affine", 2, 1.0, 0.0},      {"LeakyRelu", 1, 0.01, 0}, {"ThresholdedRelu", 1, 1.0, 0},
-    {"ScaledTanh", 2, 1.0, 1.0},  {"HardSigmoid", 2, 0.2, 0.5}, {"Elu", 1, 1.0, 0},
-    {"Softsign", 0, 0, 0},        {"Softplus", 0, 0, 0}};
-static_assert(sizeof(kActs) / sizeof(kActs[0]) == onnxc_rnn::kActCount);
+constexpr ActInfo kActs[] = {{"Sigmoid", 0, 0, 0},        {"Tanh", 0, 0, 0},
+                             {"Relu", 0, 0, 0},           {"Affine", 2, 1.0, 0.0},
+                             {"LeakyRelu", 1, 0.01, 0},   {"ThresholdedRelu", 1, 1.0, 0},
+                             {"ScaledTanh", 2, 1.0, 1.0}, {"HardSigmoid", 2, 0.2, 0.5},
+                             {"Elu", 1, 1.0, 0},          {"Softsign", 0, 0, 0},
+                             {"Softplus", 0, 0, 0}};
+
+/// kActs is in the kernel's code order (ONNXC_RNN_ACTIVATIONS).
+constexpr bool acts_match_kernel() {
+#define ONNXC_RNN_ACT_NAME(name) #name,
+  constexpr std::string_view names[] = {ONNXC_RNN_ACTIVATIONS(ONNXC_RNN_ACT_NAME)};
+#undef ONNXC_RNN_ACT_NAME
+  if (std::size(names) != std::size(kActs) || std::size(names) != onnxc_rnn::kActCount)
+    return false;
+  for (size_t k = 0; k < std::size(names); ++k)
+    if (names[k] != kActs[k].name)
+      return false;
+  return true;
+}
+static_assert(acts_match_kernel());
 
 int64_t act_code(const Node &n, const std::string &name) {
   auto lower = [](std::string s) {
@@ -96,8 +111,9 @@ int64_t act_code(const Node &n, const std::string &name) {
   for (int64_t k = 0; k < onnxc_rnn::kActCount; ++k)
     if (lower(kActs[k].name) == lower(name))
       return k;
-  node_fail(n, "unknown activation '{}' (supported: Sigmoid, Tanh, Relu, Affine, LeakyRelu, "
-               "ThresholdedRelu, ScaledTanh, HardSigmoid, Elu, Softsign, Softplus)",
+  node_fail(n,
+            "unknown activation '{}' (supported: Sigmoid, Tanh, Relu, Affine, LeakyRelu, "
+            "ThresholdedRelu, ScaledTanh, HardSigmoid, Elu, Softsign, Softplus)",
             name);
 }
 
@@ -114,8 +130,9 @@ std::vector<int64_t> activation_params(const Node &n, Cell cell, int64_t dirs) {
   if (a && !a->strings.empty()) {
     names = a->strings;
     if (names.size() != per_dir * static_cast<size_t>(dirs))
-      node_fail(n, "activations lists {} functions but the cell needs {} per direction ({} "
-                   "direction(s))",
+      node_fail(n,
+                "activations lists {} functions but the cell needs {} per direction ({} "
+                "direction(s))",
                 names.size(), per_dir, dirs);
   } else {
     for (int64_t d = 0; d < dirs; ++d)
@@ -147,7 +164,8 @@ bool output_used(const Node &n, size_t i) {
 void infer_rnn(Node &n, Cell cell) {
   const DType dt = input_dtype(n, 0);
   require_dtype(n, dt, {DType::Float, DType::Double});
-  const size_t max_in = cell == onnxc_rnn::kLstm ? 8 : 6, max_out = cell == onnxc_rnn::kLstm ? 3 : 2;
+  const size_t max_in = cell == onnxc_rnn::kLstm ? 8 : 6,
+               max_out = cell == onnxc_rnn::kLstm ? 3 : 2;
   if (n.inputs.size() > max_in || n.outputs.size() > max_out)
     node_fail(n, "has {} inputs and {} outputs; the operator takes at most {} and {}",
               n.inputs.size(), n.outputs.size(), max_in, max_out);
