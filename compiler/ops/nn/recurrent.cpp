@@ -8,6 +8,9 @@
 // matched case-insensitively). activation_alpha/beta are consumed in order by the activations
 // that take them (Affine, LeakyRelu, ThresholdedRelu, ScaledTanh, HardSigmoid, Elu), as ONNX
 // Runtime does; where the list runs out the ONNX operator's default applies.
+// Where ONNX is silent, ONNX Runtime's choices: Y_h and Y_c of a batch entry whose sequence_lens
+// is 0 are zeros; clip applies to the inputs of f and g, not to the cell state. A sequence_lens
+// value outside [0, seq_length] fails the run with a message.
 #include "templates/cpu/recurrent.h"
 #include "compiler/ops/op_util.h"
 
