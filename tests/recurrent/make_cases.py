@@ -6,7 +6,8 @@ For each case: OUT/<case>/model.onnx and OUT/<case>/test_data_set_0/{input,outpu
 bidirectional directions, layout=1, sequence_lens (including 0 and full lengths), initial states,
 peepholes, clip, LSTM's input_forget, GRU's linear_before_reset, every activation with
 activation_alpha/beta, omitted outputs, batches and sequences long enough for the packed GEMM
-path, and double precision. The reference is a plain per-time-step numpy implementation of the
+path, multi-threaded runs (the GEMMs and the gate pass split over threads), and double
+precision. The reference is a plain per-time-step numpy implementation of the
 ONNX operator definitions, computed in float64.
 
 Usage: make_cases.py OUT_DIR [--cell lstm|gru|rnn] [--verify ONNXC]
@@ -127,9 +128,9 @@ def reference(op, attrs, X, W, R, B=None, lens=None, h0=None, c0=None, P=None):
 
 
 def case(name, op, S=3, N=2, I=4, H=5, dtype=np.float32, opset=14, inputs=("B",), outputs=(0, 1, 2),
-         lens=None, **attrs):
+         lens=None, threads=1, **attrs):
     return dict(name=name, op=op, S=S, N=N, I=I, H=H, dtype=dtype, opset=opset, inputs=inputs,
-                outputs=outputs, lens=lens, attrs=attrs)
+                outputs=outputs, lens=lens, threads=threads, attrs=attrs)
 
 
 BI = "bidirectional"
@@ -148,6 +149,8 @@ CASES = [
          activation_alpha=[0.3, 0.8, 0.9, 1.1], activation_beta=[0.4, 0.7, 0.2]),
     case("lstm_packed_batch7", "LSTM", S=6, N=7, I=20, H=19, direction=BI, inputs=ALL_IN,
          lens=[6, 5, 0, 1, 6, 3, 2]),
+    case("lstm_threads_batch40", "LSTM", S=4, N=40, I=8, H=48, direction=BI, threads=4,
+         inputs=ALL_IN, lens=[4, 3, 2, 1, 0] * 8),
     case("lstm_only_y_h", "LSTM", S=4, outputs=(1,), inputs=("B", "h0")),
     case("lstm_only_y_c_no_bias", "LSTM", outputs=(2,), inputs=()),
     case("lstm_double", "LSTM", dtype=np.float64, direction=BI, inputs=ALL_IN, lens=[2, 3]),
@@ -165,6 +168,8 @@ CASES = [
          lens=[5, 4, 3, 2, 1, 5]),
     case("gru_packed_batch6_lbr", "GRU", S=5, N=6, I=9, H=21, linear_before_reset=1,
          inputs=("B", "h0")),
+    case("gru_threads_batch40", "GRU", S=3, N=40, I=8, H=64, threads=4, inputs=("B", "lens", "h0"),
+         lens=[3, 2, 1, 0] * 10),
     case("gru_only_y", "GRU", outputs=(0,), inputs=()),
     case("gru_double", "GRU", dtype=np.float64, direction=BI, inputs=("B", "lens", "h0"),
          lens=[3, 1]),
@@ -178,6 +183,8 @@ CASES = [
          activation_beta=[0.25]),
     case("rnn_thresholded_relu", "RNN", activations=["ThresholdedRelu"], activation_alpha=[0.3]),
     case("rnn_packed_batch5", "RNN", S=7, N=5, I=16, H=40, direction=BI, inputs=("B", "h0")),
+    case("rnn_threads_batch40", "RNN", S=3, N=40, I=8, H=128, threads=4, direction=BI,
+         inputs=("B", "h0")),
     case("rnn_double", "RNN", dtype=np.float64, inputs=("B", "lens"), lens=[1, 3]),
 ]
 
@@ -249,7 +256,8 @@ def main():
         atol = "1e-6" if c["dtype"] == np.float32 else "1e-12"
         r = subprocess.run([args.verify, "verify", os.path.join(case_dir, "model.onnx"),
                             os.path.join(case_dir, "test_data_set_0"), "--atol", atol,
-                            "--rtol", "1e-4" if c["dtype"] == np.float32 else "1e-10"],
+                            "--rtol", "1e-4" if c["dtype"] == np.float32 else "1e-10",
+                            "--threads", str(c["threads"])],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         print(f"{'PASS' if r.returncode == 0 else 'FAIL'} {c['name']}", flush=True)
         if r.returncode != 0:
