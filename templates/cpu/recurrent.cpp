@@ -105,7 +105,7 @@ template <typename T> void pack(onnxc_rt *rt, T *dst, const T *b, i64 K, i64 N, 
     for (i64 pn = lo; pn < hi; ++pn)
       gemm::pack_panel(dst + pn * K * NR, b, K, N, 1, ldb, pn);
   };
-  parallel_for(rt, gemm::ceil_div(N, NR), 1 + 8192 / (K * NR), body);
+  parallel_for(rt, gemm::ceil_div(N, NR), 1 + 8192 / ((K > 0 ? K : 1) * NR), body);
 }
 
 /// Bias, initial state and packed weights of direction d; then the input projection.
