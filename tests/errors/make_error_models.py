@@ -228,6 +228,12 @@ CASES = {
         [helper.make_node("Concat", ["a", "b"], ["y"], name="n0", axis=0)],
         [vi("a", [2, 3]), vi("b", [2, 4])], [vi("y", None)]),
     "gemm_shape_mismatch": lambda: binary("Gemm", (2, 3), (4, 5)),
+    "lstm_weight_shape": lambda: with_consts(
+        "LSTM", [("w", np.zeros((1, 16, 4), np.float32)), ("r", np.zeros((1, 12, 3), np.float32))],
+        x_shape=(3, 2, 4)),
+    "gru_unknown_activation": lambda: with_consts(
+        "GRU", [("w", np.zeros((1, 9, 4), np.float32)), ("r", np.zeros((1, 9, 3), np.float32))],
+        x_shape=(3, 2, 4), activations=["Sigmoid", "Swish"]),
     "conv_kernel_too_big": lambda: model(
         [helper.make_node("Conv", ["x", "w"], ["y"], name="n0")],
         [vi("x", [1, 1, 2, 2])], [vi("y", None)],
