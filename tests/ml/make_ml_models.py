@@ -19,8 +19,9 @@ import onnx
 import onnxruntime as ort
 from onnx import numpy_helper
 from skl2onnx import convert_sklearn
-from skl2onnx.common.data_types import FloatTensorType
-from sklearn import datasets, ensemble, impute, linear_model, pipeline, preprocessing, svm, tree
+from skl2onnx.common.data_types import FloatTensorType, Int64TensorType
+from sklearn import (compose, datasets, ensemble, impute, linear_model, pipeline, preprocessing, svm,
+                     tree)
 
 SEED = 0
 ROWS = 8  # rows in each test data set
@@ -38,11 +39,13 @@ def data(kind, n_features=4, n_classes=3):
     return x, y
 
 
-def skl(model, n_features, zipmap=False):
+def skl(model, n_features, zipmap=False, inputs=None):
+    """skl2onnx export; `inputs` overrides the single float input [None, n_features]."""
     est = model.steps[-1][1] if isinstance(model, pipeline.Pipeline) else model
     opts = {id(est): {"zipmap": zipmap}} if hasattr(est, "predict_proba") else None
-    return convert_sklearn(model, initial_types=[("input", FloatTensorType([None, n_features]))],
-                           target_opset={"": 17, "ai.onnx.ml": 3}, options=opts)
+    inputs = inputs or [("input", FloatTensorType([None, n_features]))]
+    return convert_sklearn(model, initial_types=inputs, target_opset={"": 17, "ai.onnx.ml": 3},
+                           options=opts)
 
 
 def xgb_onnx(model, n_features):
@@ -100,6 +103,45 @@ def cases():
     xn = xc.copy()
     xn[::7, 1] = np.nan
     yield "impute_normalize_binarize_logreg", skl(fit(pre, xn, yc), 4, True), xn
+    yield from svm_cases(xc, yc, xb, yb, xr, yr)
+    yield from encoder_cases(xc, yc)
+
+
+def svm_cases(xc, yc, xb, yb, xr, yr):
+    """SVMClassifier (one-vs-one votes, Platt probabilities) and SVMRegressor (SVR, one-class)."""
+    fit = lambda m, x, y: m.fit(x, y)
+    yield "svc_rbf_proba", skl(fit(svm.SVC(probability=True, random_state=SEED), xc, yc), 4), xc
+    # without probabilities skl2onnx turns the pairwise scores into ovr scores with ZipMap
+    yield "svc_rbf_zipmap", skl(fit(svm.SVC(), xc, yc), 4), xc
+    yield "svc_poly_binary", skl(fit(svm.SVC(kernel="poly", degree=3), xb, yb), 4), xb
+    yield "nusvc_sigmoid_proba_binary", skl(fit(svm.NuSVC(kernel="sigmoid", probability=True,
+                                                          random_state=SEED), xb, yb), 4), xb
+    x4, y4 = data("clf", n_classes=4)
+    yield "svc_linear_proba_4class", skl(fit(svm.SVC(kernel="linear", probability=True,
+                                                      random_state=SEED), x4, y4), 4), x4
+    yield "svr_rbf", skl(fit(svm.SVR(C=100.0), xr, yr), 4), xr
+    yield "svr_linear", skl(fit(svm.SVR(kernel="linear"), xr, yr), 4), xr
+    yield "linear_svr", skl(fit(svm.LinearSVR(random_state=SEED), xr, yr), 4), xr
+    yield "one_class_svm", skl(svm.OneClassSVM(nu=0.2).fit(xc), 4), xc
+
+
+def encoder_cases(xc, yc):
+    """OneHotEncoder on int64 categories, and FeatureVectorizer (skl2onnx joins several inputs of
+    a scaler with it)."""
+    rng = np.random.RandomState(SEED)
+    cats = rng.randint(0, 3, (len(xc), 2))
+    xf = np.hstack([cats, xc[:, :2]]).astype(np.float32)
+    ct = pipeline.make_pipeline(
+        compose.ColumnTransformer([("onehot", preprocessing.OneHotEncoder(), [0, 1]),
+                                   ("num", "passthrough", [2, 3])]),
+        linear_model.LogisticRegression())
+    yield "onehot_column_transformer", skl(ct.fit(xf, yc), 4), xf
+    oh = pipeline.make_pipeline(preprocessing.OneHotEncoder(handle_unknown="ignore"),
+                                linear_model.LogisticRegression()).fit(cats[:, :2] * 2, yc)
+    yield "onehot_int64", skl(oh, 2, inputs=[("input", Int64TensorType([None, 2]))]), cats
+    sc = pipeline.make_pipeline(preprocessing.StandardScaler(), linear_model.LogisticRegression())
+    two = [("a", FloatTensorType([None, 3])), ("b", FloatTensorType([None, 1]))]
+    yield "feature_vectorizer_scaler", skl(sc.fit(xc, yc), 4, inputs=two), [xc[:, :3], xc[:, 3:]]
 
 
 def dense(value, session_output):
@@ -111,6 +153,7 @@ def dense(value, session_output):
 
 
 def write_case(out, name, model, x):
+    """Writes model.onnx and test_data_set_0; `x` is the input array or a list (one per input)."""
     d = os.path.join(out, name)
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(os.path.join(d, "test_data_set_0"))
@@ -120,12 +163,13 @@ def write_case(out, name, model, x):
     model.opset_import.extend(imports)
     onnx.save(model, os.path.join(d, "model.onnx"))
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    x = x[:ROWS]
-    inp = sess.get_inputs()[0]
+    xs = [a[:ROWS] for a in (x if isinstance(x, list) else [x])]  # one array per graph input
+    feeds = {inp.name: a for inp, a in zip(sess.get_inputs(), xs)}
     ds = os.path.join(d, "test_data_set_0")
-    with open(os.path.join(ds, "input_0.pb"), "wb") as f:
-        f.write(numpy_helper.from_array(x, inp.name).SerializeToString())
-    for i, (o, v) in enumerate(zip(sess.get_outputs(), sess.run(None, {inp.name: x}))):
+    for i, (name, a) in enumerate(feeds.items()):
+        with open(os.path.join(ds, f"input_{i}.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(a, name).SerializeToString())
+    for i, (o, v) in enumerate(zip(sess.get_outputs(), sess.run(None, feeds))):
         with open(os.path.join(ds, f"output_{i}.pb"), "wb") as f:
             f.write(numpy_helper.from_array(dense(v, o), o.name).SerializeToString())
 
