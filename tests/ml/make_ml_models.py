@@ -105,6 +105,7 @@ def cases():
     yield "impute_normalize_binarize_logreg", skl(fit(pre, xn, yc), 4, True), xn
     yield from svm_cases(xc, yc, xb, yb, xr, yr)
     yield from encoder_cases(xc, yc)
+    yield from node_cases()
 
 
 def svm_cases(xc, yc, xb, yb, xr, yr):
@@ -142,6 +143,43 @@ def encoder_cases(xc, yc):
     sc = pipeline.make_pipeline(preprocessing.StandardScaler(), linear_model.LogisticRegression())
     two = [("a", FloatTensorType([None, 3])), ("b", FloatTensorType([None, 1]))]
     yield "feature_vectorizer_scaler", skl(sc.fit(xc, yc), 4, inputs=two), [xc[:, :3], xc[:, 3:]]
+
+
+def ml_node_model(name, op, inputs, out_type, **attrs):
+    """A one-node ai.onnx.ml model; `inputs` is [(name, TensorProto type, [dims])]."""
+    from onnx import TensorProto, helper
+    node = helper.make_node(op, [i[0] for i in inputs], ["Y"], domain="ai.onnx.ml", **attrs)
+    graph = helper.make_graph([node], name, [helper.make_tensor_value_info(*i) for i in inputs],
+                              [helper.make_tensor_value_info("Y", out_type, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                   helper.make_opsetid("ai.onnx.ml", 4)])
+
+
+def node_cases():
+    """Single ML nodes no converter emits in these pipelines: LabelEncoder on numbers (a repeated
+    key: ONNX Runtime keeps the first value), a float OneHotEncoder and a FeatureVectorizer that
+    cuts and pads its inputs."""
+    from onnx import TensorProto as T, helper
+    ints = np.array([[1, 5], [3, 2], [5, 5], [0, -7], [3, 1], [2, 2], [1, 1], [9, 3]], np.int64)
+    yield "label_encoder_int_float", ml_node_model(
+        "le", "LabelEncoder", [("X", T.INT64, [None, 2])], T.FLOAT, keys_int64s=[1, 5, 3, 5, -7],
+        values_floats=[0.5, 1.5, 2.5, 3.5, -1.0], default_float=7.25), ints
+    reals = np.array([0.5, np.nan, -2.0, 3.25, 0.5, 8.0, -0.0, 1e9], np.float32)
+    yield "label_encoder_float_int", ml_node_model(
+        "le", "LabelEncoder", [("X", T.FLOAT, [None])], T.INT64, keys_floats=[0.5, np.nan, 3.25, 0.0],
+        values_int64s=[10, 20, 30, 40]), reals
+    yield "label_encoder_tensor_int64_double", ml_node_model(
+        "le", "LabelEncoder", [("X", T.INT64, [None, 2])], T.DOUBLE,
+        keys_tensor=helper.make_tensor("k", T.INT64, [3], [5, 2, 9]),
+        values_tensor=helper.make_tensor("v", T.DOUBLE, [3], [0.125, -3.5, 1e10]),
+        default_tensor=helper.make_tensor("d", T.DOUBLE, [1], [-1.0])), ints
+    fx = np.array([[1.7, -0.5], [4.0, 3.9], [1.0, 2.0], [-3.2, 4.99], [0.0, 1.0], [3.0, 3.0],
+                   [4.5, 1.2], [2.0, -1.0]], np.float32)
+    yield "onehot_float", ml_node_model("oh", "OneHotEncoder", [("X", T.FLOAT, [None, 2])],
+                                        T.FLOAT, cats_int64s=[3, 1, 4, -3], zeros=1), fx
+    fv = ml_node_model("fv", "FeatureVectorizer", [("A", T.INT64, [8, 3]), ("B", T.INT64, [8, 1]),
+                       ("C", T.INT64, [8, 2])], T.FLOAT, inputdimensions=[2, 3, 2])
+    yield "feature_vectorizer_cut_pad", fv, [ints[:, [0, 1, 0]], ints[:, :1], ints]
 
 
 def dense(value, session_output):
