@@ -105,6 +105,7 @@ def cases():
     yield "impute_normalize_binarize_logreg", skl(fit(pre, xn, yc), 4, True), xn
     yield from svm_cases(xc, yc, xb, yb, xr, yr)
     yield from encoder_cases(xc, yc)
+    yield from svm_node_cases()
     yield from node_cases()
 
 
@@ -145,14 +146,45 @@ def encoder_cases(xc, yc):
     yield "feature_vectorizer_scaler", skl(sc.fit(xc, yc), 4, inputs=two), [xc[:, :3], xc[:, 3:]]
 
 
-def ml_node_model(name, op, inputs, out_type, **attrs):
-    """A one-node ai.onnx.ml model; `inputs` is [(name, TensorProto type, [dims])]."""
+def ml_node_model(name, op, inputs, out_type, outputs=("Y",), **attrs):
+    """A one-node ai.onnx.ml model; `inputs` is [(name, TensorProto type, [dims])]; the last
+    output has `out_type`, others (a classifier's label) int64."""
     from onnx import TensorProto, helper
-    node = helper.make_node(op, [i[0] for i in inputs], ["Y"], domain="ai.onnx.ml", **attrs)
+    node = helper.make_node(op, [i[0] for i in inputs], list(outputs), domain="ai.onnx.ml",
+                            **attrs)
+    outs = [helper.make_tensor_value_info(o, TensorProto.INT64, None) for o in outputs[:-1]]
+    outs.append(helper.make_tensor_value_info(outputs[-1], out_type, None))
     graph = helper.make_graph([node], name, [helper.make_tensor_value_info(*i) for i in inputs],
-                              [helper.make_tensor_value_info("Y", out_type, None)])
+                              outs)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
                                                    helper.make_opsetid("ai.onnx.ml", 4)])
+
+
+def svm_node_cases():
+    """SVMClassifier modes the converters above do not produce: liblinear mode (no support
+    vectors, where the kernel is always LINEAR; ONNX Runtime's binary label rule), double input, a post_transform on the pairwise
+    scores of a POLY kernel (degree 2), and an SVMRegressor with a SIGMOID kernel."""
+    from onnx import TensorProto as T
+    rng = np.random.RandomState(SEED)
+    x = rng.normal(0, 1, (ROWS, 3)).astype(np.float32)
+    coef = rng.normal(0, 1, 9).round(3).tolist()
+    yield "svm_classifier_liblinear", ml_node_model(
+        "svm", "SVMClassifier", [("X", T.DOUBLE, [None, 3])], T.FLOAT, outputs=["label", "Y"],
+        classlabels_ints=[3, 7, 9], coefficients=coef, rho=[0.25], post_transform="LOGISTIC",
+        kernel_type="RBF", kernel_params=[0.5, 0.0, 0.0]), x.astype(np.float64)
+    yield "svm_classifier_liblinear_binary", ml_node_model(
+        "svm", "SVMClassifier", [("X", T.FLOAT, [None, 3])], T.FLOAT, outputs=["label", "Y"],
+        classlabels_ints=[4, 6], coefficients=coef[:6], rho=[-0.1], kernel_params=[0.0] * 3), x
+    sv = rng.normal(0, 1, 15).round(3).tolist()  # 5 support vectors: 2, 1, 2 per class
+    yield "svm_classifier_poly_softmax", ml_node_model(
+        "svm", "SVMClassifier", [("X", T.FLOAT, [None, 3])], T.FLOAT, outputs=["label", "Y"],
+        classlabels_ints=[0, 1, 2], vectors_per_class=[2, 1, 2], support_vectors=sv,
+        coefficients=rng.normal(0, 1, 10).round(3).tolist(), rho=[0.1, -0.2, 0.3],
+        kernel_type="POLY", kernel_params=[0.5, 1.0, 2.0], post_transform="SOFTMAX"), x
+    yield "svm_regressor_sigmoid", ml_node_model(
+        "svm", "SVMRegressor", [("X", T.FLOAT, [None, 3])], T.FLOAT, n_supports=5,
+        support_vectors=sv, coefficients=[0.5, -1.0, 0.25, 2.0, -0.75], rho=[0.5],
+        kernel_type="SIGMOID", kernel_params=[0.3, -0.1, 0.0]), x
 
 
 def node_cases():
