@@ -30,6 +30,9 @@ bool is_standard_domain(const std::string &d) {
 std::string needs_non_tensor(const Node &n) {
   if (n.domain != "ai.onnx.ml")
     return {};
+  if (n.op_type == "LabelEncoder" && n.opset < 2)
+    return "LabelEncoder of ai.onnx.ml opset 1 maps strings to int64 (or back), and onnxc has no "
+           "string tensors";
   if (n.op_type == "CategoryMapper")
     return "CategoryMapper maps between strings and int64, and onnxc has no string tensors";
   if (n.op_type == "DictVectorizer" || n.op_type == "CastMap")
@@ -38,7 +41,7 @@ std::string needs_non_tensor(const Node &n) {
 }
 
 std::string why_unsupported(const Node &n) {
-  if (std::string why = needs_non_tensor(n); !n.def && !why.empty())
+  if (std::string why = needs_non_tensor(n); !why.empty())
     return why + " (see docs/SupportedOps.md)";
   if (!n.def && !is_standard_domain(n.domain))
     return fmt::format("operator {} of domain '{}' is a custom operator, which onnxc cannot "

@@ -124,6 +124,10 @@ CASES = {
                                           cats_strings=["a", "b"]),
     "ml_label_encoder_strings": lambda: _ml_node("LabelEncoder", x_type=TensorProto.INT64,
                                                  keys_int64s=[1, 2], values_strings=["a", "b"]),
+    "ml_label_encoder_opset1": lambda: model(
+        [helper.make_node("LabelEncoder", ["x"], ["y"], name="n0", domain="ai.onnx.ml",
+                          classes_strings=["a", "b"], default_string="?")],
+        [vi("x", [2, 3], TensorProto.INT64)], [vi("y", None)], extra_opsets=[("ai.onnx.ml", 1)]),
     "ml_label_encoder_key_type": lambda: _ml_node("LabelEncoder", x_type=TensorProto.INT32,
                                                   keys_int64s=[1, 2], values_int64s=[3, 4]),
     "ml_svm_support_vectors": lambda: _ml_node(

@@ -75,6 +75,36 @@ void check_support_vectors(const Node &n, const Svm &s) {
               s.sv.size(), s.vectors, s.cols);
 }
 
+/// liblinear mode (no support vectors): one coefficient row per class, rho[0], LINEAR kernel.
+void finish_linear_classifier(const Node &n, Svm &s) {
+  s.kernel = kLinear;
+  s.vpc.clear();
+  s.prob_a.clear();
+  s.prob_b.clear();
+  if (s.coef.size() != static_cast<size_t>(s.classes * s.cols))
+    node_fail(n, "'coefficients' has {} values, expected {} classes x {} input features",
+              s.coef.size(), s.classes, s.cols);
+  s.rho.resize(1);
+  s.width = s.classes;
+}
+
+/// Support-vector mode: per-class vectors, (classes-1) coefficient rows, one rho (and prob_a,
+/// prob_b) per class pair.
+void finish_svc_classifier(const Node &n, Svm &s) {
+  if (s.vpc.size() != static_cast<size_t>(s.classes) || s.classes < 2)
+    node_fail(n, "'vectors_per_class' has {} entries for {} class labels (2 or more needed)",
+              s.vpc.size(), s.classes);
+  check_support_vectors(n, s);
+  take(n, "coefficients", s.coef, (s.classes - 1) * s.vectors);
+  take(n, "rho", s.rho, s.pairs());
+  bool proba = !s.prob_a.empty();
+  if (proba) {
+    take(n, "prob_a", s.prob_a, s.pairs());
+    take(n, "prob_b", s.prob_b, s.pairs());
+  }
+  s.width = proba ? s.classes : (s.classes > 2 ? s.pairs() : 2);
+}
+
 Svm read_classifier(const Node &n) {
   refuse_string_labels(n, "classlabels_strings");
   Svm s = read_common(n);
@@ -92,33 +122,13 @@ Svm read_classifier(const Node &n) {
       node_fail(n, "'vectors_per_class' has a negative entry {}", v);
     s.vectors += v;
   }
-  bool proba = !s.prob_a.empty();
-  s.flags = proba ? kHaveProba : 0;
+  s.flags = s.prob_a.empty() ? 0 : kHaveProba;
   if (std::all_of(s.coef.begin(), s.coef.end(), [](double c) { return c >= 0; }))
     s.flags |= kAllPositive;
-  if (s.linear_mode()) {
-    s.kernel = kLinear;
-    s.vpc.clear();
-    s.prob_a.clear();
-    s.prob_b.clear();
-    if (s.coef.size() != static_cast<size_t>(s.classes * s.cols))
-      node_fail(n, "'coefficients' has {} values, expected {} classes x {} input features",
-                s.coef.size(), s.classes, s.cols);
-    s.rho.resize(1);
-    s.width = s.classes;
-    return s;
-  }
-  if (s.vpc.size() != static_cast<size_t>(s.classes) || s.classes < 2)
-    node_fail(n, "'vectors_per_class' has {} entries for {} class labels (2 or more needed)",
-              s.vpc.size(), s.classes);
-  check_support_vectors(n, s);
-  take(n, "coefficients", s.coef, (s.classes - 1) * s.vectors);
-  take(n, "rho", s.rho, s.pairs());
-  if (proba) {
-    take(n, "prob_a", s.prob_a, s.pairs());
-    take(n, "prob_b", s.prob_b, s.pairs());
-  }
-  s.width = proba ? s.classes : (s.classes > 2 ? s.pairs() : 2);
+  if (s.linear_mode())
+    finish_linear_classifier(n, s);
+  else
+    finish_svc_classifier(n, s);
   return s;
 }
 
