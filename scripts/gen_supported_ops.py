@@ -80,10 +80,18 @@ ML_OPS = [
     ("Imputer", "1..5", "float/int64"),
     ("ArrayFeatureExtractor", "1..5", "int64 indices; no strings"),
     ("ZipMap", "1..5", "returns the [N, C] probability matrix (no map type, docs/runtime-api.md)"),
+    ("SVMClassifier", "1..5", "int64 class labels only; all kernel types; prob_a/prob_b "
+     "probabilities; labels by one-vs-one votes as ONNX Runtime"),
+    ("SVMRegressor", "1..5", "SVR and one-class; post_transform NONE only (ONNX Runtime "
+     "ignores it)"),
+    ("OneHotEncoder", "1..5", "cats_int64s only; int32/int64/float/double input"),
+    ("FeatureVectorizer", "1..5", "int32/int64/float/double inputs"),
+    ("LabelEncoder", "2..5", "numeric keys and values (int16/int32/int64/float/double); a "
+     "repeated key keeps its first value, as ONNX Runtime"),
 ]
-ML_MISSING = ("SVMClassifier, SVMRegressor, OneHotEncoder, FeatureVectorizer (not implemented "
-              "yet); LabelEncoder, CategoryMapper, DictVectorizer, CastMap and string class "
-              "labels (they need string, map or sequence tensors, which onnxc does not have)")
+ML_MISSING = ("string keys, values, categories or class labels (LabelEncoder, OneHotEncoder, "
+              "the classifiers), CategoryMapper, DictVectorizer and CastMap: they need string or "
+              "map tensors, which onnxc does not have")
 
 
 def ml_section():

@@ -117,10 +117,35 @@ CASES = {
     "unknown_domain": lambda: model(
         [helper.make_node("Relu", ["x"], ["y"], name="n0", domain="com.example")],
         [vi("x", [2, 3])], [vi("y", None)], extra_opsets=[("com.example", 1)]),
-    "unsupported_ml_op": lambda: model(
-        [helper.make_node("CategoryMapper", ["x"], ["y"], name="n0", domain="ai.onnx.ml",
-                          cats_int64s=[1], cats_strings=["a"])],
-        [vi("x", [2, 3], TensorProto.INT64)], [vi("y", None)], extra_opsets=[("ai.onnx.ml", 3)]),
+    "unsupported_ml_op": lambda: _ml_node("DictVectorizer", int64_vocabulary=[1, 2]),
+    "ml_category_mapper": lambda: _ml_node("CategoryMapper", x_type=TensorProto.INT64,
+                                           cats_int64s=[1], cats_strings=["a"], default_string="?"),
+    "ml_onehot_strings": lambda: _ml_node("OneHotEncoder", x_type=TensorProto.INT64,
+                                          cats_strings=["a", "b"]),
+    "ml_label_encoder_strings": lambda: _ml_node("LabelEncoder", x_type=TensorProto.INT64,
+                                                 keys_int64s=[1, 2], values_strings=["a", "b"]),
+    "ml_label_encoder_opset1": lambda: model(
+        [helper.make_node("LabelEncoder", ["x"], ["y"], name="n0", domain="ai.onnx.ml",
+                          classes_strings=["a", "b"], default_string="?")],
+        [vi("x", [2, 3], TensorProto.INT64)], [vi("y", None)], extra_opsets=[("ai.onnx.ml", 1)]),
+    "ml_label_encoder_key_type": lambda: _ml_node("LabelEncoder", x_type=TensorProto.INT32,
+                                                  keys_int64s=[1, 2], values_int64s=[3, 4]),
+    "ml_svm_support_vectors": lambda: _ml_node(
+        "SVMClassifier", outputs=("label", "scores"), x_shape=[2, 4], classlabels_ints=[0, 1],
+        vectors_per_class=[1, 1], support_vectors=[0.5] * 7, coefficients=[1.0, -1.0],
+        rho=[0.0], kernel_type="RBF", kernel_params=[0.5, 0.0, 3.0]),
+    "ml_svm_kernel_type": lambda: _ml_node("SVMRegressor", kernel_type="CUBIC", n_supports=0,
+                                           coefficients=[1.0, 2.0, 3.0], rho=[0.0]),
+    "ml_feature_vectorizer_dims": lambda: model(
+        [helper.make_node("FeatureVectorizer", ["a", "b"], ["y"], name="n0", domain="ai.onnx.ml",
+                          inputdimensions=[3])],
+        [vi("a", [2, 3]), vi("b", [2, 1])], [vi("y", None)], extra_opsets=[("ai.onnx.ml", 3)]),
+    # A constant input: folding runs the kernel at compile time, and its failure is reported.
+    "ml_onehot_unknown_category": lambda: model(
+        [helper.make_node("OneHotEncoder", ["c"], ["y"], name="n0", domain="ai.onnx.ml",
+                          cats_int64s=[1, 2], zeros=0)],
+        [], [vi("y", None)], [const("c", np.array([1, 5], np.int64))],
+        extra_opsets=[("ai.onnx.ml", 3)]),
     "ml_string_labels": lambda: _tree_classifier(classlabels_strings=["a", "b"]),
     "ml_tree_cycle": lambda: _tree_classifier(classlabels_int64s=[0, 1], cycle=True),
     "opset_too_new": lambda: model([helper.make_node("Relu", ["x"], ["y"], name="n0")],
@@ -255,6 +280,13 @@ CASES = {
     # A valid model, for the cases about bad command lines.
     "valid": valid,
 }
+
+
+def _ml_node(op, outputs=("y",), x_shape=(2, 3), x_type=F, **attrs):
+    """x -> one ai.onnx.ml node -> outputs."""
+    node = helper.make_node(op, ["x"], list(outputs), name="n0", domain="ai.onnx.ml", **attrs)
+    return model([node], [vi("x", list(x_shape), x_type)], [vi(o, None) for o in outputs],
+                 extra_opsets=[("ai.onnx.ml", 3)])
 
 
 def _tree_classifier(cycle=False, **labels):

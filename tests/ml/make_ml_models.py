@@ -19,8 +19,9 @@ import onnx
 import onnxruntime as ort
 from onnx import numpy_helper
 from skl2onnx import convert_sklearn
-from skl2onnx.common.data_types import FloatTensorType
-from sklearn import datasets, ensemble, impute, linear_model, pipeline, preprocessing, svm, tree
+from skl2onnx.common.data_types import FloatTensorType, Int64TensorType
+from sklearn import (compose, datasets, ensemble, impute, linear_model, pipeline, preprocessing, svm,
+                     tree)
 
 SEED = 0
 ROWS = 8  # rows in each test data set
@@ -38,11 +39,13 @@ def data(kind, n_features=4, n_classes=3):
     return x, y
 
 
-def skl(model, n_features, zipmap=False):
+def skl(model, n_features, zipmap=False, inputs=None):
+    """skl2onnx export; `inputs` overrides the single float input [None, n_features]."""
     est = model.steps[-1][1] if isinstance(model, pipeline.Pipeline) else model
     opts = {id(est): {"zipmap": zipmap}} if hasattr(est, "predict_proba") else None
-    return convert_sklearn(model, initial_types=[("input", FloatTensorType([None, n_features]))],
-                           target_opset={"": 17, "ai.onnx.ml": 3}, options=opts)
+    inputs = inputs or [("input", FloatTensorType([None, n_features]))]
+    return convert_sklearn(model, initial_types=inputs, target_opset={"": 17, "ai.onnx.ml": 3},
+                           options=opts)
 
 
 def xgb_onnx(model, n_features):
@@ -100,6 +103,115 @@ def cases():
     xn = xc.copy()
     xn[::7, 1] = np.nan
     yield "impute_normalize_binarize_logreg", skl(fit(pre, xn, yc), 4, True), xn
+    yield from svm_cases(xc, yc, xb, yb, xr, yr)
+    yield from encoder_cases(xc, yc)
+    yield from svm_node_cases()
+    yield from node_cases()
+
+
+def svm_cases(xc, yc, xb, yb, xr, yr):
+    """SVMClassifier (one-vs-one votes, Platt probabilities) and SVMRegressor (SVR, one-class)."""
+    fit = lambda m, x, y: m.fit(x, y)
+    yield "svc_rbf_proba", skl(fit(svm.SVC(probability=True, random_state=SEED), xc, yc), 4), xc
+    # without probabilities skl2onnx turns the pairwise scores into ovr scores with ZipMap
+    yield "svc_rbf_zipmap", skl(fit(svm.SVC(), xc, yc), 4), xc
+    yield "svc_poly_binary", skl(fit(svm.SVC(kernel="poly", degree=3), xb, yb), 4), xb
+    yield "nusvc_sigmoid_proba_binary", skl(fit(svm.NuSVC(kernel="sigmoid", probability=True,
+                                                          random_state=SEED), xb, yb), 4), xb
+    x4, y4 = data("clf", n_classes=4)
+    yield "svc_linear_proba_4class", skl(fit(svm.SVC(kernel="linear", probability=True,
+                                                      random_state=SEED), x4, y4), 4), x4
+    yield "svr_rbf", skl(fit(svm.SVR(C=100.0), xr, yr), 4), xr
+    yield "svr_linear", skl(fit(svm.SVR(kernel="linear"), xr, yr), 4), xr
+    yield "linear_svr", skl(fit(svm.LinearSVR(random_state=SEED), xr, yr), 4), xr
+    yield "one_class_svm", skl(svm.OneClassSVM(nu=0.2).fit(xc), 4), xc
+
+
+def encoder_cases(xc, yc):
+    """OneHotEncoder on int64 categories, and FeatureVectorizer (skl2onnx joins several inputs of
+    a scaler with it)."""
+    rng = np.random.RandomState(SEED)
+    cats = rng.randint(0, 3, (len(xc), 2))
+    xf = np.hstack([cats, xc[:, :2]]).astype(np.float32)
+    ct = pipeline.make_pipeline(
+        compose.ColumnTransformer([("onehot", preprocessing.OneHotEncoder(), [0, 1]),
+                                   ("num", "passthrough", [2, 3])]),
+        linear_model.LogisticRegression())
+    yield "onehot_column_transformer", skl(ct.fit(xf, yc), 4), xf
+    oh = pipeline.make_pipeline(preprocessing.OneHotEncoder(handle_unknown="ignore"),
+                                linear_model.LogisticRegression()).fit(cats[:, :2] * 2, yc)
+    yield "onehot_int64", skl(oh, 2, inputs=[("input", Int64TensorType([None, 2]))]), cats
+    sc = pipeline.make_pipeline(preprocessing.StandardScaler(), linear_model.LogisticRegression())
+    two = [("a", FloatTensorType([None, 3])), ("b", FloatTensorType([None, 1]))]
+    yield "feature_vectorizer_scaler", skl(sc.fit(xc, yc), 4, inputs=two), [xc[:, :3], xc[:, 3:]]
+
+
+def ml_node_model(name, op, inputs, out_type, outputs=("Y",), **attrs):
+    """A one-node ai.onnx.ml model; `inputs` is [(name, TensorProto type, [dims])]; the last
+    output has `out_type`, others (a classifier's label) int64."""
+    from onnx import TensorProto, helper
+    node = helper.make_node(op, [i[0] for i in inputs], list(outputs), domain="ai.onnx.ml",
+                            **attrs)
+    outs = [helper.make_tensor_value_info(o, TensorProto.INT64, None) for o in outputs[:-1]]
+    outs.append(helper.make_tensor_value_info(outputs[-1], out_type, None))
+    graph = helper.make_graph([node], name, [helper.make_tensor_value_info(*i) for i in inputs],
+                              outs)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                   helper.make_opsetid("ai.onnx.ml", 4)])
+
+
+def svm_node_cases():
+    """SVMClassifier modes the converters above do not produce: liblinear mode (no support
+    vectors, where the kernel is always LINEAR; ONNX Runtime's binary label rule), double input, a post_transform on the pairwise
+    scores of a POLY kernel (degree 2), and an SVMRegressor with a SIGMOID kernel."""
+    from onnx import TensorProto as T
+    rng = np.random.RandomState(SEED)
+    x = rng.normal(0, 1, (ROWS, 3)).astype(np.float32)
+    coef = rng.normal(0, 1, 9).round(3).tolist()
+    yield "svm_classifier_liblinear", ml_node_model(
+        "svm", "SVMClassifier", [("X", T.DOUBLE, [None, 3])], T.FLOAT, outputs=["label", "Y"],
+        classlabels_ints=[3, 7, 9], coefficients=coef, rho=[0.25], post_transform="LOGISTIC",
+        kernel_type="RBF", kernel_params=[0.5, 0.0, 0.0]), x.astype(np.float64)
+    yield "svm_classifier_liblinear_binary", ml_node_model(
+        "svm", "SVMClassifier", [("X", T.FLOAT, [None, 3])], T.FLOAT, outputs=["label", "Y"],
+        classlabels_ints=[4, 6], coefficients=coef[:6], rho=[-0.1], kernel_params=[0.0] * 3), x
+    sv = rng.normal(0, 1, 15).round(3).tolist()  # 5 support vectors: 2, 1, 2 per class
+    yield "svm_classifier_poly_softmax", ml_node_model(
+        "svm", "SVMClassifier", [("X", T.FLOAT, [None, 3])], T.FLOAT, outputs=["label", "Y"],
+        classlabels_ints=[0, 1, 2], vectors_per_class=[2, 1, 2], support_vectors=sv,
+        coefficients=rng.normal(0, 1, 10).round(3).tolist(), rho=[0.1, -0.2, 0.3],
+        kernel_type="POLY", kernel_params=[0.5, 1.0, 2.0], post_transform="SOFTMAX"), x
+    yield "svm_regressor_sigmoid", ml_node_model(
+        "svm", "SVMRegressor", [("X", T.FLOAT, [None, 3])], T.FLOAT, n_supports=5,
+        support_vectors=sv, coefficients=[0.5, -1.0, 0.25, 2.0, -0.75], rho=[0.5],
+        kernel_type="SIGMOID", kernel_params=[0.3, -0.1, 0.0]), x
+
+
+def node_cases():
+    """Single ML nodes no converter emits in these pipelines: LabelEncoder on numbers (a repeated
+    key: ONNX Runtime keeps the first value), a float OneHotEncoder and a FeatureVectorizer that
+    cuts and pads its inputs."""
+    from onnx import TensorProto as T, helper
+    ints = np.array([[1, 5], [3, 2], [5, 5], [0, -7], [3, 1], [2, 2], [1, 1], [9, 3]], np.int64)
+    yield "label_encoder_int_float", ml_node_model(
+        "le", "LabelEncoder", [("X", T.INT64, [None, 2])], T.FLOAT, keys_int64s=[1, 5, 3, 5, -7],
+        values_floats=[0.5, 1.5, 2.5, 3.5, -1.0], default_float=7.25), ints
+    reals = np.array([0.5, np.nan, -2.0, 3.25, 0.5, 8.0, -0.0, 1e9], np.float32)
+    yield "label_encoder_float_int", ml_node_model(
+        "le", "LabelEncoder", [("X", T.FLOAT, [None])], T.INT64, keys_floats=[0.5, np.nan, 3.25, 0.0],
+        values_int64s=[10, 20, 30, 40]), reals
+    yield "label_encoder_tensor_int64_double", ml_node_model(
+        "le", "LabelEncoder", [("X", T.INT64, [None, 2])], T.DOUBLE,
+        keys_tensor=helper.make_tensor("k", T.INT64, [3], [5, 2, 9]),
+        values_tensor=helper.make_tensor("v", T.DOUBLE, [3], [0.125, -3.5, 1e10]),
+        default_tensor=helper.make_tensor("d", T.DOUBLE, [1], [-1.0])), ints
+    fx = np.array([[1.7, -0.5], [4.0, 3.9], [1.0, 2.0], [-3.2, 4.99], [0.0, 1.0], [3.0, 3.0],
+                   [4.5, 1.2], [2.0, -1.0]], np.float32)
+    yield "onehot_float", ml_node_model("oh", "OneHotEncoder", [("X", T.FLOAT, [None, 2])],
+                                        T.FLOAT, cats_int64s=[3, 1, 4, -3], zeros=1), fx
+    fv = ml_node_model("fv", "FeatureVectorizer", [("A", T.INT64, [8, 3]), ("B", T.INT64, [8, 1]),
+                       ("C", T.INT64, [8, 2])], T.FLOAT, inputdimensions=[2, 3, 2])
+    yield "feature_vectorizer_cut_pad", fv, [ints[:, [0, 1, 0]], ints[:, :1], ints]
 
 
 def dense(value, session_output):
@@ -111,6 +223,7 @@ def dense(value, session_output):
 
 
 def write_case(out, name, model, x):
+    """Writes model.onnx and test_data_set_0; `x` is the input array or a list (one per input)."""
     d = os.path.join(out, name)
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(os.path.join(d, "test_data_set_0"))
@@ -120,12 +233,13 @@ def write_case(out, name, model, x):
     model.opset_import.extend(imports)
     onnx.save(model, os.path.join(d, "model.onnx"))
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    x = x[:ROWS]
-    inp = sess.get_inputs()[0]
+    xs = [a[:ROWS] for a in (x if isinstance(x, list) else [x])]  # one array per graph input
+    feeds = {inp.name: a for inp, a in zip(sess.get_inputs(), xs)}
     ds = os.path.join(d, "test_data_set_0")
-    with open(os.path.join(ds, "input_0.pb"), "wb") as f:
-        f.write(numpy_helper.from_array(x, inp.name).SerializeToString())
-    for i, (o, v) in enumerate(zip(sess.get_outputs(), sess.run(None, {inp.name: x}))):
+    for i, (name, a) in enumerate(feeds.items()):
+        with open(os.path.join(ds, f"input_{i}.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(a, name).SerializeToString())
+    for i, (o, v) in enumerate(zip(sess.get_outputs(), sess.run(None, feeds))):
         with open(os.path.join(ds, f"output_{i}.pb"), "wb") as f:
             f.write(numpy_helper.from_array(dense(v, o), o.name).SerializeToString())
 

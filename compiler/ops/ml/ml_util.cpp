@@ -80,6 +80,31 @@ void refuse_string_labels(const Node &n, const std::string &attr) {
               attr);
 }
 
+void refuse_strings(const Node &n, const std::string &what) {
+  node_fail(n,
+            "string {} are not supported: onnxc has no string tensors; encode strings as "
+            "integers before the model (e.g. sklearn's OrdinalEncoder) and re-export",
+            what);
+}
+
+int64_t ml_type_code(const Node &n, DType t) {
+  switch (t) {
+  case DType::Float:
+    return 0;
+  case DType::Double:
+    return 1;
+  case DType::Int64:
+    return 2;
+  case DType::Int32:
+    return 3;
+  case DType::Int16:
+    return 4;
+  default:
+    node_fail(n, "element type {} is not supported here (int16, int32, int64, float, double)",
+              dtype_name(t));
+  }
+}
+
 void push_reals(std::vector<int64_t> &params, const std::vector<double> &v) {
   for (double x : v)
     params.push_back(param_f64(x));

@@ -38,6 +38,12 @@ void require_real_input(const Node &n, size_t i);
 /// Throws naming the node if the classifier has string class labels (attribute `attr`), which
 /// onnxc does not support: labels must be int64.
 void refuse_string_labels(const Node &n, const std::string &attr);
+/// Throws naming the node: string `what` (e.g. "categories ('cats_strings')") are not
+/// supported because onnxc has no string tensors.
+[[noreturn]] void refuse_strings(const Node &n, const std::string &what);
+/// Element-type code of the encoder kernels (templates/cpu/ml_encode.cpp): 0 float, 1 double,
+/// 2 int64, 3 int32, 4 int16; throws naming the node for other types.
+int64_t ml_type_code(const Node &n, DType t);
 /// Appends `v` as params with param_f64.
 void push_reals(std::vector<int64_t> &params, const std::vector<double> &v);
 

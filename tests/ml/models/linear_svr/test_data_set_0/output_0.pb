@@ -1,0 +1,1 @@
+BvariableJ ‹à ÂvÑ…AgX;ÀhHÂZXÁmûA'B1TòÀ

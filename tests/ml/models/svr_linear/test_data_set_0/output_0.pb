@@ -1,0 +1,1 @@
+BvariableJ ¨ó ÂA˜…AİË6ÀQ`HÂÉhXÁÛsüA•t'Bº®ñÀ

@@ -1,0 +1,1 @@
+BvariableJ !'ÂR%}Ad›CÀdåNÂ–©eÁíBşt'B’øÁ
