@@ -86,8 +86,8 @@ void fold_into_conv(Graph &g, Node &conv, const ChannelAffine &a) {
   const size_t M = a.s.size(), per = w.size() / M;
   for (size_t i = 0; i < w.size(); ++i)
     w[i] *= a.s[i / per];
-  std::vector<double> b = conv.input(2) ? to_doubles(*conv.inputs[2]->constant)
-                                        : std::vector<double>(M, 0.0);
+  std::vector<double> b =
+      conv.input(2) ? to_doubles(*conv.inputs[2]->constant) : std::vector<double>(M, 0.0);
   for (size_t m = 0; m < M; ++m)
     b[m] = b[m] * a.s[m] + a.t[m];
   const DType dt = wt.dtype();

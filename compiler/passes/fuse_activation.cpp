@@ -63,8 +63,7 @@ std::optional<Activation> unary_activation(Node &user) {
   if (op == "LeakyRelu")
     return Activation{op, attr_float(user, "alpha", 0.01f), 0, {&user}};
   if (op == "HardSigmoid")
-    return Activation{op, attr_float(user, "alpha", 0.2f), attr_float(user, "beta", 0.5f),
-                      {&user}};
+    return Activation{op, attr_float(user, "alpha", 0.2f), attr_float(user, "beta", 0.5f), {&user}};
   if (op == "Clip")
     return clip_activation(user);
   return std::nullopt;

@@ -32,8 +32,8 @@ void take_over_output(Node &producer, Node &consumer) {
 
 void set_constant_input(Graph &g, Node &n, size_t slot, Tensor t) {
   std::string base = n.input(slot) ? n.input(slot)->name : n.outputs[0]->name + "_bias";
-  Value *c = g.add_constant(g.unique_name(base + "_folded"),
-                            std::make_shared<const Tensor>(std::move(t)));
+  Value *c =
+      g.add_constant(g.unique_name(base + "_folded"), std::make_shared<const Tensor>(std::move(t)));
   g.initializers.push_back(c);
   g.set_input(&n, slot, c);
 }

@@ -17,12 +17,12 @@ namespace onnxc_k {
 enum ActKind : i64 {
   kActNone = 0,
   kActRelu = 1,
-  kActClip = 2,        /* a = min, b = max (+-inf when absent) */
-  kActLeakyRelu = 3,   /* a = alpha */
+  kActClip = 2,      /* a = min, b = max (+-inf when absent) */
+  kActLeakyRelu = 3, /* a = alpha */
   kActSigmoid = 4,
   kActHardSigmoid = 5, /* a = alpha, b = beta */
   kActHardSwish = 6,
-  kActSilu = 7,        /* x * Sigmoid(x) */
+  kActSilu = 7, /* x * Sigmoid(x) */
 };
 
 /// An activation with its parameters converted to T once.

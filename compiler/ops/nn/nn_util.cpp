@@ -83,9 +83,12 @@ std::vector<int64_t> window_params(const Node &n, const Window &w) {
 
 int64_t activation_kind(const std::string &name) {
   static const std::pair<const char *, int64_t> kinds[] = {
-      {"Relu", onnxc_k::kActRelu},       {"Clip", onnxc_k::kActClip},
-      {"LeakyRelu", onnxc_k::kActLeakyRelu}, {"Sigmoid", onnxc_k::kActSigmoid},
-      {"HardSigmoid", onnxc_k::kActHardSigmoid}, {"HardSwish", onnxc_k::kActHardSwish},
+      {"Relu", onnxc_k::kActRelu},
+      {"Clip", onnxc_k::kActClip},
+      {"LeakyRelu", onnxc_k::kActLeakyRelu},
+      {"Sigmoid", onnxc_k::kActSigmoid},
+      {"HardSigmoid", onnxc_k::kActHardSigmoid},
+      {"HardSwish", onnxc_k::kActHardSwish},
       {"Silu", onnxc_k::kActSilu}};
   for (const auto &[n, k] : kinds)
     if (name == n)
@@ -100,9 +103,9 @@ std::vector<int64_t> activation_params(const Node &n) {
   const int64_t kind = activation_kind(name);
   if (kind < 0)
     node_fail(n, "unknown fused activation '{}'", name);
-  std::vector<float> ab = has_attr(n, kActivationParamsAttr)
-                              ? attr_floats(n, kActivationParamsAttr)
-                              : std::vector<float>{};
+  std::vector<float> ab;
+  if (has_attr(n, kActivationParamsAttr))
+    ab = attr_floats(n, kActivationParamsAttr);
   ab.resize(2, 0.0f);
   return {kind, param_f64(ab[0]), param_f64(ab[1])};
 }
