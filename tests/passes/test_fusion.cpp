@@ -274,7 +274,7 @@ TEST_CASE("fusion leaves shared outputs, graph outputs and non-per-channel opera
   CHECK(computed_clip->g.nodes.size() == 2);
 }
 
-TEST_CASE("--disable-pass switches fusion passes off and rejects other names") {
+TEST_CASE("pipeline: --disable-pass switches fusion passes off and rejects other names") {
   PipelineOptions o;
   CHECK(pass_enabled(o, "fold-batchnorm"));
   o.disabled_passes = {"fuse-activation"};
