@@ -164,8 +164,7 @@ void conv_direct(onnxc_rt *rt, const ConvGeom &g, const T *x, const T *w, const 
             }
           }
           if (act.kind != kActNone) /* the row is final and still in L1 */
-            for (i64 ow = 0; ow < g.out[2]; ++ow)
-              yr[ow] = act(yr[ow]);
+            apply_act(act, yr, g.out[2], 1);
         }
     }
   };

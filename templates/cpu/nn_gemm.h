@@ -105,22 +105,23 @@ inline void micro(const Problem<T> &p, i64 i0, i64 j0, i64 cols, i64 k0, i64 kc)
       acc[i] += a[i * rsa + k * csa] * bv;
   }
   const bool last = k0 + kc >= p.K;
-  auto fin = [&](T v) { return last ? p.act(v) : v; };
   for (int i = 0; i < MR; ++i) {
     T r[NR];
     __builtin_memcpy(r, &acc[i], sizeof r);
     T *y = p.y + (i0 + i) * p.rsy + j0 * p.csy;
     if (k0 > 0) {
       for (i64 j = 0; j < cols; ++j)
-        y[j * p.csy] = fin(y[j * p.csy] + p.alpha * r[j]);
+        y[j * p.csy] += p.alpha * r[j];
     } else if (p.c) {
       const T *c = p.c + (i0 + i) * p.rsc + j0 * p.csc;
       for (i64 j = 0; j < cols; ++j)
-        y[j * p.csy] = fin(p.alpha * r[j] + p.beta * c[j * p.csc]);
+        y[j * p.csy] = p.alpha * r[j] + p.beta * c[j * p.csc];
     } else {
       for (i64 j = 0; j < cols; ++j)
-        y[j * p.csy] = fin(p.alpha * r[j]);
+        y[j * p.csy] = p.alpha * r[j];
     }
+    if (last && p.act.kind != kActNone) /* the row segment is final and in L1 */
+      apply_act(p.act, y, cols, p.csy);
   }
 }
 
