@@ -68,9 +68,11 @@ const Attribute *Node::attr(const std::string &n) const {
 
 std::string Node::describe() const {
   std::string op = domain.empty() ? op_type : domain + "." + op_type;
-  if (name.empty())
-    return fmt::format("node #{} ({})", index, op);
-  return fmt::format("node '{}' ({}, #{})", name, op, index);
+  std::string s = name.empty() ? fmt::format("node #{} ({})", index, op)
+                               : fmt::format("node '{}' ({}, #{})", name, op, index);
+  if (const Attribute *f = attr(kFusedNodesAttr); f && !f->strings.empty())
+    s += fmt::format(" fused with {}", fmt::join(f->strings, " and "));
+  return s;
 }
 
 Value *Graph::add_value(std::string name, Type type) {

@@ -109,6 +109,10 @@ struct Attribute {
 };
 std::string_view attribute_kind_name(Attribute::Kind k);
 
+/// Attribute (Strings) naming, by describe(), the nodes a fusion pass merged into a node; its
+/// describe() mentions them, so messages still name the model's own nodes.
+inline constexpr char kFusedNodesAttr[] = "onnxc.fused";
+
 class Node {
 public:
   std::string name;   ///< ONNX node name (may be empty)
@@ -124,7 +128,8 @@ public:
   Value *input(size_t i) const { return i < inputs.size() ? inputs[i] : nullptr; }
   bool has_input(size_t i) const { return input(i) != nullptr; }
   const Attribute *attr(const std::string &n) const;
-  /// "node 'conv1' (Conv, #3)" — how messages refer to a node.
+  /// "node 'conv1' (Conv, #3)" — how messages refer to a node; nodes fused into it are
+  /// appended: "node 'conv1' (Conv, #3) fused with node 'relu1' (Relu, #4)".
   std::string describe() const;
 };
 

@@ -13,7 +13,10 @@ std::string print_attr(const Attribute &a, int indent) {
   case K::String: return fmt::format("\"{}\"", a.s);
   case K::Floats: return fmt::format("[{}]", fmt::join(a.floats, ","));
   case K::Ints: return fmt::format("[{}]", fmt::join(a.ints, ","));
-  case K::Strings: return fmt::format("[{} strings]", a.strings.size());
+  case K::Strings:
+    if (a.strings.empty() || a.strings.size() > 4)
+      return fmt::format("[{} strings]", a.strings.size());
+    return fmt::format("[\"{}\"]", fmt::join(a.strings, "\",\""));
   case K::Tensor:
     return a.t ? fmt::format("tensor<{}[{}]>", dtype_name(a.t->dtype()), dims_to_string(a.t->shape()))
                : "tensor<?>";

@@ -3,7 +3,9 @@
 #include "compiler/ir/printer.h"
 #include "compiler/passes/check_supported.h"
 #include "compiler/passes/eliminate_dead_code.h"
+#include "compiler/passes/fold_batchnorm.h"
 #include "compiler/passes/fold_constants.h"
+#include "compiler/passes/fuse_activation.h"
 #include "compiler/passes/verify_graph.h"
 
 #include <chrono>
@@ -19,6 +21,8 @@ public:
       : g_(g), o_(o), timings_(t), log_(o.log ? *o.log : std::cerr) {}
 
   template <typename F> void operator()(const std::string &name, F &&pass) {
+    if (!pass_enabled(o_, name))
+      return;
     auto start = std::chrono::steady_clock::now();
     pass();
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -40,20 +44,50 @@ private:
 } // namespace
 
 std::vector<std::string> pipeline_pass_names() {
-  return {"check-supported", "bind-shapes", "infer-shapes", "fold-constants", "dce",
-          "plan-memory"};
+  return {"check-supported", "bind-shapes",     "infer-shapes", "fold-constants",
+          "fold-batchnorm",  "fuse-activation", "dce",          "plan-memory"};
 }
+
+std::vector<std::string> optional_pass_names() { return {"fold-batchnorm", "fuse-activation"}; }
+
+bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
+  auto optional = optional_pass_names();
+  if (std::find(optional.begin(), optional.end(), pass) == optional.end())
+    return true;
+  for (const std::string &d : opts.disabled_passes)
+    if (d == pass || d == "all-fusion")
+      return false;
+  return true;
+}
+
+namespace {
+
+/// Rejects unknown names in --print-after and --disable-pass.
+void check_pass_names(const PipelineOptions &opts) {
+  auto names = pipeline_pass_names();
+  if (!opts.print_after.empty() && opts.print_after != "all" &&
+      std::find(names.begin(), names.end(), opts.print_after) == names.end())
+    fail("--print-after={}: no such pass (passes: {})", opts.print_after, fmt::join(names, ", "));
+  auto optional = optional_pass_names();
+  for (const std::string &d : opts.disabled_passes) {
+    if (d == "all-fusion" || std::find(optional.begin(), optional.end(), d) != optional.end())
+      continue;
+    if (std::find(names.begin(), names.end(), d) != names.end())
+      fail("--disable-pass={}: this pass is required and cannot be disabled (optional passes: "
+           "{}, all-fusion)",
+           d, fmt::join(optional, ", "));
+    fail("--disable-pass={}: no such pass (optional passes: {}, all-fusion)", d,
+         fmt::join(optional, ", "));
+  }
+}
+
+} // namespace
 
 ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
                            std::vector<PassTiming> *timings) {
   Graph &g = *m.graph;
   PassRunner run(g, opts, timings);
-  if (!opts.print_after.empty() && opts.print_after != "all") {
-    auto names = pipeline_pass_names();
-    if (std::find(names.begin(), names.end(), opts.print_after) == names.end())
-      fail("--print-after={}: no such pass (passes: {})", opts.print_after,
-           fmt::join(names, ", "));
-  }
+  check_pass_names(opts);
   // Every op must be implemented before anything else looks at the graph.
   run("check-supported", [&] { check_supported_ops(g); });
   // Symbolic input dims are bound by --shape/--dim; all shapes become static from here on.
@@ -62,6 +96,10 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   run("infer-shapes", [&] { infer_shapes(g, opts.infer); });
   // Nodes whose outputs are all known become weights.
   run("fold-constants", [&] { fold_constants(g); });
+  // Conv/Gemm followed by BatchNormalization or a per-channel Mul/Add: folded into the weights.
+  run("fold-batchnorm", [&] { fold_batchnorm(g); });
+  // Conv/Gemm followed by an activation: one node, the activation applied as the tile is stored.
+  run("fuse-activation", [&] { fuse_activation(g); });
   // Nodes that no graph output depends on are removed.
   run("dce", [&] { eliminate_dead_code(g); });
   // Lower to kernel calls; place every intermediate tensor in one arena by liveness.

@@ -18,6 +18,9 @@ struct PipelineOptions {
   InferOptions infer;
   PlanOptions plan;
   std::string print_after;  ///< pass name, or "all": dump the IR after it
+  /// Optional passes not to run (--disable-pass): names from optional_pass_names(), or
+  /// "all-fusion" for every fusion pass.
+  std::vector<std::string> disabled_passes;
   bool time_passes = false; ///< print a table of pass timings
 #ifndef NDEBUG
   bool verify_each = true;  ///< run the IR verifier after every pass
@@ -34,6 +37,12 @@ struct PassTiming {
 
 /// The names of the passes, in order (for --print-after and docs).
 std::vector<std::string> pipeline_pass_names();
+
+/// The passes that --disable-pass accepts (optimisations; the others are needed to compile).
+std::vector<std::string> optional_pass_names();
+
+/// Whether `pass` runs under opts (false if disabled by name or by "all-fusion").
+bool pass_enabled(const PipelineOptions &opts, const std::string &pass);
 
 /// Runs every pass on m.graph and returns the plan for a backend. Throws Error.
 ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,

@@ -5,9 +5,12 @@
  *      axpy per kernel tap over the output row (vectorises for stride 1);
  *   2: pointwise — 1x1 kernel, stride 1, no padding: the input plane is the GEMM's B as is.
  * params {N, C, M, group, algo, has_bias, in[3], out[3], k[3], stride[3], pad_begin[3],
- *         dilation[3], pad_end[3]} (leading spatial dims padded with 1)
+ *         dilation[3], pad_end[3], act_kind, act_a (f64), act_b (f64)} (leading spatial dims
+ *         padded with 1; act: a fused activation, templates/cpu/activation.h, applied to each
+ *         output element when it is final)
  * tensors {X, W, B (may be null), Y, scratch (algo 0 and 2: one packed K x N matrix)}.
  */
+#include "templates/cpu/activation.h"
 #include "templates/cpu/kernel_abi.h"
 #include "templates/cpu/nn_gemm.h"
 #include "templates/cpu/types.h"
@@ -18,6 +21,8 @@ namespace {
 struct ConvGeom {
   i64 N, C, M, G, algo, has_bias;
   i64 in[3], out[3], k[3], s[3], p[3], d[3];
+  i64 act_kind;
+  double act_a, act_b;
   i64 in_size() const { return in[0] * in[1] * in[2]; }
   i64 out_size() const { return out[0] * out[1] * out[2]; }
   i64 k_size() const { return k[0] * k[1] * k[2]; }
@@ -30,6 +35,7 @@ ConvGeom read_geom(const i64 *p) {
     g.in[i] = p[6 + i], g.out[i] = p[9 + i], g.k[i] = p[12 + i];
     g.s[i] = p[15 + i], g.p[i] = p[18 + i], g.d[i] = p[21 + i];
   }
+  g.act_kind = p[27], g.act_a = param_f64(p, 28), g.act_b = param_f64(p, 29);
   return g;
 }
 
@@ -61,6 +67,12 @@ template <typename T> void pack_im2col(const ConvGeom &g, const T *x, T *dst, i6
   }
 }
 
+template <typename T> Act<T> geom_act(const ConvGeom &g) {
+  Act<T> act;
+  act.kind = g.act_kind, act.a = T(g.act_a), act.b = T(g.act_b);
+  return act;
+}
+
 template <typename T>
 void conv_gemm(onnxc_rt *rt, const ConvGeom &g, const T *x, const T *w, const T *bias, T *y,
                T *packed) {
@@ -68,6 +80,7 @@ void conv_gemm(onnxc_rt *rt, const ConvGeom &g, const T *x, const T *w, const T 
   constexpr i64 NR = nr<T>();
   const i64 Cg = g.C / g.G, Mg = g.M / g.G, K = Cg * g.k_size(), Nsp = g.out_size();
   const i64 panels = ceil_div(Nsp, NR), kk = K > 0 ? K : 1;
+  const Act<T> act = geom_act<T>(g);
   for (i64 n = 0; n < g.N; ++n) {
     for (i64 grp = 0; grp < g.G; ++grp) {
       const T *xg = x + (n * g.C + grp * Cg) * g.in_size();
@@ -98,7 +111,8 @@ void conv_gemm(onnxc_rt *rt, const ConvGeom &g, const T *x, const T *w, const T 
                           T(1),
                           bias ? bias + grp * Mg : nullptr,
                           1,
-                          0};
+                          0,
+                          act};
       };
       run<T>(rt, 1, Mg, Nsp, problem);
     }
@@ -118,6 +132,7 @@ inline void valid_range(i64 in, i64 out, i64 s, i64 p, i64 off, i64 &lo, i64 &hi
 template <typename T>
 void conv_direct(onnxc_rt *rt, const ConvGeom &g, const T *x, const T *w, const T *bias, T *y) {
   const i64 Mg = g.M / g.G, ks = g.k_size(), osz = g.out_size(), isz = g.in_size();
+  const Act<T> act = geom_act<T>(g);
   auto body = [&](i64 lo, i64 hi) {
     for (i64 plane = lo; plane < hi; ++plane) {
       const i64 n = plane / g.M, m = plane % g.M, c = m / Mg; /* Cg == 1: channel = group */
@@ -148,6 +163,8 @@ void conv_direct(onnxc_rt *rt, const ConvGeom &g, const T *x, const T *w, const 
               }
             }
           }
+          if (act.kind != kActNone) /* the row is final and still in L1 */
+            apply_act(act, yr, g.out[2], 1);
         }
     }
   };

@@ -1,12 +1,14 @@
 /* Batched GEMM for MatMul and Gemm (and anything else lowered through gemm_call()).
  *
  * params {M, N, K, rsa, csa, rsb, csb, rsy, csy, alpha (f64), beta (f64), has_c, rsc, csc,
- *         b_count, direct, rank, batch[rank], a_bs[rank] (elements), b_bs[rank] (matrices)}
+ *         b_count, direct, rank, act_kind, act_a (f64), act_b (f64), batch[rank], a_bs[rank] (elements), b_bs[rank] (matrices)}
  * tensors {A, B, C (may be null), Y, scratch}: Y[b] = alpha * A[b] B[b] + beta * C, where the
  * B matrices are dense K x N blocks (read through rsb/csb) and each output matrix is M*N elements.
  * The scratch holds the b_count packed B matrices (templates/cpu/nn_gemm.h), unless `direct`
  * (small M, B with unit stride along N or K): then B is read as it is and there is no scratch.
+ * A fused activation (templates/cpu/activation.h) is applied as each element of Y is stored.
  */
+#include "templates/cpu/activation.h"
 #include "templates/cpu/kernel_abi.h"
 #include "templates/cpu/nn_gemm.h"
 #include "templates/cpu/types.h"
@@ -21,7 +23,8 @@ template <typename T> int32_t gemm_kernel(onnxc_rt *rt, void *const *t, const i6
   const i64 rsy = p[7], csy = p[8], rsc = p[12], csc = p[13], b_count = p[14], direct = p[15],
             rank = p[16];
   const T alpha = (T)param_f64(p, 9), beta = (T)param_f64(p, 10);
-  const i64 *dims = p + 17, *a_bs = dims + rank, *b_bs = a_bs + rank;
+  const Act<T> act = read_act<T>(p, 17);
+  const i64 *dims = p + 20, *a_bs = dims + rank, *b_bs = a_bs + rank;
   const T *A = static_cast<const T *>(t[0]), *B = static_cast<const T *>(t[1]);
   const T *C = p[11] ? static_cast<const T *>(t[2]) : nullptr;
   T *Y = static_cast<T *>(t[3]);
@@ -65,7 +68,8 @@ template <typename T> int32_t gemm_kernel(onnxc_rt *rt, void *const *t, const i6
                       beta,
                       C,
                       rsc,
-                      csc};
+                      csc,
+                      act};
   };
   run<T>(rt, batches, M, N, problem);
   return 0;

@@ -1,6 +1,6 @@
 /* Cache-blocked GEMM shared by the MatMul/Gemm and Conv kernels.
  *
- *   Y[i, j] = alpha * sum_k A[i, k] * B[k, j]  +  beta * C[i, j]      (C optional)
+ *   Y[i, j] = act(alpha * sum_k A[i, k] * B[k, j]  +  beta * C[i, j])      (C, act optional)
  *
  * A, Y and C are read/written through (row, column) element strides, so transposed operands and
  * broadcast C (stride 0) cost nothing. B is first packed (by the caller's packer, e.g. im2col)
@@ -9,7 +9,8 @@
  * 64-byte vectors with the K loop outermost (NR = 16 floats: 6 zmm on AVX-512, 12 ymm on AVX2,
  * 24 q registers on NEON). The vectors are written with the generic vector extension rather than
  * left to the auto-vectoriser, because the bitcode is optimised before the target's vector
- * width is known; LLVM legalises them for the target when the model is compiled.
+ * width is known; LLVM legalises them for the target when the model is compiled. The fused
+ * activation (templates/cpu/activation.h) is applied when the last K block of a tile is stored.
  *
  * Blocking: K in blocks of KC (the KC x NR panel stays in L1, the MC x KC block of A in L2);
  * parallel work items are (batch, block of MC rows, block of NC columns).
@@ -17,6 +18,7 @@
 #ifndef ONNXC_NN_GEMM_H
 #define ONNXC_NN_GEMM_H
 
+#include "templates/cpu/activation.h"
 #include "templates/cpu/kernel_abi.h"
 
 namespace onnxc_k {
@@ -51,6 +53,7 @@ template <typename T> struct Problem {
   T alpha, beta;
   const T *c; /* nullptr: no C term */
   i64 rsc, csc;
+  Act<T> act; /* applied to the finished Y elements */
 };
 
 /// Packs panel `p` (columns p*NR ..) of the K x N matrix B(k, n) = b[k*rsb + n*csb].
@@ -80,7 +83,8 @@ template <> struct Vec<float> { typedef float type __attribute__((vector_size(64
 template <> struct Vec<double> { typedef double type __attribute__((vector_size(64))); };
 
 /// Y tile [i0, i0+MR) x [j0, j0+cols) from K range [k0, k0+kc): the first K block writes
-/// alpha*acc + beta*C, later ones add alpha*acc. The MR accumulators live in registers.
+/// alpha*acc + beta*C, later ones add alpha*acc; the last one applies the activation. The MR
+/// accumulators live in registers.
 template <typename T, int MR>
 inline void micro(const Problem<T> &p, i64 i0, i64 j0, i64 cols, i64 k0, i64 kc) {
   typedef typename Vec<T>::type V;
@@ -100,6 +104,7 @@ inline void micro(const Problem<T> &p, i64 i0, i64 j0, i64 cols, i64 k0, i64 kc)
     for (int i = 0; i < MR; ++i)
       acc[i] += a[i * rsa + k * csa] * bv;
   }
+  const bool last = k0 + kc >= p.K;
   for (int i = 0; i < MR; ++i) {
     T r[NR];
     __builtin_memcpy(r, &acc[i], sizeof r);
@@ -115,6 +120,8 @@ inline void micro(const Problem<T> &p, i64 i0, i64 j0, i64 cols, i64 k0, i64 kc)
       for (i64 j = 0; j < cols; ++j)
         y[j * p.csy] = p.alpha * r[j];
     }
+    if (last && p.act.kind != kActNone) /* the row segment is final and in L1 */
+      apply_act(p.act, y, cols, p.csy);
   }
 }
 
@@ -142,12 +149,12 @@ inline void tile(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 cols, i64 k0
   }
 }
 
-/// Writes Y[i, j] = alpha * acc + beta * C[i, j] (the epilogue of the direct path).
+/// Writes Y[i, j] = act(alpha * acc + beta * C[i, j]) (the epilogue of the direct path).
 template <typename T> inline void store(const Problem<T> &p, i64 i, i64 j, T acc) {
   T v = p.alpha * acc;
   if (p.c)
     v += p.beta * p.c[i * p.rsc + j * p.csc];
-  p.y[i * p.rsy + j * p.csy] = v;
+  p.y[i * p.rsy + j * p.csy] = p.act(v);
 }
 
 /// sum_k a[k] * b[k] with vector partial sums (a and b contiguous).

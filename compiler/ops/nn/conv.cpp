@@ -75,6 +75,8 @@ const OpDef &op_Conv() {
       call.params = {s.N, s.C, s.M, s.group, algo, n.has_input(2)};
       std::vector<int64_t> wp = window_params(n, s.win);
       call.params.insert(call.params.end(), wp.begin(), wp.end());
+      std::vector<int64_t> act = activation_params(n);
+      call.params.insert(call.params.end(), act.begin(), act.end());
       if (algo != kDirect) {
         const int64_t elem = dtype_bits(input_dtype(n, 0)) / 8, nr = 64 / elem;
         const int64_t K = std::max<int64_t>(1, s.C / s.group * product(s.win.kernel));

@@ -1,4 +1,5 @@
 #include "compiler/ops/nn/nn_util.h"
+#include "templates/cpu/activation.h"
 
 namespace onnxc {
 
@@ -80,6 +81,35 @@ std::vector<int64_t> window_params(const Node &n, const Window &w) {
   return p;
 }
 
+int64_t activation_kind(const std::string &name) {
+  static const std::pair<const char *, int64_t> kinds[] = {
+      {"Relu", onnxc_k::kActRelu},
+      {"Clip", onnxc_k::kActClip},
+      {"LeakyRelu", onnxc_k::kActLeakyRelu},
+      {"Sigmoid", onnxc_k::kActSigmoid},
+      {"HardSigmoid", onnxc_k::kActHardSigmoid},
+      {"HardSwish", onnxc_k::kActHardSwish},
+      {"Silu", onnxc_k::kActSilu}};
+  for (const auto &[n, k] : kinds)
+    if (name == n)
+      return k;
+  return -1;
+}
+
+std::vector<int64_t> activation_params(const Node &n) {
+  if (!has_attr(n, kActivationAttr))
+    return {onnxc_k::kActNone, param_f64(0), param_f64(0)};
+  const std::string name = attr_string(n, kActivationAttr, "");
+  const int64_t kind = activation_kind(name);
+  if (kind < 0)
+    node_fail(n, "unknown fused activation '{}'", name);
+  std::vector<float> ab;
+  if (has_attr(n, kActivationParamsAttr))
+    ab = attr_floats(n, kActivationParamsAttr);
+  ab.resize(2, 0.0f);
+  return {kind, param_f64(ab[0]), param_f64(ab[1])};
+}
+
 KernelCall gemm_call(const Node &n, GemmSpec s) {
   DType dt = s.y->type.dtype;
   const int64_t nr = 64 / (dtype_bits(dt) / 8);
@@ -124,6 +154,8 @@ KernelCall gemm_call(const Node &n, GemmSpec s) {
                  s.b_count,
                  direct,
                  rank};
+  std::vector<int64_t> act = activation_params(n);
+  call.params.insert(call.params.end(), act.begin(), act.end());
   for (const auto *v : {&s.batch, &s.a_bs, &s.b_bs})
     call.params.insert(call.params.end(), v->begin(), v->end());
   const int64_t panels = (s.N + nr - 1) / nr;

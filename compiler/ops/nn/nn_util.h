@@ -37,8 +37,20 @@ struct GemmSpec {
   int64_t a_count = 1, b_count = 1; ///< number of distinct A / B matrices
 };
 
+/// Attributes by which the fuse-activation pass marks a Conv, Gemm or MatMul whose output goes
+/// through an activation applied inside the kernel (private namespace "onnxc.").
+inline constexpr char kActivationAttr[] = "onnxc.activation";              ///< String: op name
+inline constexpr char kActivationParamsAttr[] = "onnxc.activation_params"; ///< Floats: {a, b}
+
+/// Kernel activation kind for an activation name ("Relu", "Clip", "LeakyRelu", "Sigmoid",
+/// "HardSigmoid", "HardSwish", "Silu"), or -1 if it cannot be fused.
+int64_t activation_kind(const std::string &name);
+
+/// The kernel params {kind, a (f64), b (f64)} of n's fused activation ({0, 0, 0}: none).
+std::vector<int64_t> activation_params(const Node &n);
+
 /// Lowers to onnxc_k_gemm_<dtype> (templates/cpu/matmul.cpp), with a scratch buffer for the
-/// packed right-hand matrices. Narrow products (N small, M larger) run transposed.
+/// packed right-hand matrices and n's fused activation, if any. Narrow products (N small, M larger) run transposed.
 KernelCall gemm_call(const Node &n, GemmSpec s);
 
 } // namespace onnxc

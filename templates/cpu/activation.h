@@ -1,0 +1,126 @@
+/* Activation epilogues fused into Conv and GEMM kernels (compiler/passes/fuse_activation.cpp).
+ *
+ * A fused node passes {kind, a (f64), b (f64)}; the kernel applies act(kind, a, b, y) to each
+ * output element right where it stores the finished value, so the output is written once. The
+ * expressions are exactly those of the stand-alone kernels (templates/cpu/elementwise.def,
+ * where.cpp's Clip), so fusing does not change results.
+ */
+#ifndef ONNXC_ACTIVATION_H
+#define ONNXC_ACTIVATION_H
+
+#include "templates/cpu/kernel_abi.h"
+#include "templates/cpu/scalar_math.h"
+
+namespace onnxc_k {
+
+/// Activation kinds; the numbers are part of the kernel parameters (compiler/ops/nn/nn_util.h).
+enum ActKind : i64 {
+  kActNone = 0,
+  kActRelu = 1,
+  kActClip = 2,      /* a = min, b = max (+-inf when absent) */
+  kActLeakyRelu = 3, /* a = alpha */
+  kActSigmoid = 4,
+  kActHardSigmoid = 5, /* a = alpha, b = beta */
+  kActHardSwish = 6,
+  kActSilu = 7, /* x * Sigmoid(x) */
+};
+
+template <typename T> inline T act_relu(T x) { return x > T(0) ? x : T(0); }
+template <typename T> inline T act_clip(T x, T lo, T hi) {
+  if (x < lo)
+    x = lo;
+  if (x > hi)
+    x = hi;
+  return x;
+}
+template <typename T> inline T act_leaky(T x, T a) { return x >= T(0) ? x : a * x; }
+template <typename T> inline T act_sigmoid(T x) { return T(1) / (T(1) + ex(-x)); }
+template <typename T> inline T act_hard_sigmoid(T x, T a, T b) {
+  return mx(T(0), mn(T(1), a * x + b));
+}
+template <typename T> inline T act_hard_swish(T x) {
+  return x * mx(T(0), mn(T(1), x / T(6) + T(0.5)));
+}
+
+/// An activation with its parameters converted to T once.
+template <typename T> struct Act {
+  i64 kind = kActNone;
+  T a = T(0), b = T(0);
+
+  /// One element (per-element paths; apply_act() is the vectorisable form for rows).
+  T operator()(T x) const {
+    switch (kind) {
+    case kActRelu:
+      return act_relu(x);
+    case kActClip:
+      return act_clip(x, a, b);
+    case kActLeakyRelu:
+      return act_leaky(x, a);
+    case kActSigmoid:
+      return act_sigmoid(x);
+    case kActHardSigmoid:
+      return act_hard_sigmoid(x, a, b);
+    case kActHardSwish:
+      return act_hard_swish(x);
+    case kActSilu:
+      return x * act_sigmoid(x);
+    default:
+      return x;
+    }
+  }
+};
+
+/// y[j * s] = f(y[j * s]) for j < n; the unit-stride loop vectorises.
+template <typename T, typename F> inline void map_strided(T *y, i64 n, i64 s, F f) {
+  if (s == 1) {
+    for (i64 j = 0; j < n; ++j)
+      y[j] = f(y[j]);
+  } else {
+    for (i64 j = 0; j < n; ++j)
+      y[j * s] = f(y[j * s]);
+  }
+}
+
+/// Applies act to n elements at stride s. The switch is outside the loops (kernels such as
+/// gemm::tile are shared by every node, so the kind is not a compile-time constant there).
+template <typename T> inline void apply_act(const Act<T> &act, T *y, i64 n, i64 s) {
+  const T a = act.a, b = act.b;
+  switch (act.kind) {
+  case kActRelu:
+    map_strided(y, n, s, [](T x) { return act_relu(x); });
+    break;
+  case kActClip:
+    map_strided(y, n, s, [=](T x) { return act_clip(x, a, b); });
+    break;
+  case kActLeakyRelu:
+    map_strided(y, n, s, [=](T x) { return act_leaky(x, a); });
+    break;
+  case kActSigmoid:
+    map_strided(y, n, s, [](T x) { return act_sigmoid(x); });
+    break;
+  case kActHardSigmoid:
+    map_strided(y, n, s, [=](T x) { return act_hard_sigmoid(x, a, b); });
+    break;
+  case kActHardSwish:
+    map_strided(y, n, s, [](T x) { return act_hard_swish(x); });
+    break;
+  case kActSilu:
+    map_strided(y, n, s, [](T x) { return x * act_sigmoid(x); });
+    break;
+  default:
+    break;
+  }
+}
+
+/// Reads {kind, a, b} at params p[i], p[i+1], p[i+2].
+template <typename T> inline Act<T> read_act(const i64 *p, int i) {
+  Act<T> act;
+  act.kind = p[i];
+  act.a = T(param_f64(p, i + 1));
+  act.b = T(param_f64(p, i + 2));
+  return act;
+}
+
+} // namespace onnxc_k
+
+#endif

@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Writes the fusion test models: OUT_DIR/<case>/{model.onnx, test_data_set_0/, expect.json}.
+
+Each case is a small graph that fold-batchnorm / fuse-activation rewrite (or must leave alone).
+output_0.pb is a float64 numpy reference computed here, independently of onnxc; expect.json has
+the number of nodes the compiled graph must have with and without the fusion passes.
+
+  make_fusion_models.py OUT_DIR
+"""
+import json
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper, TensorProto
+
+RNG = np.random.default_rng(7)
+
+
+def conv_ref(x, w, b, stride=1, pad=0, group=1):
+    """2-D convolution (NCHW, OIHW), symmetric padding, by kernel taps (float64)."""
+    n, c, h, wd = x.shape
+    m, cg, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    oh, ow = (h + 2 * pad - kh) // stride + 1, (wd + 2 * pad - kw) // stride + 1
+    y = np.zeros((n, m, oh, ow))
+    mg = m // group
+    for g in range(group):
+        xs = xp[:, g * cg:(g + 1) * cg]
+        ws = w[g * mg:(g + 1) * mg]
+        for i in range(kh):
+            for j in range(kw):
+                patch = xs[:, :, i:i + stride * oh:stride, j:j + stride * ow:stride]
+                y[:, g * mg:(g + 1) * mg] += np.einsum("nchw,mc->nmhw", patch, ws[:, :, i, j])
+    if b is not None:
+        y += b.reshape(1, -1, 1, 1)
+    return y
+
+
+def sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+class Case:
+    """Builds one graph: nodes, initializers, and the numpy value of each tensor."""
+
+    def __init__(self, name, x_shape):
+        self.name, self.nodes, self.inits, self.count = name, [], [], 0
+        self.x = RNG.uniform(-2, 2, x_shape).astype(np.float32)
+        self.val = {"x": self.x.astype(np.float64)}
+
+    def const(self, arr):
+        name = f"c{len(self.inits)}"
+        arr = np.asarray(arr, dtype=np.float32)
+        self.inits.append(numpy_helper.from_array(arr, name))
+        self.val[name] = arr.astype(np.float64)
+        return name
+
+    def node(self, op, inputs, value, **attrs):
+        self.count += 1
+        out = f"t{self.count}"
+        self.nodes.append(helper.make_node(op, inputs, [out], name=f"{op.lower()}{self.count}",
+                                           **attrs))
+        self.val[out] = value
+        return out
+
+    def conv(self, x, m, k=3, stride=1, pad=1, group=1, bias=True):
+        c = self.val[x].shape[1]
+        w = self.const(RNG.uniform(-0.5, 0.5, (m, c // group, k, k)))
+        b = self.const(RNG.uniform(-0.5, 0.5, m)) if bias else None
+        y = conv_ref(self.val[x], self.val[w], self.val[b] if b else None, stride, pad, group)
+        return self.node("Conv", [x, w] + ([b] if b else []), y, kernel_shape=[k, k],
+                         strides=[stride, stride], pads=[pad] * 4, group=group)
+
+    def batchnorm(self, x):
+        c = self.val[x].shape[1]
+        p = [self.const(RNG.uniform(lo, hi, c)) for lo, hi in
+             [(0.5, 1.5), (-0.5, 0.5), (-0.5, 0.5), (0.2, 2)]]
+        s, bb, mean, var = (self.val[n] for n in p)
+        shape = (1, -1) + (1,) * (self.val[x].ndim - 2)
+        y = (self.val[x] - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + 1e-3) \
+            * s.reshape(shape) + bb.reshape(shape)
+        return self.node("BatchNormalization", [x] + p, y, epsilon=1e-3)
+
+    def binary(self, op, x, c):
+        cv = self.const(c)
+        fn = {"Mul": np.multiply, "Add": np.add}[op]
+        return self.node(op, [x, cv], fn(self.val[x], self.val[cv]))
+
+    def clip(self, x, lo, hi):
+        ins = [x, self.const(np.float32(lo)), self.const(np.float32(hi))]
+        return self.node("Clip", ins, np.clip(self.val[x], lo, hi))
+
+    def act(self, op, x, **attrs):
+        v = self.val[x]
+        ref = {"Relu": lambda: np.maximum(v, 0),
+               "Sigmoid": lambda: sigmoid(v),
+               "LeakyRelu": lambda: np.where(v >= 0, v, attrs.get("alpha", 0.01) * v),
+               "HardSigmoid": lambda: np.clip(attrs.get("alpha", 0.2) * v +
+                                              attrs.get("beta", 0.5), 0, 1),
+               "HardSwish": lambda: v * np.clip(v / 6 + 0.5, 0, 1)}[op]()
+        return self.node(op, [x], ref, **attrs)
+
+    def silu(self, x):
+        s = self.act("Sigmoid", x)
+        return self.node("Mul", [x, s], self.val[x] * self.val[s])
+
+    def gemm(self, x, n, trans_b=True, alpha=1.0, beta=1.0):
+        k = self.val[x].shape[1]
+        bm = RNG.uniform(-0.3, 0.3, (n, k) if trans_b else (k, n))
+        b, c = self.const(bm), self.const(RNG.uniform(-0.5, 0.5, n))
+        bv = self.val[b].T if trans_b else self.val[b]
+        y = alpha * self.val[x] @ bv + beta * self.val[c]
+        return self.node("Gemm", [x, b, c], y, transB=int(trans_b), alpha=alpha, beta=beta)
+
+    def matmul(self, x, n):
+        b = self.const(RNG.uniform(-0.3, 0.3, (self.val[x].shape[-1], n)))
+        return self.node("MatMul", [x, b], self.val[x] @ self.val[b])
+
+    def save(self, out_dir, outputs, expect_nodes):
+        d = os.path.join(out_dir, self.name)
+        os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+        graph = helper.make_graph(
+            self.nodes, self.name,
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(self.x.shape))],
+            [helper.make_tensor_value_info(o, TensorProto.FLOAT, list(self.val[o].shape))
+             for o in outputs],
+            self.inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        model.ir_version = 8
+        onnx.checker.check_model(model)
+        onnx.save(model, os.path.join(d, "model.onnx"))
+        data = os.path.join(d, "test_data_set_0")
+        tensors = [("input_0.pb", self.x, "x")] + [
+            (f"output_{i}.pb", self.val[o].astype(np.float32), o) for i, o in enumerate(outputs)]
+        for fname, arr, name in tensors:
+            with open(os.path.join(data, fname), "wb") as f:
+                f.write(numpy_helper.from_array(arr, name).SerializeToString())
+        with open(os.path.join(d, "expect.json"), "w") as f:
+            json.dump({"nodes": expect_nodes, "unfused": len(self.nodes)}, f)
+
+
+def build_cases():
+    """(case, output names, nodes expected after fusion) for every test model."""
+    cases = []
+
+    def add(name, x_shape, body, expect):
+        c = Case(name, x_shape)
+        cases.append((c, body(c), expect))
+
+    add("conv_bn_relu", (1, 3, 12, 12),
+        lambda c: [c.act("Relu", c.batchnorm(c.conv("x", 8)))], 1)
+    add("conv_nobias_bn_relu6", (2, 4, 11, 9),
+        lambda c: [c.clip(c.batchnorm(c.conv("x", 6, stride=2, bias=False)), 0, 6)], 1)
+    add("conv_mul_add_relu", (1, 4, 10, 10),
+        lambda c: [c.act("Relu", c.binary("Add", c.binary("Mul", c.conv("x", 6),
+                                                          RNG.uniform(0.5, 2, (6, 1, 1))),
+                                          RNG.uniform(-1, 1, (1, 6, 1, 1))))], 1)
+    add("conv_scalar_mul", (1, 3, 8, 8),
+        lambda c: [c.binary("Mul", c.conv("x", 5, bias=False), np.float32(1.5))], 1)
+    add("depthwise_bn_relu6", (1, 8, 14, 14),
+        lambda c: [c.clip(c.batchnorm(c.conv("x", 8, group=8)), 0, 6)], 1)
+    add("depthwise_stride2_silu", (1, 6, 15, 15),
+        lambda c: [c.silu(c.batchnorm(c.conv("x", 12, stride=2, group=6, bias=False)))], 1)
+    add("grouped_leaky_relu", (1, 8, 9, 9),
+        lambda c: [c.act("LeakyRelu", c.conv("x", 12, group=4), alpha=0.1)], 1)
+    add("pointwise_hardswish", (1, 16, 7, 7),
+        lambda c: [c.act("HardSwish", c.batchnorm(c.conv("x", 24, k=1, pad=0)))], 1)
+    # K = 32*3*3 = 288 > 256: the GEMM accumulates over two K blocks before the epilogue.
+    add("conv_bigk_hardsigmoid", (1, 32, 10, 10),
+        lambda c: [c.act("HardSigmoid", c.conv("x", 16), alpha=0.3, beta=0.4)], 1)
+    add("conv_sigmoid", (1, 3, 6, 6), lambda c: [c.act("Sigmoid", c.conv("x", 4))], 1)
+    add("gemm_bn_relu", (40, 300),
+        lambda c: [c.act("Relu", c.batchnorm(c.gemm("x", 24, alpha=1.5, beta=0.5)))], 1)
+    add("gemm_notrans_relu_small_m", (3, 20),
+        lambda c: [c.act("Relu", c.gemm("x", 33, trans_b=False))], 1)
+    add("matmul_silu", (2, 10, 70), lambda c: [c.silu(c.matmul("x", 20))], 1)
+    # The Conv output is also a graph output / used twice: nothing may be fused.
+    add("conv_shared_output", (1, 3, 6, 6),
+        lambda c: (lambda y: [y, c.act("Relu", y)])(c.conv("x", 4)), 2)
+    add("conv_two_users", (1, 3, 6, 6),
+        lambda c: (lambda y: [c.act("Relu", y), c.act("Sigmoid", y)])(c.conv("x", 4)), 3)
+    return cases
+
+
+def main(out_dir):
+    for case, outputs, expect in build_cases():
+        case.save(out_dir, outputs, expect)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
