@@ -34,27 +34,27 @@ template <typename T> struct Activation {
 
   T operator()(T x) const {
     switch (kind) {
-    case kActSigmoid:
+    case kRnnActSigmoid:
       return T(1) / (T(1) + ex(-x));
-    case kActTanh:
+    case kRnnActTanh:
       return th(x);
-    case kActRelu:
+    case kRnnActRelu:
       return x > T(0) ? x : T(0);
-    case kActAffine:
+    case kRnnActAffine:
       return alpha * x + beta;
-    case kActLeakyRelu:
+    case kRnnActLeakyRelu:
       return x < T(0) ? alpha * x : x;
-    case kActThresholdedRelu:
+    case kRnnActThresholdedRelu:
       return x > alpha ? x : T(0);
-    case kActScaledTanh:
+    case kRnnActScaledTanh:
       return alpha * th(beta * x);
-    case kActHardSigmoid: {
+    case kRnnActHardSigmoid: {
       const T v = alpha * x + beta;
       return v < T(0) ? T(0) : (v > T(1) ? T(1) : v);
     }
-    case kActElu:
+    case kRnnActElu:
       return x < T(0) ? alpha * (ex(x) - T(1)) : x;
-    case kActSoftsign:
+    case kRnnActSoftsign:
       return x / (T(1) + ab(x));
     default: /* Softplus: log(1 + e^x) without overflow */
       return x > T(0) ? x + log1(ex(-x)) : log1(ex(x));

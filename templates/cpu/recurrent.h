@@ -18,9 +18,9 @@ namespace onnxc_rnn {
 /// Cell kinds; the number of gates is 1, 3 and 4.
 enum Cell : int64_t { kRnn = 0, kGru = 1, kLstm = 2 };
 
-#define ONNXC_RNN_ACT_ENUM(name) kAct##name,
+#define ONNXC_RNN_ACT_ENUM(name) kRnnAct##name,
 /// Activation codes (params).
-enum Act : int64_t { ONNXC_RNN_ACTIVATIONS(ONNXC_RNN_ACT_ENUM) kActCount };
+enum Act : int64_t { ONNXC_RNN_ACTIVATIONS(ONNXC_RNN_ACT_ENUM) kRnnActCount };
 #undef ONNXC_RNN_ACT_ENUM
 
 /// Positions in the kernel's params. kActs starts kMaxActs (kind, alpha f64, beta f64) triples

@@ -97,7 +97,7 @@ constexpr bool acts_match_kernel() {
 #define ONNXC_RNN_ACT_NAME(name) #name,
   constexpr std::string_view names[] = {ONNXC_RNN_ACTIVATIONS(ONNXC_RNN_ACT_NAME)};
 #undef ONNXC_RNN_ACT_NAME
-  if (std::size(names) != std::size(kActs) || std::size(names) != onnxc_rnn::kActCount)
+  if (std::size(names) != std::size(kActs) || std::size(names) != onnxc_rnn::kRnnActCount)
     return false;
   for (size_t k = 0; k < std::size(names); ++k)
     if (names[k] != kActs[k].name)
@@ -111,7 +111,7 @@ int64_t act_code(const Node &n, const std::string &name) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
     return s;
   };
-  for (int64_t k = 0; k < onnxc_rnn::kActCount; ++k)
+  for (int64_t k = 0; k < onnxc_rnn::kRnnActCount; ++k)
     if (lower(kActs[k].name) == lower(name))
       return k;
   node_fail(n,
