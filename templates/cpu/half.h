@@ -9,8 +9,16 @@ namespace half {
 using u16 = unsigned short;
 using u32 = unsigned int;
 
-inline u32 f2u(float f) { u32 u; __builtin_memcpy(&u, &f, 4); return u; }
-inline float u2f(u32 u) { float f; __builtin_memcpy(&f, &u, 4); return f; }
+inline u32 f2u(float f) {
+  u32 u;
+  __builtin_memcpy(&u, &f, 4);
+  return u;
+}
+inline float u2f(u32 u) {
+  float f;
+  __builtin_memcpy(&f, &u, 4);
+  return f;
+}
 
 /// IEEE binary16 bits to float (exact).
 inline float half_to_float(u16 h) {

@@ -18,14 +18,15 @@ namespace {
 using namespace quant;
 
 template <typename T, typename C>
-void quantize_all(onnxc_rt *rt, const void *x, i64 xdt, const void *scale, const void *zp,
-                  i64 zdt, T *y, const QAxis &q) {
+void quantize_all(onnxc_rt *rt, const void *x, i64 xdt, const void *scale, const void *zp, i64 zdt,
+                  T *y, const QAxis &q) {
   auto body = [&](i64 b, i64 e) {
     for (i64 r = b; r < e; ++r) { /* r = o * A + a */
       const i64 o = r / q.A, a = r % q.A;
       for (i64 i = 0; i < q.inner; ++i) {
         const i64 s = q.index(o, a, i), xi = r * q.inner + i;
-        const C v = static_cast<C>(load_real(xdt, x, xi)) / static_cast<C>(load_real(xdt, scale, s));
+        const C v =
+            static_cast<C>(load_real(xdt, x, xi)) / static_cast<C>(load_real(xdt, scale, s));
         y[xi] = quantize<T, C>(v, zp ? load_int(zdt, zp, s) : 0);
       }
     }
@@ -33,14 +34,25 @@ void quantize_all(onnxc_rt *rt, const void *x, i64 xdt, const void *scale, const
   parallel_for(rt, q.outer * q.A, 1 + 16384 / (q.inner > 0 ? q.inner : 1), body);
 }
 
-template <typename C>
-bool quantize_to(onnxc_rt *rt, void *const *t, const i64 *p, const QAxis &q) {
+template <typename C> bool quantize_to(onnxc_rt *rt, void *const *t, const i64 *p, const QAxis &q) {
   switch (p[1]) {
-  case kU8: quantize_all<unsigned char, C>(rt, t[0], p[0], t[1], t[2], p[1], static_cast<unsigned char *>(t[3]), q); return true;
-  case kI8: quantize_all<signed char, C>(rt, t[0], p[0], t[1], t[2], p[1], static_cast<signed char *>(t[3]), q); return true;
-  case kU16: quantize_all<unsigned short, C>(rt, t[0], p[0], t[1], t[2], p[1], static_cast<unsigned short *>(t[3]), q); return true;
-  case kI16: quantize_all<short, C>(rt, t[0], p[0], t[1], t[2], p[1], static_cast<short *>(t[3]), q); return true;
-  default: return false;
+  case kU8:
+    quantize_all<unsigned char, C>(rt, t[0], p[0], t[1], t[2], p[1],
+                                   static_cast<unsigned char *>(t[3]), q);
+    return true;
+  case kI8:
+    quantize_all<signed char, C>(rt, t[0], p[0], t[1], t[2], p[1], static_cast<signed char *>(t[3]),
+                                 q);
+    return true;
+  case kU16:
+    quantize_all<unsigned short, C>(rt, t[0], p[0], t[1], t[2], p[1],
+                                    static_cast<unsigned short *>(t[3]), q);
+    return true;
+  case kI16:
+    quantize_all<short, C>(rt, t[0], p[0], t[1], t[2], p[1], static_cast<short *>(t[3]), q);
+    return true;
+  default:
+    return false;
   }
 }
 
@@ -57,7 +69,8 @@ void dequantize_all(onnxc_rt *rt, void *const *t, const i64 *p, const QAxis &q) 
         if (ydt == kF64)
           store_real(ydt, y, xi, static_cast<double>(d) * load_real(sdt, scale, s));
         else
-          store_real(ydt, y, xi, static_cast<float>(d) * static_cast<float>(load_real(sdt, scale, s)));
+          store_real(ydt, y, xi,
+                     static_cast<float>(d) * static_cast<float>(load_real(sdt, scale, s)));
       }
     }
   };
@@ -85,8 +98,8 @@ using namespace onnxc_k;
 
 extern "C" int32_t onnxc_k_quantize_linear(onnxc_rt *rt, void *const *t, const int64_t *p) {
   const quant::QAxis q = quant::read_axis(p + 2);
-  const bool ok = p[0] == quant::kF64 ? quantize_to<double>(rt, t, p, q)
-                                      : quantize_to<float>(rt, t, p, q);
+  const bool ok =
+      p[0] == quant::kF64 ? quantize_to<double>(rt, t, p, q) : quantize_to<float>(rt, t, p, q);
   if (!ok)
     return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT, "QuantizeLinear: unsupported type");
   return 0;
@@ -97,8 +110,7 @@ extern "C" int32_t onnxc_k_dequantize_linear(onnxc_rt *rt, void *const *t, const
   return 0;
 }
 
-extern "C" int32_t onnxc_k_dynamic_quantize_linear(onnxc_rt *, void *const *t,
-                                                   const int64_t *p) {
+extern "C" int32_t onnxc_k_dynamic_quantize_linear(onnxc_rt *, void *const *t, const int64_t *p) {
   dynamic_quantize(static_cast<const float *>(t[0]), static_cast<unsigned char *>(t[1]),
                    static_cast<float *>(t[2]), static_cast<unsigned char *>(t[3]), p[0]);
   return 0;

@@ -24,31 +24,48 @@ constexpr i64 kF32 = 1, kU8 = 2, kI8 = 3, kU16 = 4, kI16 = 5, kI32 = 6, kF16 = 1
 /// Reads element i of a real tensor of ONNX dtype `dt` (float16/bfloat16/float/double).
 inline double load_real(i64 dt, const void *p, i64 i) {
   switch (dt) {
-  case kF16: return half::half_to_float(static_cast<const unsigned short *>(p)[i]);
-  case kBF16: return half::bf16_to_float(static_cast<const unsigned short *>(p)[i]);
-  case kF64: return static_cast<const double *>(p)[i];
-  default: return static_cast<const float *>(p)[i];
+  case kF16:
+    return half::half_to_float(static_cast<const unsigned short *>(p)[i]);
+  case kBF16:
+    return half::bf16_to_float(static_cast<const unsigned short *>(p)[i]);
+  case kF64:
+    return static_cast<const double *>(p)[i];
+  default:
+    return static_cast<const float *>(p)[i];
   }
 }
 
 /// Writes element i of a real tensor of ONNX dtype `dt` (rounding to its precision).
 inline void store_real(i64 dt, void *p, i64 i, double v) {
   switch (dt) {
-  case kF16: static_cast<unsigned short *>(p)[i] = half::float_to_half(static_cast<float>(v)); break;
-  case kBF16: static_cast<unsigned short *>(p)[i] = half::float_to_bf16(static_cast<float>(v)); break;
-  case kF64: static_cast<double *>(p)[i] = v; break;
-  default: static_cast<float *>(p)[i] = static_cast<float>(v); break;
+  case kF16:
+    static_cast<unsigned short *>(p)[i] = half::float_to_half(static_cast<float>(v));
+    break;
+  case kBF16:
+    static_cast<unsigned short *>(p)[i] = half::float_to_bf16(static_cast<float>(v));
+    break;
+  case kF64:
+    static_cast<double *>(p)[i] = v;
+    break;
+  default:
+    static_cast<float *>(p)[i] = static_cast<float>(v);
+    break;
   }
 }
 
 /// Reads element i of an integer tensor of ONNX dtype `dt` ((u)int8, (u)int16, int32).
 inline int32_t load_int(i64 dt, const void *p, i64 i) {
   switch (dt) {
-  case kU8: return static_cast<const unsigned char *>(p)[i];
-  case kI8: return static_cast<const signed char *>(p)[i];
-  case kU16: return static_cast<const unsigned short *>(p)[i];
-  case kI16: return static_cast<const short *>(p)[i];
-  default: return static_cast<const int32_t *>(p)[i];
+  case kU8:
+    return static_cast<const unsigned char *>(p)[i];
+  case kI8:
+    return static_cast<const signed char *>(p)[i];
+  case kU16:
+    return static_cast<const unsigned short *>(p)[i];
+  case kI16:
+    return static_cast<const short *>(p)[i];
+  default:
+    return static_cast<const int32_t *>(p)[i];
   }
 }
 

@@ -56,8 +56,8 @@ struct Output {
 
 /// One output row: acc = sum_k (a[k*csa] - za) * bp[k*N + j] for all N columns.
 template <typename F>
-void row_product(i64 adt, const void *a, i64 a0, i64 csa, int32_t za, const short *bp, i64 N,
-                 i64 K, F &&emit_block) {
+void row_product(i64 adt, const void *a, i64 a0, i64 csa, int32_t za, const short *bp, i64 N, i64 K,
+                 F &&emit_block) {
   int32_t acc[kJB];
   for (i64 j0 = 0; j0 < N; j0 += kJB) {
     const i64 nb = N - j0 < kJB ? N - j0 : kJB;
@@ -92,8 +92,9 @@ void qmatmul(onnxc_rt *rt, void *const *t, const i64 *p) {
   for (i64 m = 0; m < b_count; ++m) /* B' = B - zb, one per distinct B matrix */
     for (i64 k = 0; k < K; ++k)
       for (i64 j = 0; j < N; ++j)
-        packed[(m * K + k) * N + j] = static_cast<short>(
-            load_int(bdt, t[1], (m * K + k) * N + j) - (t[3] ? load_int(bdt, t[3], b_col ? j : 0) : 0));
+        packed[(m * K + k) * N + j] =
+            static_cast<short>(load_int(bdt, t[1], (m * K + k) * N + j) -
+                               (t[3] ? load_int(bdt, t[3], b_col ? j : 0) : 0));
   Output out{p[2], p[3], t[9], t[4], t[5], t[6], t[7], nullptr, b_col};
   i64 batches = 1;
   for (i64 d = 0; d < r; ++d)

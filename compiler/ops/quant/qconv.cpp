@@ -79,13 +79,26 @@ KernelCall qconv_call(const Node &n, const QConvInputs &q) {
   QConvShape s = qconv_shape(n, q);
   KernelCall c;
   c.kernel = "onnxc_k_qconv";
-  c.args = {n.inputs[q.w],       n.inputs[q.x],       n.input(q.w_zp),     n.input(q.x_zp),
-            in_or_null(n, q.w_scale), in_or_null(n, q.x_scale), in_or_null(n, q.y_scale),
-            in_or_null(n, q.y_zp), in_or_null(n, q.bias), n.outputs[0]};
+  c.args = {n.inputs[q.w],
+            n.inputs[q.x],
+            n.input(q.w_zp),
+            n.input(q.x_zp),
+            in_or_null(n, q.w_scale),
+            in_or_null(n, q.x_scale),
+            in_or_null(n, q.y_scale),
+            in_or_null(n, q.y_zp),
+            in_or_null(n, q.bias),
+            n.outputs[0]};
   const int64_t s_dt = q.x_scale >= 0 ? static_cast<int64_t>(input_dtype(n, q.x_scale)) : 0;
-  c.params = {static_cast<int64_t>(input_dtype(n, q.x)), static_cast<int64_t>(input_dtype(n, q.w)),
-              static_cast<int64_t>(n.outputs[0]->type.dtype), s_dt, s.w_per_channel,
-              s.N, s.C, s.M, s.group};
+  c.params = {static_cast<int64_t>(input_dtype(n, q.x)),
+              static_cast<int64_t>(input_dtype(n, q.w)),
+              static_cast<int64_t>(n.outputs[0]->type.dtype),
+              s_dt,
+              s.w_per_channel,
+              s.N,
+              s.C,
+              s.M,
+              s.group};
   std::vector<int64_t> wp = window_params(n, s.win);
   c.params.insert(c.params.end(), wp.begin(), wp.end());
   const int64_t K = s.C / s.group * product(s.win.kernel);
@@ -131,8 +144,7 @@ const OpDef &op_QLinearConv() {
         node_fail(n, "x_scale, w_scale and y_scale must have the same element type");
       DType y = n.has_input(q.y_zp) ? input_dtype(n, q.y_zp) : input_dtype(n, q.x);
       if (y != DType::Uint8 && y != DType::Int8)
-        node_fail(n, "y_zero_point element type {} is not supported (uint8, int8)",
-                  dtype_name(y));
+        node_fail(n, "y_zero_point element type {} is not supported (uint8, int8)", dtype_name(y));
       set_output(n, 0, y, out_dims(qconv_shape(n, q)));
     };
     d.lower = [](const Node &n) { return qconv_call(n, kQLinearConv); };

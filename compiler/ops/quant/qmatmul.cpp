@@ -57,16 +57,28 @@ KernelCall qmatmul_call(const Node &n, const QMatMulInputs &q) {
   const int64_t b_count = product(bb);
   KernelCall c;
   c.kernel = "onnxc_k_qmatmul";
-  c.args = {n.inputs[q.a],           n.inputs[q.b],
-            n.input(q.a_zp),         n.input(q.b_zp),
-            input_or_null(n, q.a_scale), input_or_null(n, q.b_scale),
-            input_or_null(n, q.y_scale), input_or_null(n, q.y_zp),
-            nullptr,                 n.outputs[0]};
+  c.args = {n.inputs[q.a],
+            n.inputs[q.b],
+            n.input(q.a_zp),
+            n.input(q.b_zp),
+            input_or_null(n, q.a_scale),
+            input_or_null(n, q.b_scale),
+            input_or_null(n, q.y_scale),
+            input_or_null(n, q.y_zp),
+            nullptr,
+            n.outputs[0]};
   const int64_t s_dt = q.a_scale >= 0 ? static_cast<int64_t>(input_dtype(n, q.a_scale)) : 0;
   c.params = {static_cast<int64_t>(input_dtype(n, q.a)),
               static_cast<int64_t>(input_dtype(n, q.b)),
               static_cast<int64_t>(n.outputs[0]->type.dtype),
-              s_dt, M, N, K, a_row, b_col, product(ab), b_count,
+              s_dt,
+              M,
+              N,
+              K,
+              a_row,
+              b_col,
+              product(ab),
+              b_count,
               static_cast<int64_t>(ms.batch.size())};
   c.params.insert(c.params.end(), ms.batch.begin(), ms.batch.end());
   for (const auto *dims : {&ab, &bb}) {
@@ -108,8 +120,7 @@ const OpDef &op_QLinearMatMul() {
         node_fail(n, "a_scale, b_scale and y_scale must have the same element type");
       DType y = n.has_input(q.y_zp) ? input_dtype(n, q.y_zp) : input_dtype(n, q.a);
       if (y != DType::Uint8 && y != DType::Int8)
-        node_fail(n, "y_zero_point element type {} is not supported (uint8, int8)",
-                  dtype_name(y));
+        node_fail(n, "y_zero_point element type {} is not supported (uint8, int8)", dtype_name(y));
       set_output(n, 0, y, matmul_shape(n, q.a, q.b).out);
     };
     d.lower = [](const Node &n) { return qmatmul_call(n, kQLinearMatMul); };

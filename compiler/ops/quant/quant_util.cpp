@@ -34,14 +34,16 @@ std::vector<int64_t> scale_layout(const Node &n, const std::vector<int64_t> &x,
   const int64_t inner = product(std::vector<int64_t>(x.begin() + ax + 1, x.end()));
   if (block_size == 0) {
     if (scale != std::vector<int64_t>{A})
-      node_fail(n, "per-axis scale must have shape [{}] (input dim {} along axis {}), got {}", A,
-                A, ax, dims_to_string(scale));
+      node_fail(n,
+                "per-axis scale must be 1-D with {} elements (input dim {} along axis {}), got {}",
+                A, A, ax, dims_to_string(scale));
     return {outer, A, inner, 1, 0, 1, 0};
   }
   std::vector<int64_t> want = x;
   want[ax] = (A + block_size - 1) / block_size;
   if (scale != want)
-    node_fail(n, "blocked scale must have shape {} (input {} with block_size {} on axis {}), got {}",
+    node_fail(n,
+              "blocked scale must have shape {} (input {} with block_size {} on axis {}), got {}",
               dims_to_string(want), dims_to_string(x), block_size, ax, dims_to_string(scale));
   return {outer, A, inner, block_size, want[ax] * inner, inner, 1};
 }

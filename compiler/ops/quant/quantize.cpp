@@ -14,7 +14,8 @@ const std::vector<AttrSpec> kQdqAttrs = {{"axis", Attribute::Kind::Int},
 
 void require_real(const Node &n, DType dt, const char *what) {
   if (dt != DType::Float && dt != DType::Double && dt != DType::Float16 && dt != DType::BFloat16)
-    node_fail(n, "{} element type {} is not supported (supported: float, double, float16, bfloat16)",
+    node_fail(n,
+              "{} element type {} is not supported (supported: float, double, float16, bfloat16)",
               what, dtype_name(dt));
 }
 
@@ -57,7 +58,8 @@ OpDef quantize_def() {
     set_output(n, 0, y, input_dims(n, 0));
   };
   d.lower = [](const Node &n) {
-    KernelCall call{"onnxc_k_quantize_linear", {n.inputs[0], n.inputs[1], n.input(2), n.outputs[0]}, {}};
+    KernelCall call{
+        "onnxc_k_quantize_linear", {n.inputs[0], n.inputs[1], n.input(2), n.outputs[0]}, {}};
     call.params = {static_cast<int64_t>(input_dtype(n, 0)),
                    static_cast<int64_t>(quantize_output(n))};
     std::vector<int64_t> l = layout(n);
@@ -87,15 +89,16 @@ OpDef dequantize_def() {
     if (x != DType::Int32)
       require_quantized_dtype(n, x, "x");
     if (n.has_input(2) && input_dtype(n, 2) != x)
-      node_fail(n, "x_zero_point has element type {} but x has {}",
-                dtype_name(input_dtype(n, 2)), dtype_name(x));
+      node_fail(n, "x_zero_point has element type {} but x has {}", dtype_name(input_dtype(n, 2)),
+                dtype_name(x));
     require_real(n, input_dtype(n, 1), "x_scale");
     require_real(n, y, "output");
     layout(n);
     set_output(n, 0, y, input_dims(n, 0));
   };
   d.lower = [](const Node &n) {
-    KernelCall call{"onnxc_k_dequantize_linear", {n.inputs[0], n.inputs[1], n.input(2), n.outputs[0]}, {}};
+    KernelCall call{
+        "onnxc_k_dequantize_linear", {n.inputs[0], n.inputs[1], n.input(2), n.outputs[0]}, {}};
     call.params = {static_cast<int64_t>(input_dtype(n, 0)),
                    static_cast<int64_t>(dequantize_output(n)),
                    static_cast<int64_t>(input_dtype(n, 1))};
