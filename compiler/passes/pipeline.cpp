@@ -4,6 +4,7 @@
 #include "compiler/passes/check_supported.h"
 #include "compiler/passes/eliminate_dead_code.h"
 #include "compiler/passes/fold_constants.h"
+#include "compiler/passes/fuse_qdq.h"
 #include "compiler/passes/verify_graph.h"
 
 #include <chrono>
@@ -40,7 +41,7 @@ private:
 } // namespace
 
 std::vector<std::string> pipeline_pass_names() {
-  return {"check-supported", "bind-shapes", "infer-shapes", "fold-constants", "dce",
+  return {"check-supported", "bind-shapes", "infer-shapes", "fuse-qdq", "fold-constants", "dce",
           "plan-memory"};
 }
 
@@ -60,6 +61,11 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   run("bind-shapes", [&] { bind_input_shapes(g, opts.bindings); });
   // Types and shapes of every value; constant values propagated (shape subgraphs fold here).
   run("infer-shapes", [&] { infer_shapes(g, opts.infer); });
+  // DequantizeLinear -> Conv/MatMul -> QuantizeLinear runs as integer QLinearConv/QLinearMatMul.
+  run("fuse-qdq", [&] {
+    if (opts.fuse_qdq)
+      fuse_qdq(g);
+  });
   // Nodes whose outputs are all known become weights.
   run("fold-constants", [&] { fold_constants(g); });
   // Nodes that no graph output depends on are removed.

@@ -19,6 +19,7 @@ struct PipelineOptions {
   PlanOptions plan;
   std::string print_after;  ///< pass name, or "all": dump the IR after it
   bool time_passes = false; ///< print a table of pass timings
+  bool fuse_qdq = true;     ///< run the QDQ pattern as integer arithmetic (fuse_qdq.h)
 #ifndef NDEBUG
   bool verify_each = true;  ///< run the IR verifier after every pass
 #else
