@@ -124,6 +124,71 @@ TEST_CASE("QuantizeLinear saturates at the type's range; NaN gives the zero poin
   CHECK(values<int16_t>(s16) == std::vector<int16_t>{32767, -32768, 2});
 }
 
+namespace {
+std::vector<double> as_doubles(const Tensor &t) {
+  std::vector<double> v;
+  for (int64_t i = 0; i < t.numel(); ++i)
+    v.push_back(t.dtype() == DType::Int4 || t.dtype() == DType::Uint2
+                    ? static_cast<double>(t.int_at(i))
+                    : t.float_at(i));
+  return v;
+}
+} // namespace
+
+TEST_CASE("QuantizeLinear to packed int4 / uint2: ties, saturation, packing", "[ops][quant]") {
+  auto x = f32({7}, {-9, -8.5f, 7.5f, 8, 0.5f, 1.5f, 3});
+  Tensor i4 =
+      OneNode("QuantizeLinear", 21, {x, f32({}, {1}), nullptr}).i("output_dtype", 22).run1();
+  REQUIRE(i4.dtype() == DType::Int4);
+  CHECK(as_doubles(i4) == std::vector<double>{-8, -8, 7, 7, 0, 2, 3});
+  // Two per byte, element 0 in the low nibble: -8 = 0x8, -8 = 0x8 -> 0x88; 7, 7 -> 0x77.
+  CHECK(i4.data_as<uint8_t>()[0] == 0x88);
+  CHECK(i4.data_as<uint8_t>()[1] == 0x77);
+  Tensor u2 =
+      OneNode("QuantizeLinear", 21, {f32({5}, {-1, 3.5f, 1.5f, 2, 0.4f}), f32({}, {1}), nullptr})
+          .i("output_dtype", 25)
+          .run1();
+  CHECK(as_doubles(u2) == std::vector<double>{0, 3, 2, 2, 0});
+  // Round trip through DequantizeLinear with a packed zero point per axis.
+  auto zp = std::make_shared<Tensor>(DType::Int4, Dims{2});
+  zp->data_as<uint8_t>()[0] = 0xE1; // [1, -2]
+  Tensor q = OneNode("QuantizeLinear", 21, {f32({2, 2}, {3, -9, 4, 20}), f32({2}, {1, 2}), zp})
+                 .i("axis", 0)
+                 .run1();
+  CHECK(as_doubles(q) == std::vector<double>{4, -8, 0, 7});
+  Tensor d = OneNode("DequantizeLinear", 21, {std::make_shared<Tensor>(q), f32({2}, {1, 2}), zp})
+                 .i("axis", 0)
+                 .run1();
+  CHECK(values<float>(d) == std::vector<float>{3, -9, 4, 18});
+}
+
+TEST_CASE("QuantizeLinear to float8: nearest even, saturate on and off", "[ops][quant]") {
+  const float tiny = std::ldexp(1.0f, -10); // half of e4m3fn's smallest subnormal 2^-9
+  auto x = f32({8}, {448, 464, 500, -1e9f, tiny, 3 * tiny, 0.3f, kNaN});
+  Tensor sat =
+      OneNode("QuantizeLinear", 21, {x, f32({}, {1}), nullptr}).i("output_dtype", 17).run1();
+  REQUIRE(sat.dtype() == DType::Float8E4M3FN);
+  std::vector<double> v = as_doubles(sat);
+  // 464 lies halfway between 448 (even mantissa) and 480 (NaN); 0.3 -> 0.3125 (0.3 is nearer
+  // 0.3125 = 1.25 * 2^-2 than 0.28125).
+  std::vector<double> want{448, 448, 448, -448, 0, std::ldexp(1.0, -8), 0.3125};
+  for (size_t i = 0; i < want.size(); ++i) {
+    INFO("element " << i);
+    CHECK(v[i] == want[i]);
+  }
+  CHECK(std::isnan(v[7]));
+  Tensor nosat = OneNode("QuantizeLinear", 21, {x, f32({}, {1}), nullptr})
+                     .i("output_dtype", 17)
+                     .i("saturate", 0)
+                     .run1();
+  CHECK(std::isnan(as_doubles(nosat)[2]));
+  Tensor e5 = OneNode("QuantizeLinear", 21, {f32({2}, {1e6f, 57344}), f32({}, {1}), nullptr})
+                  .i("output_dtype", 19)
+                  .i("saturate", 0)
+                  .run1();
+  CHECK(as_doubles(e5) == std::vector<double>{INFINITY, 57344});
+}
+
 TEST_CASE("QuantizeLinear / DequantizeLinear per axis and blocked", "[ops][quant]") {
   // x [2, 4], axis 1 blocked by 2: scales [2, 2].
   auto x = f32({2, 4}, {1, 2, 3, 4, -1, -2, -3, -4});
@@ -267,9 +332,9 @@ TEST_CASE("ConvInteger and QLinearConv: groups, strides, pads, dilations, per ch
 
 TEST_CASE("Quantisation errors name the node and the reason", "[ops][quant]") {
   auto x = f32({2, 3}, {1, 2, 3, 4, 5, 6});
-  OneNode i4("QuantizeLinear", 21, {x, f32({}, {1}), nullptr});
-  i4.i("output_dtype", 22);
-  REQUIRE_THROWS_WITH(i4.infer(), Contains("output element type int4 is not supported"));
+  OneNode e8m0("QuantizeLinear", 21, {x, f32({}, {1}), nullptr});
+  e8m0.i("output_dtype", 24);
+  REQUIRE_THROWS_WITH(e8m0.infer(), Contains("output element type float8e8m0 is not supported"));
   OneNode axis("QuantizeLinear", 13, {x, f32({2}, {1, 2}), u8({2}, {0, 0})});
   REQUIRE_THROWS_WITH(axis.infer(), Contains("per-axis scale must be 1-D with 3 elements"));
   OneNode block("QuantizeLinear", 21, {x, f32({2, 1}, {1, 2}), nullptr});

@@ -8,11 +8,20 @@ void require_quantized_dtype(const Node &n, DType dt, const char *what) {
   case DType::Int8:
   case DType::Uint16:
   case DType::Int16:
+  case DType::Uint4:
+  case DType::Int4:
+  case DType::Uint2:
+  case DType::Int2:
+  case DType::Float8E4M3FN:
+  case DType::Float8E4M3FNUZ:
+  case DType::Float8E5M2:
+  case DType::Float8E5M2FNUZ:
+  case DType::Float4E2M1:
     return;
   default:
     node_fail(n,
-              "{} element type {} is not supported (supported: uint8, int8, uint16, int16; "
-              "4-bit, 2-bit and float8 quantisation are not implemented)",
+              "{} element type {} is not supported (supported: (u)int8, (u)int16, (u)int4, "
+              "(u)int2, float8e4m3fn(uz), float8e5m2(fnuz), float4e2m1)",
               what, dtype_name(dt));
   }
 }

@@ -8,8 +8,8 @@
 
 namespace onnxc {
 
-/// Throws naming the node unless `dt` is a quantised type onnxc supports ((u)int8, (u)int16);
-/// 4-bit, 2-bit and float8 types get a message saying they are not supported.
+/// Throws naming the node unless `dt` is a quantised type onnxc supports: (u)int8, (u)int16,
+/// packed (u)int4 and (u)int2, the float8 variants but e8m0, float4e2m1.
 void require_quantized_dtype(const Node &n, DType dt, const char *what);
 
 /// Kernel params {outer, A, inner, block, so, sa, si} for a scale of shape `scale` applied to x

@@ -1,6 +1,7 @@
-// QuantizeLinear, DequantizeLinear (per-tensor, per-axis and blocked; (u)int8 and (u)int16, and
-// int32 for DequantizeLinear's input) and DynamicQuantizeLinear (float → uint8). Kernels:
-// templates/cpu/quant.cpp. 4-bit, 2-bit and float8 types are rejected with a clear message.
+// QuantizeLinear, DequantizeLinear (per-tensor, per-axis and blocked; (u)int8, (u)int16, packed
+// (u)int4 and (u)int2, float8 e4m3fn/e4m3fnuz/e5m2/e5m2fnuz and float4e2m1, and int32 for
+// DequantizeLinear's input) and DynamicQuantizeLinear (float → uint8). Kernels:
+// templates/cpu/quant.cpp.
 #include "compiler/ops/quant/quant_util.h"
 
 namespace onnxc {
@@ -61,7 +62,7 @@ OpDef quantize_def() {
     KernelCall call{
         "onnxc_k_quantize_linear", {n.inputs[0], n.inputs[1], n.input(2), n.outputs[0]}, {}};
     call.params = {static_cast<int64_t>(input_dtype(n, 0)),
-                   static_cast<int64_t>(quantize_output(n))};
+                   static_cast<int64_t>(quantize_output(n)), attr_int(n, "saturate", 1)};
     std::vector<int64_t> l = layout(n);
     call.params.insert(call.params.end(), l.begin(), l.end());
     return call;
