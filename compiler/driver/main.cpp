@@ -56,7 +56,7 @@ void add_codegen_flags(CLI::App *cmd, CompileOptions &o, CompileFlags &f) {
                   "Dump the IR after a pass (or 'all') to stderr");
   cmd->add_flag("--verify-each", o.pipeline.verify_each, "Run the IR verifier after every pass");
   cmd->add_flag("--no-qdq-fusion{false}", o.pipeline.fuse_qdq,
-                "Run DequantizeLinear -> Conv/MatMul -> QuantizeLinear in float, as written");
+                "Run DequantizeLinear -> Conv/MatMul/Gemm -> QuantizeLinear in float, as written");
   cmd->add_option("--max-arena-bytes", o.pipeline.plan.max_arena_bytes,
                   "Refuse models whose arena exceeds this many bytes (default 1 TiB)")
       ->check(CLI::PositiveNumber);

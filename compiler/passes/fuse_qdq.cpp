@@ -68,25 +68,32 @@ Value *y_zero_point(Graph &g, Node *q) {
   return g.add_constant(g.unique_name(q->outputs[0]->name + "_zero_point"), t);
 }
 
-/// Rewrites Q in place into `op` with `inputs` (and `attrs`), re-running its shape rule.
+/// Rewrites Q in place into `op` of `domain` with `inputs` (and `attrs`), re-running its shape
+/// rule.
 void rewrite(Graph &g, Node *q, const char *op, const std::vector<Value *> &inputs,
-             const std::map<std::string, Attribute> &attrs) {
+             const std::map<std::string, Attribute> &attrs, const char *domain = "") {
   for (size_t i = 0; i < inputs.size(); ++i)
     g.set_input(q, i, inputs[i]);
   q->op_type = op;
-  q->def = find_op("", op);
+  q->domain = domain;
+  if (*domain)
+    q->opset = 1;
+  q->def = find_op(domain, op);
   q->attrs = attrs;
   q->def->infer(*q);
 }
 
-/// Bias of a fused Conv as int32 with scale x_scale * w_scale[m]; nullptr if it does not fit.
-Value *int_bias(Graph &g, const Value *b, const QInput &x, const QInput &w, int64_t M) {
-  if (!b || !b->constant || b->type.dtype != DType::Float || b->constant->numel() != M)
+/// A float bias of M elements (times `mul`) as int32 with scale x_scale * w_scale[m] (times
+/// `div`); nullptr if it is not constant or does not fit.
+Value *int_bias(Graph &g, const Value *b, const QInput &x, const QInput &w, int64_t M,
+                double mul = 1, double div = 1) {
+  if (!b || !b->constant || b->type.dtype != DType::Float || b->constant->numel() != M ||
+      b->type.static_dims().back() != M)
     return nullptr;
   auto t = std::make_shared<Tensor>(DType::Int32, std::vector<int64_t>{M});
   for (int64_t m = 0; m < M; ++m) {
-    const double s = double(x.scales[0]) * w.scales[w.scales.size() == 1 ? 0 : m];
-    const double v = std::nearbyint(b->constant->data_as<float>()[m] / s);
+    const double s = double(x.scales[0]) * w.scales[w.scales.size() == 1 ? 0 : m] * div;
+    const double v = std::nearbyint(mul * b->constant->data_as<float>()[m] / s);
     if (!(std::abs(v) < 2147483647.0) || s == 0)
       return nullptr;
     t->data_as<int32_t>()[m] = static_cast<int32_t>(v);
@@ -130,16 +137,53 @@ bool fuse_matmul(Graph &g, Node &mm) {
   return true;
 }
 
+float float_attr(const Node &n, const char *name, float def) {
+  const Attribute *a = n.attr(name);
+  return a && a->kind == Attribute::Kind::Float ? a->f : def;
+}
+
+/// Gemm (transA = 0, bias of N elements) -> com.microsoft QGemm.
+bool fuse_gemm(Graph &g, Node &gemm) {
+  Value *y = gemm.outputs[0];
+  const bool tb = int_attr(gemm, "transB", 0) != 0;
+  const std::vector<int64_t> bd =
+      gemm.input(1) ? gemm.input(1)->type.static_dims() : std::vector<int64_t>{};
+  if (int_attr(gemm, "transA", 0) != 0 || bd.size() != 2)
+    return false;
+  const int64_t N = tb ? bd[0] : bd[1];
+  auto a = dequantized(gemm.input(0), -1, 1);
+  auto b = dequantized(gemm.input(1), tb ? 0 : 1, N);
+  Node *q = quantized_by(y);
+  if (!a || !b || !q)
+    return false;
+  const float alpha = float_attr(gemm, "alpha", 1.0f), beta = float_attr(gemm, "beta", 1.0f);
+  Value *bias = nullptr;
+  if (gemm.input(2) && !(bias = int_bias(g, gemm.input(2), *a, *b, N, beta, alpha)))
+    return false;
+  std::map<std::string, Attribute> attrs;
+  attrs["alpha"].kind = Attribute::Kind::Float;
+  attrs["alpha"].f = alpha;
+  attrs["transB"].kind = Attribute::Kind::Int;
+  attrs["transB"].i = tb;
+  rewrite(g, q, "QGemm",
+          {a->q, a->scale, a->zp, b->q, b->scale, b->zp, bias, q->input(1), y_zero_point(g, q)},
+          attrs, "com.microsoft");
+  return true;
+}
+
 } // namespace
 
 int fuse_qdq(Graph &g) {
   int fused = 0;
   std::vector<Node *> candidates;
   for (auto &n : g.nodes)
-    if (n->domain.empty() && (n->op_type == "Conv" || n->op_type == "MatMul"))
+    if (n->domain.empty() &&
+        (n->op_type == "Conv" || n->op_type == "MatMul" || n->op_type == "Gemm"))
       candidates.push_back(n.get());
   for (Node *n : candidates)
-    fused += n->op_type == "Conv" ? fuse_conv(g, *n) : fuse_matmul(g, *n);
+    fused += n->op_type == "Conv"     ? fuse_conv(g, *n)
+             : n->op_type == "MatMul" ? fuse_matmul(g, *n)
+                                      : fuse_gemm(g, *n);
   return fused;
 }
 

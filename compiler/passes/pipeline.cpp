@@ -61,7 +61,7 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   run("bind-shapes", [&] { bind_input_shapes(g, opts.bindings); });
   // Types and shapes of every value; constant values propagated (shape subgraphs fold here).
   run("infer-shapes", [&] { infer_shapes(g, opts.infer); });
-  // DequantizeLinear -> Conv/MatMul -> QuantizeLinear runs as integer QLinearConv/QLinearMatMul.
+  // DequantizeLinear -> Conv/MatMul/Gemm -> QuantizeLinear runs as integer QLinearConv/...
   run("fuse-qdq", [&] {
     if (opts.fuse_qdq)
       fuse_qdq(g);

@@ -10,8 +10,9 @@
  * Tensors of both kernels: {A, B, a_zp, b_zp, a_scale, b_scale, y_scale, y_zp, bias, Y, scratch}
  * (for conv A = W, B = X; absent inputs are null).
  * onnxc_k_qmatmul params {a dt, b dt, y dt (6: int32 out), scale dt, M, N, K, a per-row,
- *   b per-column, a_count, b_count, batch rank r, batch dims[r], a batch strides[r],
- *   b batch strides[r]} (per-row/-column: zero points and scales have M / N elements).
+ *   b per-column, a_count, b_count, B's row and column strides, alpha (f64 bits), batch rank r,
+ *   batch dims[r], a batch strides[r], b batch strides[r]} (per-row/-column: zero points and
+ *   scales have M / N elements; the bias, QGemm's, has N).
  * onnxc_k_qconv params {x dt, w dt, y dt, scale dt, w per-channel, N, C, M, group,
  *   in[3], out[3], k[3], stride[3], pad_begin[3], dilation[3], pad_end[3]}. */
 #include "templates/cpu/quant_common.h"
@@ -28,6 +29,8 @@ struct Output {
   void *y;
   const void *a_scale, *b_scale, *y_scale, *y_zp, *bias;
   bool b_per_col;
+  bool bias_per_col; /* bias indexed by column (QGemm) rather than by row (QLinearConv) */
+  float alpha;
 
   /// Writes acc[0..nb) to y[at..] for row scale index `ra` and bias index `rb` (-1: none),
   /// columns j0.. (column scale index when b_per_col).
@@ -37,14 +40,16 @@ struct Output {
         static_cast<int32_t *>(y)[at + j] = acc[j];
       return;
     }
-    const float sa = static_cast<float>(load_real(s_dt, a_scale, ra));
+    const float sa = static_cast<float>(load_real(s_dt, a_scale, ra)) * alpha;
     const float sy = static_cast<float>(load_real(s_dt, y_scale, 0));
     const int32_t zy = y_zp ? load_int(y_dt, y_zp, 0) : 0;
-    const int32_t b = rb >= 0 && bias ? static_cast<const int32_t *>(bias)[rb] : 0;
+    const int32_t *bv = static_cast<const int32_t *>(bias);
+    const int32_t b_row = bv && !bias_per_col && rb >= 0 ? bv[rb] : 0;
     const float m0 = sa * static_cast<float>(load_real(s_dt, b_scale, 0)) / sy;
     for (i64 j = 0; j < nb; ++j) {
       const float m =
           b_per_col ? sa * static_cast<float>(load_real(s_dt, b_scale, j0 + j)) / sy : m0;
+      const int32_t b = bv && bias_per_col ? bv[j0 + j] : b_row;
       const float v = static_cast<float>(acc[j] + b) * m;
       if (y_dt == kU8)
         static_cast<unsigned char *>(y)[at + j] = quantize<unsigned char, float>(v, zy);
@@ -86,16 +91,26 @@ i64 batch_offset(i64 b, i64 r, const i64 *dims, const i64 *strides) {
 void qmatmul(onnxc_rt *rt, void *const *t, const i64 *p) {
   const i64 adt = p[0], bdt = p[1], M = p[4], N = p[5], K = p[6];
   const bool a_row = p[7], b_col = p[8];
-  const i64 b_count = p[10], r = p[11];
-  const i64 *dims = p + 12, *a_bs = dims + r, *b_bs = a_bs + r;
+  const i64 b_count = p[10], rsb = p[11], csb = p[12], r = p[14];
+  const i64 *dims = p + 15, *a_bs = dims + r, *b_bs = a_bs + r;
   short *packed = static_cast<short *>(t[10]);
   for (i64 m = 0; m < b_count; ++m) /* B' = B - zb, one per distinct B matrix */
     for (i64 k = 0; k < K; ++k)
       for (i64 j = 0; j < N; ++j)
         packed[(m * K + k) * N + j] =
-            static_cast<short>(load_int(bdt, t[1], (m * K + k) * N + j) -
+            static_cast<short>(load_int(bdt, t[1], m * K * N + k * rsb + j * csb) -
                                (t[3] ? load_int(bdt, t[3], b_col ? j : 0) : 0));
-  Output out{p[2], p[3], t[9], t[4], t[5], t[6], t[7], nullptr, b_col};
+  Output out{p[2],
+             p[3],
+             t[9],
+             t[4],
+             t[5],
+             t[6],
+             t[7],
+             t[8],
+             b_col,
+             true,
+             static_cast<float>(param_f64(p, 13))};
   i64 batches = 1;
   for (i64 d = 0; d < r; ++d)
     batches *= dims[d];
@@ -157,7 +172,7 @@ void qconv(onnxc_rt *rt, void *const *t, const i64 *p) {
   const int32_t zx = t[3] ? load_int(xdt, t[3], 0) : 0;
   short *packed = static_cast<short *>(t[10]);
   /* the row scale is w_scale (per output channel m), the column scale x_scale */
-  Output out{p[2], p[3], t[9], t[4], t[5], t[6], t[7], t[8], false};
+  Output out{p[2], p[3], t[9], t[4], t[5], t[6], t[7], t[8], false, false, 1.0f};
   for (i64 n = 0; n < g.N; ++n) {
     for (i64 grp = 0; grp < g.G; ++grp) {
       pack_patches(g, xdt, t[1], (n * g.C + grp * Cg) * g.in_size(), zx, packed);

@@ -1,13 +1,14 @@
 #!/usr/bin/python3
 """Differential test of the fuse-qdq pass (compiler/passes/fuse_qdq.h).
 
-Builds QDQ models (Q -> DQ -> Conv/MatMul -> Q -> DQ, weights as int8 constants behind
+Builds QDQ models (Q -> DQ -> Conv/MatMul/Gemm -> Q -> DQ, weights as int8 constants behind
 DequantizeLinear, per-tensor and per-channel scales, bias, groups, strides, pads, batched
 MatMul), compiles each with and without --no-qdq-fusion, runs both on random inputs with
 several threads and checks that
-  - the fused IR holds QLinearConv / QLinearMatMul and no Conv / MatMul, the unfused one not;
+  - the fused IR holds QLinearConv / QLinearMatMul / QGemm and no Conv / MatMul / Gemm, the
+    unfused one none of them;
   - the two outputs agree to within one output quantum (y_scale) everywhere;
-  - for MatMul, both are within one quantum of a numpy evaluation of the float QDQ graph.
+  - for MatMul and Gemm, both are within one quantum of a numpy evaluation of the float graph.
 Usage: qdq_fusion.py ONNXC WORKDIR
 """
 import os
@@ -78,6 +79,21 @@ def matmul_model(per_column):
     return name, model, ref
 
 
+def gemm_model(per_column, alpha):
+    """Gemm with transB = 1 (B is N x K, per-column scales along axis 0) and a float bias."""
+    K, N = 40, 70
+    b = RNG.integers(-127, 128, size=(N, K)).astype(np.int8)
+    bs = (RNG.uniform(0.002, 0.02, size=N) if per_column else np.array([0.01])).astype(np.float32)
+    c = RNG.uniform(-3, 3, size=N).astype(np.float32)
+    inits = [const("bq", b), const("bs", bs if per_column else bs[0]), const("c", c)]
+    nodes = [helper.make_node("DequantizeLinear", ["bq", "bs"], ["bf"], axis=0),
+             helper.make_node("Gemm", ["xf", "bf", "c"], ["yf"], transB=1, alpha=alpha)]
+    name = f"gemm_pc{int(per_column)}_alpha{alpha}"
+    model = qdq_model(name, nodes, [6, K], [6, N], 0.3, np.int8(-5), inits)
+    ref = dict(b=b.T, bs=bs, bz=np.int8(0), c=c, alpha=alpha)
+    return name, model, ref
+
+
 def quantize(v, scale, zp, lo, hi):
     return np.clip(np.rint(v / scale) + zp, lo, hi)
 
@@ -86,7 +102,8 @@ def matmul_reference(x, r):
     xq = quantize(x, np.float32(0.05), 120, 0, 255)
     xf = ((xq - 120) * np.float32(0.05)).astype(np.float32)
     bf = ((r["b"].astype(np.float32) - r["bz"]) * r["bs"]).astype(np.float32)
-    yq = quantize(np.matmul(xf, bf), np.float32(0.3), -5, -128, 127)
+    yf = np.matmul(xf, bf) * np.float32(r.get("alpha", 1)) + r.get("c", np.float32(0))
+    yq = quantize(yf, np.float32(0.3), -5, -128, 127)
     return ((yq + 5) * np.float32(0.3)).astype(np.float32)
 
 
@@ -112,14 +129,14 @@ def compile_and_run(onnxc, work, name, fused):
 
 def check_ir(name, ir, fused):
     body = ir.split("// IR after dce", 1)[-1]
-    qlinear = "QLinearConv" in body or "QLinearMatMul" in body
-    float_op = any(f" {op}(" in body or f"= {op}" in body for op in ("Conv", "MatMul"))
+    qlinear = any(op in body for op in ("QLinearConv", "QLinearMatMul", "QGemm"))
+    float_op = any(f"= {op}(" in body for op in ("Conv", "MatMul", "Gemm"))
     if fused and not qlinear:
         sys.exit(f"FAIL: {name}: fuse-qdq did not fuse:\n{body}")
     if not fused and qlinear:
         sys.exit(f"FAIL: {name}: --no-qdq-fusion still fused")
     if fused and float_op:
-        sys.exit(f"FAIL: {name}: a float Conv/MatMul is left after fusion:\n{body}")
+        sys.exit(f"FAIL: {name}: a float Conv/MatMul/Gemm is left after fusion:\n{body}")
 
 
 def check_case(onnxc, work, name, model, x, y_quant, reference=None):
@@ -161,6 +178,11 @@ def main():
     for per_column in (False, True):
         name, model, ref = matmul_model(per_column)
         x = RNG.uniform(-6, 6, size=(2, 5, 40)).astype(np.float32)
+        ok = check_case(onnxc, work, name, model, x, (0.3, -5, -128, 127),
+                        matmul_reference(x, ref)) and ok
+    for per_column, alpha in ((True, 1.0), (False, 0.5)):
+        name, model, ref = gemm_model(per_column, alpha)
+        x = RNG.uniform(-6, 6, size=(6, 40)).astype(np.float32)
         ok = check_case(onnxc, work, name, model, x, (0.3, -5, -128, 127),
                         matmul_reference(x, ref)) and ok
     sys.exit(0 if ok else 1)

@@ -52,20 +52,27 @@ struct OneNode {
   Node *node = nullptr;
   std::vector<TensorPtr> data;
 
-  OneNode(const char *op, int64_t opset, std::vector<TensorPtr> ins, size_t outs = 1) {
+  OneNode(const char *op, int64_t opset, std::vector<TensorPtr> ins, size_t outs = 1,
+          const char *domain = "") {
     std::vector<Value *> vals;
     for (const TensorPtr &t : ins) {
       data.push_back(t);
       vals.push_back(t ? g.add_constant(g.unique_name("c"), t) : nullptr);
     }
     node = g.add_node(op, vals, outs);
-    node->def = find_op("", op);
+    node->def = find_op(domain, op);
+    node->domain = domain;
     node->opset = opset;
     REQUIRE(node->def);
   }
   OneNode &i(const char *name, int64_t v) {
     node->attrs[name].kind = Attribute::Kind::Int;
     node->attrs[name].i = v;
+    return *this;
+  }
+  OneNode &f(const char *name, float v) {
+    node->attrs[name].kind = Attribute::Kind::Float;
+    node->attrs[name].f = v;
     return *this;
   }
   OneNode &ints(const char *name, std::vector<int64_t> v) {
@@ -263,6 +270,33 @@ TEST_CASE("QLinearMatMul requantises with ties to even and saturation", "[ops][q
   CHECK(values<int8_t>(run(2, -100)) == std::vector<int8_t>{-100, -98, -50});
   // 0.25: 0.25, 1.25, 25 -> 0, 1, 25; zp -128 -> -128, -127, -103
   CHECK(values<int8_t>(run(4, -128)) == std::vector<int8_t>{-128, -127, -103});
+}
+
+TEST_CASE("com.microsoft QGemm: transB, per-column scale, bias, alpha", "[ops][quant]") {
+  const int64_t M = 3, K = 5, N = 4;
+  auto a = random_ints<uint8_t>(DType::Uint8, {M, K}, 0, 255, 11);
+  auto b = random_ints<int8_t>(DType::Int8, {N, K}, -128, 127, 12); // transB: N x K
+  auto bs = f32({N}, {0.01f, 0.02f, 0.005f, 0.04f});
+  auto bias = i32({N}, {100, -300, 7, 0});
+  Tensor y = OneNode("QGemm", 1,
+                     {a, f32({}, {0.05f}), u8({}, {128}), b, bs, i8({N}, {1, -2, 0, 3}), bias,
+                      f32({}, {0.5f}), i8({}, {-3})},
+                     1, "com.microsoft")
+                 .i("transB", 1)
+                 .f("alpha", 0.5f)
+                 .run1();
+  REQUIRE(y.dtype() == DType::Int8);
+  const int8_t zb[N] = {1, -2, 0, 3};
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      int32_t acc = bias->data_as<int32_t>()[j];
+      for (int64_t k = 0; k < K; ++k)
+        acc += (a->data_as<uint8_t>()[i * K + k] - 128) * (b->data_as<int8_t>()[j * K + k] - zb[j]);
+      const float m = 0.05f * 0.5f * bs->data_as<float>()[j] / 0.5f;
+      const float v = std::min(127.0f, std::max(-128.0f, std::nearbyint(acc * m) - 3));
+      INFO("row " << i << " column " << j);
+      REQUIRE(y.data_as<int8_t>()[i * N + j] == static_cast<int8_t>(v));
+    }
 }
 
 namespace {

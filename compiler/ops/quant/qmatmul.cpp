@@ -79,6 +79,9 @@ KernelCall qmatmul_call(const Node &n, const QMatMulInputs &q) {
               b_col,
               product(ab),
               b_count,
+              N,              // B's row stride
+              1,              // B's column stride
+              param_f64(1.0), // alpha
               static_cast<int64_t>(ms.batch.size())};
   c.params.insert(c.params.end(), ms.batch.begin(), ms.batch.end());
   for (const auto *dims : {&ab, &bb}) {
