@@ -102,7 +102,7 @@ KernelCall qconv_call(const Node &n, const QConvInputs &q) {
   std::vector<int64_t> wp = window_params(n, s.win);
   c.params.insert(c.params.end(), wp.begin(), wp.end());
   const int64_t K = s.C / s.group * product(s.win.kernel);
-  c.scratch_bytes = std::max<int64_t>(1, K * product(s.win.out)) * 2;
+  c.scratch_bytes = int_gemm_scratch(s.M, 1, K, product(s.win.out));
   return c;
 }
 

@@ -96,7 +96,7 @@ const OpDef &op_QGemm() {
                   tb ? s.K : 1,
                   param_f64(attr_float(n, "alpha", 1.0f)),
                   0};
-      c.scratch_bytes = std::max<int64_t>(1, s.K * s.N) * 2;
+      c.scratch_bytes = int_gemm_scratch(s.M, 1, s.K, s.N);
       return c;
     };
     return d;

@@ -88,7 +88,7 @@ KernelCall qmatmul_call(const Node &n, const QMatMulInputs &q) {
     std::vector<int64_t> st = broadcast_strides(*dims, ms.batch);
     c.params.insert(c.params.end(), st.begin(), st.end());
   }
-  c.scratch_bytes = std::max<int64_t>(1, b_count * K * N) * 2;
+  c.scratch_bytes = int_gemm_scratch(product(ab) * M, b_count, K, N);
   return c;
 }
 

@@ -79,4 +79,9 @@ bool per_element(const Node &n, size_t i, int64_t count, const char *what) {
   return true;
 }
 
+int64_t int_gemm_scratch(int64_t a_rows, int64_t b_count, int64_t K, int64_t N) {
+  const int64_t pairs = (K + 1) / 2, panels = (N + 15) / 16;
+  return std::max<int64_t>(64, b_count * panels * pairs * 64 + a_rows * pairs * 4);
+}
+
 } // namespace onnxc

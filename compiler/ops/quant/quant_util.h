@@ -27,4 +27,9 @@ void require_same_layout(const Node &n, size_t scale, size_t zp);
 /// dim (the others 1). Returns true for the per-element case (`count` > 1).
 bool per_element(const Node &n, size_t i, int64_t count, const char *what);
 
+/// Scratch bytes of onnxc_k_qmatmul / onnxc_k_qconv (templates/cpu/quant_gemm.cpp): `b_count`
+/// packed K x N right-hand matrices (panels of 16 columns, k in pairs, int16) followed by
+/// `a_rows` packed left-hand rows (k in pairs, one int32 per pair).
+int64_t int_gemm_scratch(int64_t a_rows, int64_t b_count, int64_t K, int64_t N);
+
 } // namespace onnxc
