@@ -65,6 +65,16 @@ struct Output {
 
 typedef short v32s __attribute__((vector_size(64)));
 typedef int v16i __attribute__((vector_size(64)));
+/* The even / odd int16 lanes of a v32s, sign-extended to int32 (macros: GCC warns about
+ * functions taking 64-byte vectors by value). */
+#define ONNXC_WIDEN_EVEN(v)                                                                        \
+  __builtin_convertvector(                                                                         \
+      __builtin_shufflevector(v, v, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30),    \
+      v16i)
+#define ONNXC_WIDEN_ODD(v)                                                                         \
+  __builtin_convertvector(                                                                         \
+      __builtin_shufflevector(v, v, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31),    \
+      v16i)
 constexpr i64 kNR = 16; /* columns per B panel (one int32 vector) */
 constexpr i64 kMR = 4;  /* rows per micro-tile */
 
@@ -111,27 +121,13 @@ void micro_rows(const int32_t *ap, i64 i0, i64 mr, const short *bp, i64 K, i64 N
       v32s bv;
       __builtin_memcpy(&bv, b + pr * 2 * kNR, sizeof bv);
       /* even / odd k of the pair, widened: a(2p) b(2p, j) + a(2p+1) b(2p+1, j) (pmaddwd) */
-      const v16i be =
-          __builtin_convertvector(__builtin_shufflevector(bv, bv, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
-                                                          20, 22, 24, 26, 28, 30),
-                                  v16i);
-      const v16i bo =
-          __builtin_convertvector(__builtin_shufflevector(bv, bv, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19,
-                                                          21, 23, 25, 27, 29, 31),
-                                  v16i);
+      const v16i be = ONNXC_WIDEN_EVEN(bv), bo = ONNXC_WIDEN_ODD(bv);
 #pragma GCC unroll 4
       for (i64 r = 0; r < kMR; ++r) {
         const v16i pv = v16i{} + arow[r][pr]; /* the pair in every lane */
         v32s av;
         __builtin_memcpy(&av, &pv, sizeof av);
-        const v16i ae =
-            __builtin_convertvector(__builtin_shufflevector(av, av, 0, 2, 4, 6, 8, 10, 12, 14, 16,
-                                                            18, 20, 22, 24, 26, 28, 30),
-                                    v16i);
-        const v16i ao =
-            __builtin_convertvector(__builtin_shufflevector(av, av, 1, 3, 5, 7, 9, 11, 13, 15, 17,
-                                                            19, 21, 23, 25, 27, 29, 31),
-                                    v16i);
+        const v16i ae = ONNXC_WIDEN_EVEN(av), ao = ONNXC_WIDEN_ODD(av);
         acc[r] += ae * be + ao * bo;
       }
     }
