@@ -48,9 +48,20 @@ static int64_t float_to_int64(double v) {
   return static_cast<int64_t>(v);
 }
 
+/// Element i of a packed sub-byte integer tensor (`bits` 4 or 2, lowest bits first).
+static int64_t packed_int(const uint8_t *p, int64_t i, int bits, bool is_signed) {
+  const int per_byte = 8 / bits;
+  const unsigned v = (p[i / per_byte] >> (bits * (i % per_byte))) & ((1u << bits) - 1);
+  return is_signed && (v >> (bits - 1)) ? int64_t(v) - (int64_t(1) << bits) : int64_t(v);
+}
+
 int64_t Tensor::int_at(int64_t i) const {
   const uint8_t *p = bytes_.data();
   switch (dtype_) {
+  case DType::Int4: return packed_int(p, i, 4, true);
+  case DType::Uint4: return packed_int(p, i, 4, false);
+  case DType::Int2: return packed_int(p, i, 2, true);
+  case DType::Uint2: return packed_int(p, i, 2, false);
   case DType::Int64: return load<int64_t>(p, i);
   case DType::Int32: return load<int32_t>(p, i);
   case DType::Int16: return load<int16_t>(p, i);
@@ -82,8 +93,36 @@ static double bfloat16_to_double(uint16_t b) {
   return f;
 }
 
+/// A small float (float8 / float4) code to double: `ebits` exponent bits with `bias`, `mbits`
+/// mantissa bits. `fnuz`: 0x80 is the only NaN and there is no infinity; otherwise e5m2 has
+/// infinities, e4m3fn only NaN (all ones), float4e2m1 neither.
+static double minifloat_to_double(unsigned code, int ebits, int mbits, int bias, bool fnuz) {
+  const int width = 1 + ebits + mbits;
+  const unsigned sign = (code >> (width - 1)) & 1u, mag = code & ((1u << (width - 1)) - 1);
+  if (fnuz && sign && mag == 0)
+    return NAN;
+  if (!fnuz && width == 8) {
+    const unsigned all = (1u << (width - 1)) - 1;
+    if (ebits == 4 && mag == all)
+      return NAN;
+    if (ebits == 5 && mag >= (all & ~3u))
+      return mag == (all & ~3u) ? (sign ? -INFINITY : INFINITY) : NAN;
+  }
+  const int exp = static_cast<int>(mag >> mbits), frac = static_cast<int>(mag & ((1u << mbits) - 1));
+  const double v = exp == 0 ? std::ldexp(frac, 1 - bias - mbits)
+                            : std::ldexp(frac + (1 << mbits), exp - bias - mbits);
+  return sign ? -v : v;
+}
+
 double Tensor::float_at(int64_t i) const {
+  const uint8_t *p = bytes_.data();
   switch (dtype_) {
+  case DType::Float8E4M3FN: return minifloat_to_double(p[i], 4, 3, 7, false);
+  case DType::Float8E4M3FNUZ: return minifloat_to_double(p[i], 4, 3, 8, true);
+  case DType::Float8E5M2: return minifloat_to_double(p[i], 5, 2, 15, false);
+  case DType::Float8E5M2FNUZ: return minifloat_to_double(p[i], 5, 2, 16, true);
+  case DType::Float4E2M1:
+    return minifloat_to_double((p[i / 2] >> (4 * (i % 2))) & 0xfu, 2, 1, 1, false);
   case DType::Float16: return half_to_double(load<uint16_t>(bytes_.data(), i));
   case DType::BFloat16: return bfloat16_to_double(load<uint16_t>(bytes_.data(), i));
   case DType::Float: return load<float>(bytes_.data(), i);

@@ -6,6 +6,7 @@
 #include "compiler/passes/fold_batchnorm.h"
 #include "compiler/passes/fold_constants.h"
 #include "compiler/passes/fuse_activation.h"
+#include "compiler/passes/fuse_qdq.h"
 #include "compiler/passes/verify_graph.h"
 
 #include <chrono>
@@ -44,11 +45,13 @@ private:
 } // namespace
 
 std::vector<std::string> pipeline_pass_names() {
-  return {"check-supported", "bind-shapes",     "infer-shapes", "fold-constants",
-          "fold-batchnorm",  "fuse-activation", "dce",          "plan-memory"};
+  return {"check-supported", "bind-shapes",    "infer-shapes",    "fuse-qdq",   "fold-constants",
+          "fold-batchnorm",  "fuse-activation", "dce",             "plan-memory"};
 }
 
-std::vector<std::string> optional_pass_names() { return {"fold-batchnorm", "fuse-activation"}; }
+std::vector<std::string> optional_pass_names() {
+  return {"fuse-qdq", "fold-batchnorm", "fuse-activation"};
+}
 
 bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
   auto optional = optional_pass_names();
@@ -94,6 +97,8 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   run("bind-shapes", [&] { bind_input_shapes(g, opts.bindings); });
   // Types and shapes of every value; constant values propagated (shape subgraphs fold here).
   run("infer-shapes", [&] { infer_shapes(g, opts.infer); });
+  // DequantizeLinear -> Conv/MatMul/Gemm -> QuantizeLinear runs as integer QLinearConv/...
+  run("fuse-qdq", [&] { fuse_qdq(g); });
   // Nodes whose outputs are all known become weights.
   run("fold-constants", [&] { fold_constants(g); });
   // Conv/Gemm followed by BatchNormalization or a per-channel Mul/Add: folded into the weights.

@@ -187,6 +187,14 @@ CASES = {
         [helper.make_node("Conv", ["x", "w"], ["y"], name="n0")],
         [vi("x", [1, 3, 8, 8])], [vi("y", None)],
         [const("w", np.zeros((4, 2, 3, 3), np.float32))]),
+    # Quantisation: a per-axis scale that does not fit the axis; a per-row zero point of the
+    # wrong length.
+    "quantize_scale_shape": lambda: with_consts(
+        "QuantizeLinear", [("s", np.ones(2, np.float32)), ("z", np.zeros(2, np.uint8))]),
+    "matmulinteger_zero_point": lambda: model(
+        [helper.make_node("MatMulInteger", ["x", "b", "z"], ["y"], name="n0")],
+        [vi("x", [2, 3], TensorProto.UINT8)], [vi("y", None, TensorProto.INT32)],
+        [const("b", np.ones((3, 4), np.uint8)), const("z", np.zeros(3, np.uint8))]),
     "string_input": lambda: model([helper.make_node("Identity", ["x"], ["y"], name="n0")],
                                   [vi("x", [2], TensorProto.STRING)],
                                   [vi("y", None, TensorProto.STRING)]),

@@ -3,18 +3,12 @@
 #include "compiler/ops/nn/nn_util.h"
 
 namespace onnxc {
-namespace {
 
-struct MatMulShape {
-  std::vector<int64_t> a, b; ///< operand dims after 1-D promotion (rank >= 2)
-  std::vector<int64_t> batch, out;
-};
-
-MatMulShape matmul_shape(const Node &n) {
+MatMulShape matmul_shape(const Node &n, size_t ai, size_t bi) {
   MatMulShape s;
-  std::vector<int64_t> a = input_dims(n, 0), b = input_dims(n, 1);
+  std::vector<int64_t> a = input_dims(n, ai), b = input_dims(n, bi);
   if (a.empty() || b.empty())
-    node_fail(n, "MatMul operands must have rank >= 1 (got {} and {})", dims_to_string(a),
+    node_fail(n, "matrix product operands must have rank >= 1 (got {} and {})", dims_to_string(a),
               dims_to_string(b));
   s.a = a.size() == 1 ? std::vector<int64_t>{1, a[0]} : a;
   s.b = b.size() == 1 ? std::vector<int64_t>{b[0], 1} : b;
@@ -33,8 +27,6 @@ MatMulShape matmul_shape(const Node &n) {
     s.out.push_back(s.b.back());
   return s;
 }
-
-} // namespace
 
 const OpDef &op_MatMul() {
   static const OpDef def = [] {

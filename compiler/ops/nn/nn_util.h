@@ -49,6 +49,16 @@ int64_t activation_kind(const std::string &name);
 /// The kernel params {kind, a (f64), b (f64)} of n's fused activation ({0, 0, 0}: none).
 std::vector<int64_t> activation_params(const Node &n);
 
+/// Shapes of a numpy matrix product (MatMul and the integer MatMuls) of inputs 0 and 1.
+struct MatMulShape {
+  std::vector<int64_t> a, b; ///< operand dims after 1-D promotion (rank >= 2)
+  std::vector<int64_t> batch, out;
+};
+
+/// 1-D operands promoted (A: [K] -> [1, K], B: [K] -> [K, 1], the added dim removed from
+/// `out`), batch dims broadcast. Throws naming the node on mismatched inner dims.
+MatMulShape matmul_shape(const Node &n, size_t a = 0, size_t b = 1);
+
 /// Lowers to onnxc_k_gemm_<dtype> (templates/cpu/matmul.cpp), with a scratch buffer for the
 /// packed right-hand matrices and n's fused activation, if any. Narrow products (N small, M larger) run transposed.
 KernelCall gemm_call(const Node &n, GemmSpec s);
