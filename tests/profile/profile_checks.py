@@ -131,10 +131,13 @@ def check_events(events, lib_path, model_path):
         check(e["args"]["index"] == i, f"event {i} has index {e['args']['index']}")
         check(e["ts"] + 1e-3 >= end, f"event {i} starts at {e['ts']} before the previous end {end}")
         end = e["ts"] + e["dur"]
-        check(e["args"]["op"] == "Copy" or e["name"] in node_names,
-              f"event {i} names '{e['name']}', no node of the model")
+        # A fused call is named after each node it runs: "A fused with B[, C]".
+        parts = e["name"].replace(" fused with ", ", ").split(", ")
+        check(e["args"]["op"] == "Copy" or all(p in node_names for p in parts),
+              f"event {i} names '{e['name']}', not nodes of the model")
     want = expected_flops(model_path)
-    got = {e["name"]: e["args"]["flops"] for e in events}
+    # Keyed by the call's first node: a Conv fused with its activation is still that Conv.
+    got = {e["name"].split(" fused with ")[0]: e["args"]["flops"] for e in events}
     check(want, "the model has no Conv/MatMul node to check FLOPs on")
     for name, flops in want.items():
         check(got.get(name) == flops, f"node {name}: FLOPs {got.get(name)}, expected {flops}")
