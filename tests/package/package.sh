@@ -52,7 +52,10 @@ case_install() {
            "$LIBDIR"/pkgconfig/onnxc.pc; do
     [[ -f $prefix/$f ]] || fail "$prefix/$f was not installed"
   done
-  if grep -rlF -e "$WORK_DIR/staging" -e "$BUILD_DIR" "$prefix"; then
+  # Text files (CMake package, pkg-config, header) must not name the build or staging tree; the
+  # binary may (debug info and sanitizer metadata in RelWithDebInfo/ASan builds hold source
+  # paths) but must not depend on them: no RPATH/RUNPATH, checked below.
+  if grep -rlIF -e "$WORK_DIR/staging" -e "$BUILD_DIR" "$prefix"; then
     fail "installed files above name the staging or build directory"
   fi
   # Only shared libraries from the system: all found, none in the build tree, no rpath.
