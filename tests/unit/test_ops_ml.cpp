@@ -5,6 +5,7 @@
 #include "compiler/ir/ir.h"
 #include "compiler/ops/evaluate.h"
 #include "compiler/ops/registry.h"
+#include "tests/unit/node_attrs.h"
 
 #include <catch2/catch.hpp>
 
@@ -30,7 +31,7 @@ template <typename T> std::vector<T> values(const Tensor &t) {
 }
 
 /// One ai.onnx.ml node on constant inputs.
-struct MlNode {
+struct MlNode : test::AttrSetters<MlNode> {
   Graph g;
   Node *node = nullptr;
   std::vector<TensorPtr> data;
@@ -44,26 +45,6 @@ struct MlNode {
     node->opset = 3;
     node->def = find_op("ai.onnx.ml", op);
     REQUIRE(node->def);
-  }
-  MlNode &ints(const char *name, std::vector<int64_t> v) {
-    node->attrs[name].kind = Attribute::Kind::Ints;
-    node->attrs[name].ints = std::move(v);
-    return *this;
-  }
-  MlNode &floats(const char *name, std::vector<float> v) {
-    node->attrs[name].kind = Attribute::Kind::Floats;
-    node->attrs[name].floats = std::move(v);
-    return *this;
-  }
-  MlNode &i(const char *name, int64_t v) {
-    node->attrs[name].kind = Attribute::Kind::Int;
-    node->attrs[name].i = v;
-    return *this;
-  }
-  MlNode &s(const char *name, std::string v) {
-    node->attrs[name].kind = Attribute::Kind::String;
-    node->attrs[name].s = std::move(v);
-    return *this;
   }
   std::vector<Tensor> run() {
     node->def->infer(*node);

@@ -5,6 +5,7 @@
 #include "compiler/ir/ir.h"
 #include "compiler/ops/evaluate.h"
 #include "compiler/ops/registry.h"
+#include "tests/unit/node_attrs.h"
 
 #include <catch2/catch.hpp>
 
@@ -47,7 +48,7 @@ template <typename T> std::vector<T> values(const Tensor &t) {
 
 /// One node; inputs listed in `runtime` are graph inputs (only their type is known to the shape
 /// rule), the others constants. The evaluator gets all inputs' data.
-struct OneNode {
+struct OneNode : test::AttrSetters<OneNode> {
   Graph g;
   Node *node = nullptr;
   std::vector<TensorPtr> data;
@@ -69,31 +70,6 @@ struct OneNode {
     node->def = find_op("", op);
     node->opset = opset;
     REQUIRE(node->def);
-  }
-  OneNode &ints(const char *name, std::vector<int64_t> v) {
-    node->attrs[name].kind = Attribute::Kind::Ints;
-    node->attrs[name].ints = std::move(v);
-    return *this;
-  }
-  OneNode &floats(const char *name, std::vector<float> v) {
-    node->attrs[name].kind = Attribute::Kind::Floats;
-    node->attrs[name].floats = std::move(v);
-    return *this;
-  }
-  OneNode &i(const char *name, int64_t v) {
-    node->attrs[name].kind = Attribute::Kind::Int;
-    node->attrs[name].i = v;
-    return *this;
-  }
-  OneNode &f(const char *name, float v) {
-    node->attrs[name].kind = Attribute::Kind::Float;
-    node->attrs[name].f = v;
-    return *this;
-  }
-  OneNode &s(const char *name, std::string v) {
-    node->attrs[name].kind = Attribute::Kind::String;
-    node->attrs[name].s = std::move(v);
-    return *this;
   }
   void infer() { node->def->infer(*node); }
   Tensor run1() {

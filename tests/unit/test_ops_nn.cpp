@@ -5,6 +5,7 @@
 #include "compiler/ir/ir.h"
 #include "compiler/ops/evaluate.h"
 #include "compiler/ops/registry.h"
+#include "tests/unit/node_attrs.h"
 
 #include <catch2/catch.hpp>
 
@@ -25,7 +26,7 @@ TensorPtr random_tensor(const std::vector<int64_t> &dims, uint32_t seed, float l
   return t;
 }
 
-struct OneNode {
+struct OneNode : test::AttrSetters<OneNode> {
   Graph g;
   Node *node = nullptr;
 
@@ -37,34 +38,6 @@ struct OneNode {
     node->def = find_op("", op);
     node->opset = opset;
     REQUIRE(node->def);
-  }
-  OneNode &ints(const char *name, std::vector<int64_t> v) {
-    Attribute a;
-    a.kind = Attribute::Kind::Ints;
-    a.ints = std::move(v);
-    node->attrs[name] = a;
-    return *this;
-  }
-  OneNode &i(const char *name, int64_t v) {
-    Attribute a;
-    a.kind = Attribute::Kind::Int;
-    a.i = v;
-    node->attrs[name] = a;
-    return *this;
-  }
-  OneNode &f(const char *name, float v) {
-    Attribute a;
-    a.kind = Attribute::Kind::Float;
-    a.f = v;
-    node->attrs[name] = a;
-    return *this;
-  }
-  OneNode &s(const char *name, std::string v) {
-    Attribute a;
-    a.kind = Attribute::Kind::String;
-    a.s = std::move(v);
-    node->attrs[name] = a;
-    return *this;
   }
   std::vector<Tensor> run() {
     node->def->infer(*node);

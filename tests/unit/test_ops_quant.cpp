@@ -5,6 +5,7 @@
 #include "compiler/ir/ir.h"
 #include "compiler/ops/evaluate.h"
 #include "compiler/ops/registry.h"
+#include "tests/unit/node_attrs.h"
 
 #include <catch2/catch.hpp>
 
@@ -47,7 +48,7 @@ template <typename T> TensorPtr random_ints(DType dt, Dims d, int lo, int hi, ui
 }
 
 /// One node on constant inputs (nullptr: omitted optional input).
-struct OneNode {
+struct OneNode : test::AttrSetters<OneNode> {
   Graph g;
   Node *node = nullptr;
   std::vector<TensorPtr> data;
@@ -64,21 +65,6 @@ struct OneNode {
     node->domain = domain;
     node->opset = opset;
     REQUIRE(node->def);
-  }
-  OneNode &i(const char *name, int64_t v) {
-    node->attrs[name].kind = Attribute::Kind::Int;
-    node->attrs[name].i = v;
-    return *this;
-  }
-  OneNode &f(const char *name, float v) {
-    node->attrs[name].kind = Attribute::Kind::Float;
-    node->attrs[name].f = v;
-    return *this;
-  }
-  OneNode &ints(const char *name, std::vector<int64_t> v) {
-    node->attrs[name].kind = Attribute::Kind::Ints;
-    node->attrs[name].ints = std::move(v);
-    return *this;
   }
   void infer() { node->def->infer(*node); }
   std::vector<Tensor> run() {

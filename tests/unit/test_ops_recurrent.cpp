@@ -4,6 +4,7 @@
 #include "compiler/ir/ir.h"
 #include "compiler/ops/evaluate.h"
 #include "compiler/ops/registry.h"
+#include "tests/unit/node_attrs.h"
 
 #include <catch2/catch.hpp>
 
@@ -35,7 +36,7 @@ TensorPtr zeros(const std::vector<int64_t> &dims) {
   return t;
 }
 
-struct RecurrentNode {
+struct RecurrentNode : test::AttrSetters<RecurrentNode> {
   Graph g;
   Node *node = nullptr;
 
@@ -53,16 +54,6 @@ struct RecurrentNode {
   RecurrentNode &attr(const char *name, Attribute a) {
     node->attrs[name] = std::move(a);
     return *this;
-  }
-  RecurrentNode &i(const char *name, int64_t v) {
-    Attribute a;
-    a.kind = Attribute::Kind::Int, a.i = v;
-    return attr(name, a);
-  }
-  RecurrentNode &s(const char *name, std::string v) {
-    Attribute a;
-    a.kind = Attribute::Kind::String, a.s = std::move(v);
-    return attr(name, a);
   }
   RecurrentNode &strings(const char *name, std::vector<std::string> v) {
     Attribute a;

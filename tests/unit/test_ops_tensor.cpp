@@ -4,6 +4,7 @@
 #include "compiler/ir/ir.h"
 #include "compiler/ops/evaluate.h"
 #include "compiler/ops/registry.h"
+#include "tests/unit/node_attrs.h"
 
 #include <catch2/catch.hpp>
 
@@ -43,7 +44,7 @@ template <typename T> std::vector<T> values(const Tensor &t) {
 
 /// One node whose inputs are constants (known at compile time) or run-time values (only their
 /// type is known to the shape rule; the evaluator still gets their data).
-struct OneNode {
+struct OneNode : test::AttrSetters<OneNode> {
   Graph g;
   Node *node = nullptr;
   std::vector<TensorPtr> data;
@@ -63,26 +64,6 @@ struct OneNode {
     node->def = find_op("", op);
     node->opset = opset;
     REQUIRE(node->def);
-  }
-  OneNode &ints(const char *name, std::vector<int64_t> v) {
-    node->attrs[name].kind = Attribute::Kind::Ints;
-    node->attrs[name].ints = std::move(v);
-    return *this;
-  }
-  OneNode &i(const char *name, int64_t v) {
-    node->attrs[name].kind = Attribute::Kind::Int;
-    node->attrs[name].i = v;
-    return *this;
-  }
-  OneNode &f(const char *name, float v) {
-    node->attrs[name].kind = Attribute::Kind::Float;
-    node->attrs[name].f = v;
-    return *this;
-  }
-  OneNode &s(const char *name, std::string v) {
-    node->attrs[name].kind = Attribute::Kind::String;
-    node->attrs[name].s = std::move(v);
-    return *this;
   }
   OneNode &t(const char *name, TensorPtr v) {
     node->attrs[name].kind = Attribute::Kind::Tensor;
