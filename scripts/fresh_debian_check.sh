@@ -16,6 +16,9 @@ root=${1:?usage: fresh_debian_check.sh ROOT_DIR [ctest args...]}
 shift
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 shared=$repo/../shared
+[[ $(id -u) -eq 0 ]] || { echo "fresh_debian_check.sh: run it as root (debootstrap, chroot)" >&2; exit 1; }
+command -v debootstrap >/dev/null ||
+  { echo "fresh_debian_check.sh: needs debootstrap (apt-get install debootstrap)" >&2; exit 1; }
 
 mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources \
   2>/dev/null | grep -oE '^(URIs:|deb) +[a-z]+://[^ ]+/debian/?( |$)' | awk '{print $2}' | head -1 ||
