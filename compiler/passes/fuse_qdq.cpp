@@ -1,6 +1,8 @@
 #include "compiler/passes/fuse_qdq.h"
 
+#include "compiler/ops/op_util.h"
 #include "compiler/ops/registry.h"
+#include "compiler/passes/fusion_util.h"
 
 #include <cmath>
 #include <optional>
@@ -9,11 +11,6 @@ namespace onnxc {
 namespace {
 
 bool is_int8(DType t) { return t == DType::Uint8 || t == DType::Int8; }
-
-int64_t int_attr(const Node &n, const char *name, int64_t def) {
-  const Attribute *a = n.attr(name);
-  return a && a->kind == Attribute::Kind::Int ? a->i : def;
-}
 
 /// A constant 8-bit quantisation: the quantised value, its float scale and zero point.
 struct QInput {
@@ -26,17 +23,16 @@ struct QInput {
 /// tensor only.
 std::optional<QInput> dequantized(const Value *v, int64_t axis, int64_t count) {
   const Node *dq = v ? v->producer : nullptr;
-  if (!dq || dq->op_type != "DequantizeLinear" || !dq->domain.empty() ||
-      v->type.dtype != DType::Float)
+  if (!dq || !is_op(*dq, "DequantizeLinear") || v->type.dtype != DType::Float)
     return std::nullopt;
   Value *q = dq->input(0), *s = dq->input(1), *z = dq->input(2);
   if (!q || !s || !s->constant || (z && !z->constant) || !is_int8(q->type.dtype) ||
-      s->type.dtype != DType::Float || int_attr(*dq, "block_size", 0) != 0)
+      s->type.dtype != DType::Float || attr_int(*dq, "block_size", 0) != 0)
     return std::nullopt;
   const int64_t n = s->constant->numel();
   if (n != 1) {
     const int64_t rank = static_cast<int64_t>(q->type.static_dims().size());
-    int64_t ax = int_attr(*dq, "axis", 1);
+    int64_t ax = attr_int(*dq, "axis", 1);
     ax = ax < 0 ? ax + rank : ax;
     if (axis < 0 || ax != axis || n != count || s->constant->rank() != 1)
       return std::nullopt;
@@ -48,10 +44,8 @@ std::optional<QInput> dequantized(const Value *v, int64_t axis, int64_t count) {
 
 /// `v` used once, by a QuantizeLinear to 8 bits with constant per-tensor float scale and zp.
 Node *quantized_by(Value *v) {
-  if (v->is_graph_output || v->uses.size() != 1)
-    return nullptr;
-  Node *q = v->uses[0].node;
-  if (q->op_type != "QuantizeLinear" || !q->domain.empty() || v->uses[0].index != 0)
+  Node *q = sole_user(v);
+  if (!q || !is_op(*q, "QuantizeLinear") || v->uses[0].index != 0)
     return nullptr;
   Value *s = q->input(1), *z = q->input(2);
   if (!s || !s->constant || s->constant->numel() != 1 || s->type.dtype != DType::Float ||
@@ -137,18 +131,13 @@ bool fuse_matmul(Graph &g, Node &mm) {
   return true;
 }
 
-float float_attr(const Node &n, const char *name, float def) {
-  const Attribute *a = n.attr(name);
-  return a && a->kind == Attribute::Kind::Float ? a->f : def;
-}
-
 /// Gemm (transA = 0, bias of N elements) -> com.microsoft QGemm.
 bool fuse_gemm(Graph &g, Node &gemm) {
   Value *y = gemm.outputs[0];
-  const bool tb = int_attr(gemm, "transB", 0) != 0;
+  const bool tb = attr_int(gemm, "transB", 0) != 0;
   const std::vector<int64_t> bd =
       gemm.input(1) ? gemm.input(1)->type.static_dims() : std::vector<int64_t>{};
-  if (int_attr(gemm, "transA", 0) != 0 || bd.size() != 2)
+  if (attr_int(gemm, "transA", 0) != 0 || bd.size() != 2)
     return false;
   const int64_t N = tb ? bd[0] : bd[1];
   auto a = dequantized(gemm.input(0), -1, 1);
@@ -156,7 +145,7 @@ bool fuse_gemm(Graph &g, Node &gemm) {
   Node *q = quantized_by(y);
   if (!a || !b || !q)
     return false;
-  const float alpha = float_attr(gemm, "alpha", 1.0f), beta = float_attr(gemm, "beta", 1.0f);
+  const float alpha = attr_float(gemm, "alpha", 1.0f), beta = attr_float(gemm, "beta", 1.0f);
   Value *bias = nullptr;
   if (gemm.input(2) && !(bias = int_bias(g, gemm.input(2), *a, *b, N, beta, alpha)))
     return false;

@@ -87,9 +87,14 @@ def gemm_model(per_column, alpha):
     c = RNG.uniform(-3, 3, size=N).astype(np.float32)
     inits = [const("bq", b), const("bs", bs if per_column else bs[0]), const("c", c)]
     nodes = [helper.make_node("DequantizeLinear", ["bq", "bs"], ["bf"], axis=0),
-             helper.make_node("Gemm", ["xf", "bf", "c"], ["yf"], transB=1, alpha=alpha)]
+             helper.make_node("Gemm", ["xf", "bf", "c"], ["yf"], transB=1, alpha=float(alpha))]
     name = f"gemm_pc{int(per_column)}_alpha{alpha}"
     model = qdq_model(name, nodes, [6, K], [6, N], 0.3, np.int8(-5), inits)
+    if isinstance(alpha, int):  # written as an INT attribute after the checker, as some exporters do
+        gemm = next(n for n in model.graph.node if n.op_type == "Gemm")
+        attr = next(a for a in gemm.attribute if a.name == "alpha")
+        attr.type, attr.i = onnx.AttributeProto.INT, alpha
+        attr.ClearField("f")
     ref = dict(b=b.T, bs=bs, bz=np.int8(0), c=c, alpha=alpha)
     return name, model, ref
 
@@ -180,9 +185,12 @@ def main():
         x = RNG.uniform(-6, 6, size=(2, 5, 40)).astype(np.float32)
         ok = check_case(onnxc, work, name, model, x, (0.3, -5, -128, 127),
                         matmul_reference(x, ref)) and ok
-    for per_column, alpha in ((True, 1.0), (False, 0.5)):
+    # alpha=2 (a Python int) is written as an INT attribute, which ONNX readers accept for a
+    # float attribute: regression for fuse-qdq reading it as the default 1.
+    for per_column, alpha in ((True, 1.0), (False, 0.5), (True, 2)):
         name, model, ref = gemm_model(per_column, alpha)
-        x = RNG.uniform(-6, 6, size=(6, 40)).astype(np.float32)
+        x_range = 6 / alpha if isinstance(alpha, int) else 6  # keep alpha*x*b mostly unsaturated
+        x = RNG.uniform(-x_range, x_range, size=(6, 40)).astype(np.float32)
         ok = check_case(onnxc, work, name, model, x, (0.3, -5, -128, 127),
                         matmul_reference(x, ref)) and ok
     sys.exit(0 if ok else 1)
