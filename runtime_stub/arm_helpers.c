@@ -3,9 +3,10 @@
  * link): integer division (ARMv7-A has no divide instruction in general) and 64-bit
  * integer <-> floating-point conversions. Empty on every other architecture.
  *
- * Model libraries define them as hidden symbols (module_linker.cpp keeps every `__aeabi_*` and
- * `onnxc_arm_*` function out of internalisation, so the calls instruction selection emits bind to
- * these definitions). Semantics follow the "Run-time ABI for the ARM Architecture": the
+ * Model libraries define them as hidden, weak symbols (module_linker.cpp keeps every `__aeabi_*`
+ * and `onnxc_arm_*` function out of internalisation, so the calls instruction selection emits
+ * bind to these definitions; weak, so that several models' objects or archives link into one
+ * program without clashing). Semantics follow the "Run-time ABI for the ARM Architecture": the
  * functions use the base (soft-float) procedure call standard even on hard-float targets, and
  * division by zero returns 0 here (the kernels never divide by zero; C leaves it undefined).
  * The code must not itself use `/`, `%` or 64-bit int/float conversions (that would recurse).
@@ -17,7 +18,7 @@ typedef int onnxc_arm_helpers_unused;
 
 #if defined(__arm__)
 
-#define ONNXC_ARM_HELPER __attribute__((visibility("hidden"), used))
+#define ONNXC_ARM_HELPER __attribute__((visibility("hidden"), used, weak))
 #define ONNXC_AAPCS __attribute__((pcs("aapcs")))
 
 /* Shift-subtract division of n by d (d != 0); the remainder goes to *rem. */
@@ -52,7 +53,7 @@ ONNXC_ARM_HELPER int64_t onnxc_arm_divmod64(int64_t n, int64_t d, int64_t *rem) 
  * The C helper returns the quotient in r0:r1 and stores the remainder through a pointer passed
  * on the stack (its fifth argument word), into the 8 bytes above it. */
 #define ONNXC_ARM_DIVMOD64(name, helper)                                                           \
-  __attribute__((naked, visibility("hidden"), used)) void name(void) {                             \
+  __attribute__((naked, visibility("hidden"), used, weak)) void name(void) {                       \
     __asm__ volatile("push {r4, lr}\n\t"                                                           \
                      "sub sp, sp, #16\n\t"                                                         \
                      "add r4, sp, #8\n\t"                                                          \

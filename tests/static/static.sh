@@ -180,6 +180,24 @@ case_cross_aarch64() {
     "$out/sample.weights"
 }
 
+case_cross_armv7_two_models() {
+  # Two 32-bit ARM static models in one program: each carries the hidden ARM EABI helpers
+  # (runtime_stub/arm_helpers.c), which must not clash in a static link.
+  local cc=arm-linux-gnueabihf-gcc qemu=qemu-arm sysroot=/usr/arm-linux-gnueabihf
+  if ! command -v "$cc" >/dev/null || ! command -v "$qemu" >/dev/null || [[ ! -d $sysroot ]]; then
+    echo "SKIP: needs $cc, $qemu and $sysroot (scripts/setup.sh installs them)"
+    exit 77
+  fi
+  mkdir -p "$out/lib"
+  "$ONNXC" compile "$models/cnn/model.onnx" --emit static --target armv7-unknown-linux-gnueabihf \
+    -o "$out/lib/libsample.a"
+  "$ONNXC" compile "$models/mlp/model.onnx" --emit static --target armv7-unknown-linux-gnueabihf \
+    -o "$out/lib/libsample_mlp.a"
+  "$cc" "${cflags[@]}" -I "$out/lib" "$SRC_DIR/tests/e2e/two_models_linked.c" \
+    "$out/lib/libsample.a" "$out/lib/libsample_mlp.a" -lm -lpthread -o "$out/two_models"
+  "$qemu" -L "$sysroot" "$out/two_models" "$models/cnn/expected.txt" "$models/mlp/expected.txt"
+}
+
 rm -rf "$out"
 mkdir -p "$out"
 "case_$case_name"
