@@ -117,14 +117,15 @@ uint64_t stack_estimate(std::string_view object) {
   uint64_t entry = 0, nodes = 0, kernels = 0, fixed = 0, worker = 0;
   std::vector<uint64_t> rest;
   for (const auto &[name, size] : frames) {
-    if (ends_with(name, "_run") || ends_with(name, "_run_buffers"))
+    // The exact names first: onnxc__model_run also ends in "_run".
+    if (name == "run_model" || name == "onnxc__model_run")
+      fixed += size;
+    else if (ends_with(name, "_run") || ends_with(name, "_run_buffers"))
       entry = std::max(entry, size);
     else if (name.rfind("node.", 0) == 0)
       nodes = std::max(nodes, size);
     else if (name.rfind("kernel.", 0) == 0)
       kernels = std::max(kernels, size);
-    else if (name == "run_model" || name == "onnxc__model_run")
-      fixed += size;
     else if (name == "worker_main" || name == "run_chunks")
       worker += size;
     else

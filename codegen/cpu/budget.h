@@ -7,12 +7,6 @@
 
 namespace onnxc {
 
-/// What `onnxc compile` reports and NAME.h exports (NAME_CODE_SIZE, NAME_STACK_SIZE).
-struct ArtifactBudget {
-  uint64_t code_bytes = 0;  ///< allocated (loaded) section bytes minus the embedded weights
-  uint64_t stack_bytes = 0; ///< per-thread stack estimate (see stack_estimate)
-};
-
 /// Bytes of every allocated section with file contents (code, read-only data, data, relocation
 /// and symbol tables the loader reads, unwind tables) of the ELF object, archive member or
 /// shared library `image`, minus `embedded_weights` (the weight blob it contains, 0 if none).

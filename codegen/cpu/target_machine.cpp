@@ -120,7 +120,7 @@ std::unique_ptr<llvm::TargetMachine> create_target_machine(const ResolvedCpuTarg
   llvm::TargetOptions options;
   options.FunctionSections = true;
   options.DataSections = true;
-  options.EmitStackSizeSection = true; // read back by measure_budget() (budget.h)
+  options.EmitStackSizeSection = true; // read back by stack_estimate() (budget.h)
   llvm::TargetMachine *tm =
       lookup_target(target.triple)
           .createTargetMachine(target.triple, target.cpu, target.features, options,

@@ -68,8 +68,7 @@ void row(i64 kind, double eps, i64 extra, const Axes &red, const T *x, const T *
     /* A zero vector has no direction: its normalisation is zero (as in ONNX's reference and
        ONNX Runtime), not 0/0. */
     const double norm = extra == 1 ? s1 : __builtin_sqrt(s2);
-    const double inv = norm > 0 ? 1.0 / norm : 0.0;
-    for_each(red, [&](i64, i64 o) { y[o] = T(double(x[o]) * inv); });
+    for_each(red, [&](i64, i64 o) { y[o] = norm != 0 ? T(double(x[o]) / norm) : T(0); });
   } else {
     const double mean = s1 / cnt, var = s2 / cnt - mean * mean;
     const double den = __builtin_sqrt(var > 0 ? var : 0) + eps;

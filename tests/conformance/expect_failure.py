@@ -22,7 +22,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--onnxc", required=True)
     p.add_argument("--testdata", required=True)
-    p.add_argument("--timeout", type=float, default=100.0)
+    p.add_argument("--timeout", type=float, default=60.0)  # update_known_failures.py's default
     p.add_argument("--list", default=os.path.join(ukf.HERE, "known_failures.txt"))
     p.add_argument("case")
     args = p.parse_args()
