@@ -21,8 +21,6 @@ namespace {
 struct ConvGeom {
   i64 N, C, M, G, algo, has_bias;
   i64 in[3], out[3], k[3], s[3], p[3], d[3];
-  i64 act_kind;
-  double act_a, act_b;
   i64 in_size() const { return in[0] * in[1] * in[2]; }
   i64 out_size() const { return out[0] * out[1] * out[2]; }
   i64 k_size() const { return k[0] * k[1] * k[2]; }
@@ -35,7 +33,6 @@ ConvGeom read_geom(const i64 *p) {
     g.in[i] = p[6 + i], g.out[i] = p[9 + i], g.k[i] = p[12 + i];
     g.s[i] = p[15 + i], g.p[i] = p[18 + i], g.d[i] = p[21 + i];
   }
-  g.act_kind = p[27], g.act_a = param_f64(p, 28), g.act_b = param_f64(p, 29);
   return g;
 }
 
@@ -67,20 +64,13 @@ template <typename T> void pack_im2col(const ConvGeom &g, const T *x, T *dst, i6
   }
 }
 
-template <typename T> Act<T> geom_act(const ConvGeom &g) {
-  Act<T> act;
-  act.kind = g.act_kind, act.a = T(g.act_a), act.b = T(g.act_b);
-  return act;
-}
-
 template <typename T>
-void conv_gemm(onnxc_rt *rt, const ConvGeom &g, const T *x, const T *w, const T *bias, T *y,
-               T *packed) {
+void conv_gemm(onnxc_rt *rt, const ConvGeom &g, const Act<T> &act, const T *x, const T *w,
+               const T *bias, T *y, T *packed) {
   using namespace gemm;
   constexpr i64 NR = nr<T>();
   const i64 Cg = g.C / g.G, Mg = g.M / g.G, K = Cg * g.k_size(), Nsp = g.out_size();
   const i64 panels = ceil_div(Nsp, NR), kk = K > 0 ? K : 1;
-  const Act<T> act = geom_act<T>(g);
   for (i64 n = 0; n < g.N; ++n) {
     for (i64 grp = 0; grp < g.G; ++grp) {
       const T *xg = x + (n * g.C + grp * Cg) * g.in_size();
@@ -130,9 +120,9 @@ inline void valid_range(i64 in, i64 out, i64 s, i64 p, i64 off, i64 &lo, i64 &hi
 }
 
 template <typename T>
-void conv_direct(onnxc_rt *rt, const ConvGeom &g, const T *x, const T *w, const T *bias, T *y) {
+void conv_direct(onnxc_rt *rt, const ConvGeom &g, const Act<T> &act, const T *x, const T *w,
+                 const T *bias, T *y) {
   const i64 Mg = g.M / g.G, ks = g.k_size(), osz = g.out_size(), isz = g.in_size();
-  const Act<T> act = geom_act<T>(g);
   auto body = [&](i64 lo, i64 hi) {
     for (i64 plane = lo; plane < hi; ++plane) {
       const i64 n = plane / g.M, m = plane % g.M, c = m / Mg; /* Cg == 1: channel = group */
@@ -176,10 +166,11 @@ template <typename T> int32_t conv_kernel(onnxc_rt *rt, void *const *t, const i6
   const T *x = static_cast<const T *>(t[0]), *w = static_cast<const T *>(t[1]);
   const T *bias = g.has_bias ? static_cast<const T *>(t[2]) : nullptr;
   T *y = static_cast<T *>(t[3]);
+  const Act<T> act = read_act<T>(p, 27);
   if (g.algo == 1)
-    conv_direct(rt, g, x, w, bias, y);
+    conv_direct(rt, g, act, x, w, bias, y);
   else
-    conv_gemm(rt, g, x, w, bias, y, static_cast<T *>(t[4]));
+    conv_gemm(rt, g, act, x, w, bias, y, static_cast<T *>(t[4]));
   return 0;
 }
 
