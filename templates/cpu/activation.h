@@ -42,6 +42,29 @@ template <typename T> inline T act_hard_swish(T x) {
   return x * mx(T(0), mn(T(1), x / T(6) + T(0.5)));
 }
 
+/// Calls f(g) with g the scalar function of `kind` (identity for kActNone), so each caller
+/// chooses once, outside its loops, and the loop body is g alone.
+template <typename T, typename F> inline void visit_act(i64 kind, T a, T b, F &&f) {
+  switch (kind) {
+  case kActRelu:
+    return f([](T x) { return act_relu(x); });
+  case kActClip:
+    return f([=](T x) { return act_clip(x, a, b); });
+  case kActLeakyRelu:
+    return f([=](T x) { return act_leaky(x, a); });
+  case kActSigmoid:
+    return f([](T x) { return act_sigmoid(x); });
+  case kActHardSigmoid:
+    return f([=](T x) { return act_hard_sigmoid(x, a, b); });
+  case kActHardSwish:
+    return f([](T x) { return act_hard_swish(x); });
+  case kActSilu:
+    return f([](T x) { return x * act_sigmoid(x); });
+  default:
+    return f([](T x) { return x; });
+  }
+}
+
 /// An activation with its parameters converted to T once.
 template <typename T> struct Act {
   i64 kind = kActNone;
@@ -49,24 +72,9 @@ template <typename T> struct Act {
 
   /// One element (per-element paths; apply_act() is the vectorisable form for rows).
   T operator()(T x) const {
-    switch (kind) {
-    case kActRelu:
-      return act_relu(x);
-    case kActClip:
-      return act_clip(x, a, b);
-    case kActLeakyRelu:
-      return act_leaky(x, a);
-    case kActSigmoid:
-      return act_sigmoid(x);
-    case kActHardSigmoid:
-      return act_hard_sigmoid(x, a, b);
-    case kActHardSwish:
-      return act_hard_swish(x);
-    case kActSilu:
-      return x * act_sigmoid(x);
-    default:
-      return x;
-    }
+    T y = x;
+    visit_act(kind, a, b, [&](auto g) { y = g(x); });
+    return y;
   }
 };
 
@@ -84,32 +92,9 @@ template <typename T, typename F> inline void map_strided(T *y, i64 n, i64 s, F 
 /// Applies act to n elements at stride s. The switch is outside the loops (kernels such as
 /// gemm::tile are shared by every node, so the kind is not a compile-time constant there).
 template <typename T> inline void apply_act(const Act<T> &act, T *y, i64 n, i64 s) {
-  const T a = act.a, b = act.b;
-  switch (act.kind) {
-  case kActRelu:
-    map_strided(y, n, s, [](T x) { return act_relu(x); });
-    break;
-  case kActClip:
-    map_strided(y, n, s, [=](T x) { return act_clip(x, a, b); });
-    break;
-  case kActLeakyRelu:
-    map_strided(y, n, s, [=](T x) { return act_leaky(x, a); });
-    break;
-  case kActSigmoid:
-    map_strided(y, n, s, [](T x) { return act_sigmoid(x); });
-    break;
-  case kActHardSigmoid:
-    map_strided(y, n, s, [=](T x) { return act_hard_sigmoid(x, a, b); });
-    break;
-  case kActHardSwish:
-    map_strided(y, n, s, [](T x) { return act_hard_swish(x); });
-    break;
-  case kActSilu:
-    map_strided(y, n, s, [](T x) { return x * act_sigmoid(x); });
-    break;
-  default:
-    break;
-  }
+  if (act.kind == kActNone)
+    return;
+  visit_act(act.kind, act.a, act.b, [&](auto g) { map_strided(y, n, s, g); });
 }
 
 /// Reads {kind, a, b} at params p[i], p[i+1], p[i+2].
