@@ -66,17 +66,19 @@ std::string weights_image(const std::string &model_name, const std::vector<uint8
 }
 
 /// Writes the machine-code artifact (.o, .a or .so) for `object` to out_path; returns the ELF
-/// file to measure (the object itself for .o and .a, the linked library for .so).
-std::string write_binary(const std::string &object, llvm::TargetMachine &tm, EmitKind emit,
-                         const std::string &model_name, const std::string &out_path) {
+/// file to measure without copying it: a view of the object itself for .o and .a, the linked
+/// library (mapped) for .so.
+std::unique_ptr<llvm::MemoryBuffer> write_binary(const std::string &object,
+                                                 llvm::TargetMachine &tm, EmitKind emit,
+                                                 const std::string &model_name,
+                                                 const std::string &out_path) {
   switch (emit) {
   case EmitKind::Object:
     write_file_atomically(out_path, object);
-    return object;
-  case EmitKind::StaticLibrary: {
+    return llvm::MemoryBuffer::getMemBuffer(object, "", false);
+  case EmitKind::StaticLibrary:
     write_file_atomically(out_path, static_archive(object, model_name + ".o"));
-    return object;
-  }
+    return llvm::MemoryBuffer::getMemBuffer(object, "", false);
   default: {
     TempDir temp;
     link_shared_library(object, tm, out_path, temp);
@@ -86,7 +88,7 @@ std::string write_binary(const std::string &object, llvm::TargetMachine &tm, Emi
       std::filesystem::remove(out_path, ec);
       fail("cannot read back '{}': {}", out_path, buffer.getError().message());
     }
-    return std::string((*buffer)->getBuffer());
+    return std::move(*buffer);
   }
   }
 }
@@ -129,12 +131,13 @@ CpuArtifactInfo compile_cpu(const ExecutionPlan &plan, const CpuCodegenOptions &
     weights_out = std::make_unique<PendingOutput>(opts.weights_file);
     write_file(weights_out->temp_path(), weights_image(plan.model_name, blob));
   }
-  std::string artifact = write_binary(object, *tm, opts.emit, name, out_path);
+  std::unique_ptr<llvm::MemoryBuffer> artifact =
+      write_binary(object, *tm, opts.emit, name, out_path);
   timer.done(opts.emit == EmitKind::SharedLibrary ? "link (lld)" : "write");
   CpuArtifactInfo info;
   info.measured = true;
   try {
-    info.code_bytes = code_size(artifact, embedded_weights_bytes(object));
+    info.code_bytes = code_size(artifact->getBuffer(), embedded_weights_bytes(object));
     info.stack_bytes = stack_estimate(object);
     if (weights_out)
       weights_out->commit();
