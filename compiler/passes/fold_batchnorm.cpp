@@ -143,7 +143,7 @@ int fold_batchnorm(Graph &g) {
   for (auto &np : g.nodes) {
     Node &n = *np;
     const bool conv = foldable_conv(n);
-    if (dead.count(&n) || (!conv && !foldable_gemm(n)))
+    if (!conv && !foldable_gemm(n)) // (absorbed nodes are never Conv/Gemm)
       continue;
     // Absorb a chain such as Conv → BatchNormalization → Mul → Add one node at a time.
     while (Node *user = sole_user(n.outputs[0])) {

@@ -108,7 +108,7 @@ int fuse_activation(Graph &g) {
   std::unordered_set<const Node *> dead;
   for (auto &np : g.nodes) {
     Node &n = *np;
-    if (dead.count(&n) || !fusable_producer(n))
+    if (!fusable_producer(n)) // (absorbed nodes are activations, never producers)
       continue;
     auto act = activation_after(n.outputs[0]);
     if (!act || act->nodes.back()->outputs[0]->type.dtype != n.outputs[0]->type.dtype)
