@@ -33,21 +33,11 @@ static void *run_job(void *arg) {
   return NULL;
 }
 
-static int read_values(const char *path, float *dst) {
-  FILE *f = fopen(path, "r");
-  if (!f)
-    e2e_fail("cannot open %s", path);
-  int n = 0;
-  while (n < MAX_VALUES && fscanf(f, "%f", &dst[n]) == 1)
-    ++n;
-  fclose(f);
-  return n;
-}
-
 int main(int argc, char **argv) {
   if (argc < 3)
     e2e_fail("usage: static_run INPUT.txt EXPECTED.txt [WEIGHTS_FILE|-] [--limited-stack]");
-  int n_in = read_values(argv[1], in), n_out = read_values(argv[2], want);
+  int n_in = e2e_read_floats(argv[1], in, MAX_VALUES);
+  int n_out = e2e_read_floats(argv[2], want, MAX_VALUES);
   if (n_in != UP(INPUT_0_SIZE) || n_out != UP(OUTPUT_0_SIZE))
     e2e_fail("reference sizes %d/%d differ from the header's %d/%d", n_in, n_out,
              (int)UP(INPUT_0_SIZE), (int)UP(OUTPUT_0_SIZE));
