@@ -73,8 +73,6 @@ std::vector<int64_t> out_dims(const QConvShape &s) {
   return out;
 }
 
-Value *in_or_null(const Node &n, int i) { return i < 0 ? nullptr : n.input(i); }
-
 KernelCall qconv_call(const Node &n, const QConvInputs &q) {
   QConvShape s = qconv_shape(n, q);
   KernelCall c;
@@ -83,11 +81,11 @@ KernelCall qconv_call(const Node &n, const QConvInputs &q) {
             n.inputs[q.x],
             n.input(q.w_zp),
             n.input(q.x_zp),
-            in_or_null(n, q.w_scale),
-            in_or_null(n, q.x_scale),
-            in_or_null(n, q.y_scale),
-            in_or_null(n, q.y_zp),
-            in_or_null(n, q.bias),
+            input_or_null(n, q.w_scale),
+            input_or_null(n, q.x_scale),
+            input_or_null(n, q.y_scale),
+            input_or_null(n, q.y_zp),
+            input_or_null(n, q.bias),
             n.outputs[0]};
   const int64_t s_dt = q.x_scale >= 0 ? static_cast<int64_t>(input_dtype(n, q.x_scale)) : 0;
   c.params = {static_cast<int64_t>(input_dtype(n, q.x)),

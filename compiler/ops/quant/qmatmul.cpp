@@ -15,8 +15,6 @@ struct QMatMulInputs {
 constexpr QMatMulInputs kMatMulInteger{0, 1, 2, 3, -1, -1, -1, -1};
 constexpr QMatMulInputs kQLinearMatMul{0, 3, 2, 5, 1, 4, 6, 7};
 
-Value *input_or_null(const Node &n, int i) { return i < 0 ? nullptr : n.input(i); }
-
 void require_int8(const Node &n, int i) {
   require_dtype(n, input_dtype(n, i), {DType::Uint8, DType::Int8});
 }

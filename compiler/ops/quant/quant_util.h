@@ -32,4 +32,7 @@ bool per_element(const Node &n, size_t i, int64_t count, const char *what);
 /// `a_rows` packed left-hand rows (k in pairs, one int32 per pair).
 int64_t int_gemm_scratch(int64_t a_rows, int64_t b_count, int64_t K, int64_t N);
 
+/// Input `i` of n, or null when i < 0 (an operand the op variant does not have) or absent.
+inline Value *input_or_null(const Node &n, int i) { return i < 0 ? nullptr : n.input(i); }
+
 } // namespace onnxc
