@@ -16,7 +16,9 @@
 #pragma once
 
 #include "compiler/ir/ir.h"
+#include "templates/cpu/params.h"
 
+#include <cstring>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -28,12 +30,21 @@ namespace onnxc {
 struct KernelCall {
   std::string kernel;         ///< entry point, e.g. "onnxc_k_conv_f32"
   std::vector<Value *> args;  ///< tensor arguments (inputs then outputs, as the kernel expects)
-  std::vector<int64_t> params; ///< constants; doubles are stored with param_f64()
+  std::vector<int64_t> params; ///< constants: a typed struct (set_params) or, in older
+                               ///< kernels, a hand-laid list (doubles stored with param_f64())
   int64_t scratch_bytes = 0;  ///< temporary buffer the planner provides as the last tensor
 };
 
 /// Encodes a double as an int64 parameter (bit copy); kernels read it with onnxc_param_f64().
 int64_t param_f64(double v);
+
+/// Stores the kernel's typed parameter struct (templates/cpu/params.h) as call's params; the
+/// kernel reads it with onnxc_k::params_of<P>().
+template <typename P> void set_params(KernelCall &call, const P &p) {
+  static_assert(onnxc_k::is_param_struct<P>(), "kernel params: 8-byte fields only");
+  call.params.resize(sizeof(P) / sizeof(int64_t));
+  std::memcpy(call.params.data(), &p, sizeof(P));
+}
 
 struct AttrSpec {
   std::string name;

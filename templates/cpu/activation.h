@@ -9,6 +9,7 @@
 #define ONNXC_ACTIVATION_H
 
 #include "templates/cpu/kernel_abi.h"
+#include "templates/cpu/params.h"
 #include "templates/cpu/scalar_math.h"
 
 namespace onnxc_k {
@@ -97,7 +98,16 @@ template <typename T> inline void apply_act(const Act<T> &act, T *y, i64 n, i64 
   visit_act(act.kind, act.a, act.b, [&](auto g) { map_strided(y, n, s, g); });
 }
 
-/// Reads {kind, a, b} at params p[i], p[i+1], p[i+2].
+/// The activation of typed params, converted to T.
+template <typename T> inline Act<T> make_act(const ActParams &p) {
+  Act<T> act;
+  act.kind = p.kind;
+  act.a = T(p.a);
+  act.b = T(p.b);
+  return act;
+}
+
+/// Reads {kind, a, b} at params p[i], p[i+1], p[i+2] (kernels with hand-laid params).
 template <typename T> inline Act<T> read_act(const i64 *p, int i) {
   Act<T> act;
   act.kind = p[i];

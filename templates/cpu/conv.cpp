@@ -1,16 +1,15 @@
-/* Conv (1-D to 3-D, grouped), three algorithms chosen by the lowering:
- *   0: im2col GEMM — per image and group, the K = Cg*kD*kH*kW by N = oD*oH*oW patch matrix is
- *      packed straight into GEMM panels (no separate column buffer), then Y = W * cols + bias;
- *   1: direct — Cg == 1 (depthwise, with any channel multiplier): per output row, one
- *      axpy per kernel tap over the output row (vectorises for stride 1);
- *   2: pointwise — 1x1 kernel, stride 1, no padding: the input plane is the GEMM's B as is.
- * params {N, C, M, group, algo, has_bias, in[3], out[3], k[3], stride[3], pad_begin[3],
- *         dilation[3], pad_end[3], act_kind, act_a (f64), act_b (f64)} (leading spatial dims
- *         padded with 1; act: a fused activation, templates/cpu/activation.h, applied to each
- *         output element when it is final)
- * tensors {X, W, B (may be null), Y, scratch (algo 0 and 2: one packed K x N matrix)}.
+/* Conv (1-D to 3-D, grouped), three algorithms chosen by the lowering (templates/cpu/conv_params.h
+ * holds the params struct, the algorithms and the scratch size):
+ *   im2col: per image and group, the K = Cg*kD*kH*kW by N = oD*oH*oW patch matrix is packed
+ *      straight into GEMM panels (no separate column buffer), then Y = W * cols + bias;
+ *   direct: Cg == 1 (depthwise, with any channel multiplier): per output row, one axpy per
+ *      kernel tap over the output row (vectorises for stride 1);
+ *   pointwise: 1x1 kernel, stride 1, no padding: the input plane is the GEMM's B as is.
+ * The fused activation (templates/cpu/activation.h) is applied to each output element when it
+ * is final. tensors {X, W, B (may be null), Y, scratch (GEMM algos: one packed K x N matrix)}.
  */
 #include "templates/cpu/activation.h"
+#include "templates/cpu/conv_params.h"
 #include "templates/cpu/kernel_abi.h"
 #include "templates/cpu/nn_gemm.h"
 #include "templates/cpu/types.h"
@@ -18,23 +17,12 @@
 namespace onnxc_k {
 namespace {
 
-struct ConvGeom {
+/// The params with the window's fields at top level, as the algorithms below read them.
+struct ConvGeom : WindowGeom {
   i64 N, C, M, G, algo, has_bias;
-  i64 in[3], out[3], k[3], s[3], p[3], d[3];
-  i64 in_size() const { return in[0] * in[1] * in[2]; }
-  i64 out_size() const { return out[0] * out[1] * out[2]; }
-  i64 k_size() const { return k[0] * k[1] * k[2]; }
+  explicit ConvGeom(const ConvParams &p)
+      : WindowGeom(p.w), N(p.N), C(p.C), M(p.M), G(p.G), algo(p.algo), has_bias(p.has_bias) {}
 };
-
-ConvGeom read_geom(const i64 *p) {
-  ConvGeom g;
-  g.N = p[0], g.C = p[1], g.M = p[2], g.G = p[3], g.algo = p[4], g.has_bias = p[5];
-  for (int i = 0; i < 3; ++i) {
-    g.in[i] = p[6 + i], g.out[i] = p[9 + i], g.k[i] = p[12 + i];
-    g.s[i] = p[15 + i], g.p[i] = p[18 + i], g.d[i] = p[21 + i];
-  }
-  return g;
-}
 
 /// Packs columns [pn*NR, +NR) of the im2col matrix of one image's group (x: its Cg channels).
 template <typename T> void pack_im2col(const ConvGeom &g, const T *x, T *dst, i64 K, i64 pn) {
@@ -76,7 +64,7 @@ void conv_gemm(onnxc_rt *rt, const ConvGeom &g, const Act<T> &act, const T *x, c
       const T *xg = x + (n * g.C + grp * Cg) * g.in_size();
       auto pack = [&](i64 lo, i64 hi) {
         for (i64 pn = lo; pn < hi; ++pn) {
-          if (g.algo == 2)
+          if (g.algo == kConvPointwise)
             pack_panel(packed + pn * kk * NR, xg, K, Nsp, Nsp, 1, pn);
           else
             pack_im2col(g, xg, packed + pn * kk * NR, K, pn);
@@ -162,12 +150,13 @@ void conv_direct(onnxc_rt *rt, const ConvGeom &g, const Act<T> &act, const T *x,
 }
 
 template <typename T> int32_t conv_kernel(onnxc_rt *rt, void *const *t, const i64 *p) {
-  const ConvGeom g = read_geom(p);
+  const ConvParams cp = params_of<ConvParams>(p);
+  const ConvGeom g(cp);
   const T *x = static_cast<const T *>(t[0]), *w = static_cast<const T *>(t[1]);
   const T *bias = g.has_bias ? static_cast<const T *>(t[2]) : nullptr;
   T *y = static_cast<T *>(t[3]);
-  const Act<T> act = read_act<T>(p, 27);
-  if (g.algo == 1)
+  const Act<T> act = make_act<T>(cp.act);
+  if (g.algo == kConvDirect)
     conv_direct(rt, g, act, x, w, bias, y);
   else
     conv_gemm(rt, g, act, x, w, bias, y, static_cast<T *>(t[4]));

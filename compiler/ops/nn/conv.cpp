@@ -3,11 +3,10 @@
 // convolutions directly, 1x1 stride-1 unpadded ones as a plain GEMM on the input, and all others
 // as a GEMM on im2col panels packed into the scratch buffer.
 #include "compiler/ops/nn/nn_util.h"
+#include "templates/cpu/conv_params.h"
 
 namespace onnxc {
 namespace {
-
-enum ConvAlgo : int64_t { kIm2col = 0, kDirect = 1, kPointwise = 2 };
 
 struct ConvShape {
   int64_t N, C, M, group;
@@ -38,14 +37,15 @@ ConvShape conv_shape(const Node &n) {
   return s;
 }
 
-ConvAlgo choose_algo(const ConvShape &s) {
+onnxc_k::ConvAlgo choose_algo(const ConvShape &s) {
+  using namespace onnxc_k;
   if (s.C / s.group == 1)
-    return kDirect;
+    return kConvDirect;
   for (int64_t d = 0; d < s.win.rank(); ++d)
     if (s.win.kernel[d] != 1 || s.win.strides[d] != 1 || s.win.pad_begin[d] != 0 ||
         s.win.pad_end[d] != 0)
-      return kIm2col;
-  return kPointwise;
+      return kConvIm2col;
+  return kConvPointwise;
 }
 
 } // namespace
@@ -68,21 +68,13 @@ const OpDef &op_Conv() {
     };
     d.lower = [](const Node &n) {
       ConvShape s = conv_shape(n);
-      ConvAlgo algo = choose_algo(s);
+      onnxc_k::ConvParams p{s.N, s.C, s.M, s.group, window_geom(n, s.win), choose_algo(s),
+                            n.has_input(2), activation(n)};
       KernelCall call;
       call.kernel = kernel_name(n, "conv", input_dtype(n, 0));
       call.args = {n.inputs[0], n.inputs[1], n.input(2), n.outputs[0]};
-      call.params = {s.N, s.C, s.M, s.group, algo, n.has_input(2)};
-      std::vector<int64_t> wp = window_params(n, s.win);
-      call.params.insert(call.params.end(), wp.begin(), wp.end());
-      std::vector<int64_t> act = activation_params(n);
-      call.params.insert(call.params.end(), act.begin(), act.end());
-      if (algo != kDirect) {
-        const int64_t elem = dtype_bits(input_dtype(n, 0)) / 8, nr = 64 / elem;
-        const int64_t K = std::max<int64_t>(1, s.C / s.group * product(s.win.kernel));
-        const int64_t N = product(s.win.out);
-        call.scratch_bytes = K * ((N + nr - 1) / nr) * nr * elem;
-      }
+      set_params(call, p);
+      call.scratch_bytes = onnxc_k::conv_scratch_bytes(p, dtype_bits(input_dtype(n, 0)) / 8);
       return call;
     };
     return d;

@@ -1,6 +1,8 @@
 #include "compiler/ops/nn/nn_util.h"
 #include "templates/cpu/activation.h"
 
+#include <cstring>
+
 namespace onnxc {
 
 static std::vector<int64_t> attr_per_dim(const Node &n, const char *name, size_t rank,
@@ -61,23 +63,30 @@ Window make_window(const Node &n, const std::vector<int64_t> &in,
   return w;
 }
 
-std::vector<int64_t> window_params(const Node &n, const Window &w) {
+onnxc_k::WindowGeom window_geom(const Node &n, const Window &w) {
   if (w.rank() < 1 || w.rank() > 3)
     node_fail(n, "only 1-D, 2-D and 3-D windows are supported (this one has {} spatial dims)",
               w.rank());
-  std::vector<int64_t> p;
-  auto put = [&](const std::vector<int64_t> &v, int64_t fill) {
-    for (int64_t d = w.rank(); d < 3; ++d)
-      p.push_back(fill);
-    p.insert(p.end(), v.begin(), v.end());
+  onnxc_k::WindowGeom g;
+  auto put = [&](int64_t(&dst)[3], const std::vector<int64_t> &v, int64_t fill) {
+    const int64_t lead = 3 - w.rank();
+    for (int64_t d = 0; d < 3; ++d)
+      dst[d] = d < lead ? fill : v[static_cast<size_t>(d - lead)];
   };
-  put(w.in, 1);
-  put(w.out, 1);
-  put(w.kernel, 1);
-  put(w.strides, 1);
-  put(w.pad_begin, 0);
-  put(w.dilations, 1);
-  put(w.pad_end, 0);
+  put(g.in, w.in, 1);
+  put(g.out, w.out, 1);
+  put(g.k, w.kernel, 1);
+  put(g.s, w.strides, 1);
+  put(g.p, w.pad_begin, 0);
+  put(g.d, w.dilations, 1);
+  put(g.p_end, w.pad_end, 0);
+  return g;
+}
+
+std::vector<int64_t> window_params(const Node &n, const Window &w) {
+  const onnxc_k::WindowGeom g = window_geom(n, w);
+  std::vector<int64_t> p(sizeof g / sizeof(int64_t));
+  std::memcpy(p.data(), &g, sizeof g);
   return p;
 }
 
@@ -96,9 +105,9 @@ int64_t activation_kind(const std::string &name) {
   return -1;
 }
 
-std::vector<int64_t> activation_params(const Node &n) {
+onnxc_k::ActParams activation(const Node &n) {
   if (!has_attr(n, kActivationAttr))
-    return {onnxc_k::kActNone, param_f64(0), param_f64(0)};
+    return {onnxc_k::kActNone, 0.0, 0.0};
   const std::string name = attr_string(n, kActivationAttr, "");
   const int64_t kind = activation_kind(name);
   if (kind < 0)
@@ -107,7 +116,12 @@ std::vector<int64_t> activation_params(const Node &n) {
   if (has_attr(n, kActivationParamsAttr))
     ab = attr_floats(n, kActivationParamsAttr);
   ab.resize(2, 0.0f);
-  return {kind, param_f64(ab[0]), param_f64(ab[1])};
+  return {kind, ab[0], ab[1]};
+}
+
+std::vector<int64_t> activation_params(const Node &n) {
+  const onnxc_k::ActParams a = activation(n);
+  return {a.kind, param_f64(a.a), param_f64(a.b)};
 }
 
 KernelCall gemm_call(const Node &n, GemmSpec s) {

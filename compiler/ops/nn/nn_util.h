@@ -4,6 +4,7 @@
 #pragma once
 
 #include "compiler/ops/op_util.h"
+#include "templates/cpu/params.h"
 
 #include <vector>
 
@@ -20,6 +21,10 @@ struct Window {
 /// Throws naming the node on inconsistent attribute lengths or an empty output.
 Window make_window(const Node &n, const std::vector<int64_t> &in,
                    const std::vector<int64_t> &kernel, bool ceil_mode);
+
+/// The window as the kernels' typed WindowGeom (templates/cpu/params.h), leading dims padded.
+/// Throws naming the node for more than 3 spatial dims.
+onnxc_k::WindowGeom window_geom(const Node &n, const Window &w);
 
 /// The window as kernel params for up to 3 spatial dims, leading dims padded with size 1:
 /// in[3], out[3], kernel[3], strides[3], pad_begin[3], dilations[3], pad_end[3] (21 values).
@@ -45,6 +50,9 @@ inline constexpr char kActivationParamsAttr[] = "onnxc.activation_params"; ///< 
 /// Kernel activation kind for an activation name ("Relu", "Clip", "LeakyRelu", "Sigmoid",
 /// "HardSigmoid", "HardSwish", "Silu"), or -1 if it cannot be fused.
 int64_t activation_kind(const std::string &name);
+
+/// n's fused activation as typed params ({kActNone, 0, 0}: none).
+onnxc_k::ActParams activation(const Node &n);
 
 /// The kernel params {kind, a (f64), b (f64)} of n's fused activation ({0, 0, 0}: none).
 std::vector<int64_t> activation_params(const Node &n);
