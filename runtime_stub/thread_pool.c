@@ -157,3 +157,21 @@ void onnxc_parallel_for(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_range_fn f
     wait_while_equal(&p->pending, left);
   __atomic_store_n(&p->busy, 0, __ATOMIC_RELAXED);
 }
+
+/// A parallel loop with a params argument, run on the pool through onnxc_parallel_for.
+struct params_job {
+  onnxc_params_range_fn fn;
+  const int64_t *params;
+  void *ctx;
+};
+
+static void run_params_job(void *c, int64_t begin, int64_t end) {
+  struct params_job *j = (struct params_job *)c;
+  j->fn(j->ctx, j->params, begin, end);
+}
+
+void onnxc_parallel_for_params(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_params_range_fn fn,
+                               const int64_t *params, void *ctx) {
+  struct params_job job = {fn, params, ctx};
+  onnxc_parallel_for(rt, n, grain, run_params_job, &job);
+}

@@ -115,7 +115,8 @@ CpuArtifactInfo compile_cpu(const ExecutionPlan &plan, const CpuCodegenOptions &
   restrict_exports(*module, name,
                    opts.emit != EmitKind::Object && opts.emit != EmitKind::StaticLibrary);
   timer.done("link bitcode");
-  optimize_module(*module, *tm, opts.opt_level, opts.time_passes, opts.sanitize);
+  optimize_module(*module, *tm, opts.opt_level, opts.time_passes, opts.sanitize,
+                  opts.specialise_parallel);
   timer.done("optimise");
   if (text) {
     write_file_atomically(out_path, opts.emit == EmitKind::LlvmIr

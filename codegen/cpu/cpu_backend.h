@@ -36,6 +36,9 @@ struct CpuCodegenOptions {
   bool time_passes = false; ///< print phase and LLVM pass timings to stderr
   Sanitizer sanitize = Sanitizer::None; ///< instrument the model, kernels and runtime
   bool profile = false; ///< time every kernel call (onnxc_profile_*); off: nothing emitted
+  /// Give each node's parallel loops their own copy specialised for its constant params
+  /// (codegen/cpu/specialise_parallel.h); off with --disable-pass=specialise-parallel.
+  bool specialise_parallel = true;
   /// Non-empty: write the weights to this file (runtime_stub/weights_format.h) instead of
   /// embedding them; contexts are then created with NAME_create_with_weights[_buffer].
   std::string weights_file;

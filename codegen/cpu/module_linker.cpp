@@ -1,6 +1,7 @@
 #include "codegen/cpu/module_linker.h"
 
 #include "codegen/cpu/abi_symbols.h"
+#include "codegen/cpu/specialise_parallel.h"
 #include "compiler/ir/error.h"
 
 #include <llvm/Bitcode/BitcodeReader.h>
@@ -143,8 +144,12 @@ void link_runtime_and_kernels(llvm::Module &model, const EmbeddedBitcode &bitcod
 }
 
 void restrict_exports(llvm::Module &model, const std::string &model_name, bool generic_abi) {
+  // onnxc_parallel_for_params stays external (hidden) through the IR pipeline, so that no
+  // interprocedural pass rewrites its arguments before its call sites are specialised; the
+  // pipeline internalises it at the end (codegen/cpu/specialise_parallel.h).
   llvm::internalizeModule(model, [](const llvm::GlobalValue &gv) {
-    return is_abi_symbol(gv.getName()) || is_arm_runtime_helper(gv.getName());
+    return is_abi_symbol(gv.getName()) || is_arm_runtime_helper(gv.getName()) ||
+           gv.getName() == kParallelForParamsSymbol;
   });
   for (std::string_view abi : kCpuAbiSymbols) {
     llvm::Function *f = model.getFunction(llvm::StringRef(abi));

@@ -1,5 +1,6 @@
 #include "codegen/cpu/optimize_emit.h"
 
+#include "codegen/cpu/specialise_parallel.h"
 #include "compiler/ir/error.h"
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
@@ -40,7 +41,7 @@ void add_sanitizer(llvm::Module &m, llvm::PassBuilder &pb, Sanitizer s) {
 } // namespace
 
 void optimize_module(llvm::Module &m, llvm::TargetMachine &tm, int opt_level, bool time_passes,
-                     Sanitizer sanitize) {
+                     Sanitizer sanitize, bool specialise_parallel) {
   static const llvm::OptimizationLevel kLevels[] = {
       llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1, llvm::OptimizationLevel::O2,
       llvm::OptimizationLevel::O3};
@@ -62,10 +63,17 @@ void optimize_module(llvm::Module &m, llvm::TargetMachine &tm, int opt_level, bo
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   add_sanitizer(m, pb, sanitize);
+  if (opt_level >= 2 && specialise_parallel)
+    pb.registerOptimizerEarlyEPCallback(
+        [&pb](llvm::ModulePassManager &mpm, llvm::OptimizationLevel level) {
+          mpm.addPass(SpecialiseParallelPass(pb, level));
+        });
   llvm::ModulePassManager mpm = opt_level == 0
                                     ? pb.buildO0DefaultPipeline(kLevels[0])
                                     : pb.buildPerModuleDefaultPipeline(kLevels[opt_level]);
   mpm.run(m, mam);
+  if (llvm::Function *f = m.getFunction(kParallelForParamsSymbol)) // kept external until now
+    f->setLinkage(llvm::GlobalValue::InternalLinkage);
   if (time_passes)
     llvm::reportAndResetTimings(&llvm::errs());
   llvm::TimePassesIsEnabled = false;

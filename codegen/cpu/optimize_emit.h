@@ -17,8 +17,10 @@ namespace onnxc {
 /// timing report to stderr. IEEE floating-point semantics are kept (no fast-math). With a
 /// sanitizer, every defined function is marked sanitize_thread/sanitize_address and LLVM's
 /// instrumentation passes run at the end of the pipeline, as clang -fsanitize= does.
+/// With `specialise_parallel` (and -O2 and up), node-specialised copies of the kernels'
+/// parallel loop bodies are made after inlining (SpecialiseParallelPass).
 void optimize_module(llvm::Module &m, llvm::TargetMachine &tm, int opt_level, bool time_passes,
-                     Sanitizer sanitize = Sanitizer::None);
+                     Sanitizer sanitize = Sanitizer::None, bool specialise_parallel = true);
 
 /// Machine code for `m`: an ELF relocatable object, or assembly text. Throws Error if the
 /// target cannot emit that file type.

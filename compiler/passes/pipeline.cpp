@@ -50,7 +50,7 @@ std::vector<std::string> pipeline_pass_names() {
 }
 
 std::vector<std::string> optional_pass_names() {
-  return {"fuse-qdq", "fold-batchnorm", "fuse-activation"};
+  return {"fuse-qdq", "fold-batchnorm", "fuse-activation", kSpecialiseParallelPass};
 }
 
 bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
@@ -58,7 +58,7 @@ bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
   if (std::find(optional.begin(), optional.end(), pass) == optional.end())
     return true;
   for (const std::string &d : opts.disabled_passes)
-    if (d == pass || d == "all-fusion")
+    if (d == pass || (d == "all-fusion" && pass != kSpecialiseParallelPass))
       return false;
   return true;
 }

@@ -41,6 +41,10 @@ std::vector<std::string> pipeline_pass_names();
 /// The passes that --disable-pass accepts (optimisations; the others are needed to compile).
 std::vector<std::string> optional_pass_names();
 
+/// The CPU backend's optional pass that specialises parallel loop bodies per node; not a fusion
+/// pass, so `all-fusion` leaves it on.
+inline constexpr char kSpecialiseParallelPass[] = "specialise-parallel";
+
 /// Whether `pass` runs under opts (false if disabled by name or by "all-fusion").
 bool pass_enabled(const PipelineOptions &opts, const std::string &pass);
 

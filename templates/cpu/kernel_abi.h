@@ -26,6 +26,15 @@ typedef void (*onnxc_range_fn)(void *ctx, int64_t begin, int64_t end);
 /// Runs fn over [0, n) split into chunks of at least `grain` iterations on the context's thread
 /// pool; returns when all chunks are done. With one thread (or n small) it calls fn(ctx, 0, n).
 void onnxc_parallel_for(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_range_fn fn, void *ctx);
+/// Body of a node-specialised parallel loop: `params` is the calling node's parameter block.
+typedef void (*onnxc_params_range_fn)(void *ctx, const int64_t *params, int64_t begin,
+                                      int64_t end);
+/// onnxc_parallel_for for a body that reads the node's constant params through its argument.
+/// The CPU backend gives every call site whose params are a constant its own copy of `fn` with
+/// those params substituted (codegen/cpu/specialise_parallel.cpp), so the pool runs code
+/// specialised for the node, exactly like the serial path.
+void onnxc_parallel_for_params(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_params_range_fn fn,
+                               const int64_t *params, void *ctx);
 /// Threads a parallel_for may use now: 1 for a serial context and inside a parallel loop.
 int32_t onnxc_rt_num_threads(onnxc_rt *rt);
 /// Records `msg` as the context's error and returns `status` (an ONNXC_STATUS_* value).
@@ -69,6 +78,32 @@ template <typename F> inline void parallel_for(onnxc_rt *rt, i64 n, i64 grain, F
   }
   onnxc_parallel_for(
       rt, n, grain, [](void *c, i64 b, i64 e) { (*static_cast<F *>(c))(b, e); }, &f);
+}
+/// parallel_for whose body f(params, begin, end) is specialised for the node also when it runs
+/// on the thread pool (see onnxc_parallel_for_params). Read every shape and parameter inside f
+/// from its `params` argument, not from locals captured by reference: only those fold.
+template <typename F>
+inline void parallel_for(onnxc_rt *rt, const i64 *params, i64 n, i64 grain, F &f) {
+  if (n <= grain || onnxc_rt_num_threads(rt) <= 1) {
+    if (n > 0) {
+#if defined(__clang__)
+      [[clang::always_inline]] f(params, i64(0), n);
+#else
+      f(params, i64(0), n);
+#endif
+    }
+    return;
+  }
+  onnxc_parallel_for_params(
+      rt, n, grain,
+      [](void *c, const i64 *pp, i64 b, i64 e) {
+#if defined(__clang__)
+        [[clang::always_inline]] (*static_cast<F *>(c))(pp, b, e);
+#else
+        (*static_cast<F *>(c))(pp, b, e);
+#endif
+      },
+      params, &f);
 }
 } // namespace onnxc_k
 #endif

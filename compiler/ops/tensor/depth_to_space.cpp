@@ -1,27 +1,25 @@
 // DepthToSpace (DCR or CRD mode, opset 11) and SpaceToDepth: NCHW rearrangements, each a 6-D
-// transpose of a reshaped view, lowered to the Transpose kernel.
+// transpose of a reshaped view, lowered to the strided copy (compiler/ops/tensor/strided_copy.h).
 #include "compiler/ops/op_util.h"
+#include "compiler/ops/tensor/strided_copy.h"
 
 #include <algorithm>
 
 namespace onnxc {
 
 namespace {
-/// Transpose-kernel params for viewing the input as `view` and permuting it by `perm`.
+/// The strided copy for viewing the input as `view` and permuting it by `perm`.
 KernelCall transpose_call(const Node &n, const std::vector<int64_t> &view,
                           const std::vector<int64_t> &perm) {
-  int bits = dtype_bits(input_dtype(n, 0));
-  if (input_dtype(n, 0) == DType::String || bits < 8 || bits > 64)
-    node_fail(n, "element type {} is not supported", dtype_name(input_dtype(n, 0)));
   std::vector<int64_t> strides(view.size(), 1);
   for (size_t k = view.size() - 1; k-- > 0;)
     strides[k] = strides[k + 1] * view[k + 1];
-  std::vector<int64_t> params{bits / 8, static_cast<int64_t>(view.size())};
-  for (int64_t p : perm)
-    params.push_back(view[static_cast<size_t>(p)]);
-  for (int64_t p : perm)
-    params.push_back(strides[static_cast<size_t>(p)]);
-  return KernelCall{"onnxc_k_transpose", {n.inputs[0], n.outputs[0]}, params};
+  std::vector<int64_t> dims, pstrides;
+  for (int64_t p : perm) {
+    dims.push_back(view[static_cast<size_t>(p)]);
+    pstrides.push_back(strides[static_cast<size_t>(p)]);
+  }
+  return strided_copy_call(n, 0, dims, pstrides);
 }
 
 /// Input dims (must be 4-D) and the block size.

@@ -2,6 +2,7 @@
 // attributes before opset 10 and constant inputs (with optional axes and steps) from 10 on.
 // Out-of-range starts/ends are clamped as ONNX specifies. Lowers to a strided copy.
 #include "compiler/ops/op_util.h"
+#include "compiler/ops/tensor/strided_copy.h"
 
 #include <algorithm>
 
@@ -85,23 +86,15 @@ const OpDef &op_Slice() {
     d.lower = [](const Node &n) {
       std::vector<int64_t> in = input_dims(n, 0);
       std::vector<SliceAxis> axes = slice_axes(n);
-      int bits = dtype_bits(input_dtype(n, 0));
-      if (input_dtype(n, 0) == DType::String || bits < 8 || bits > 64)
-        node_fail(n, "element type {} is not supported", dtype_name(input_dtype(n, 0)));
-      int64_t rank = static_cast<int64_t>(in.size()), base = 0, stride = 1;
+      int64_t base = 0, stride = 1;
       std::vector<int64_t> dims(in.size()), strides(in.size());
-      bool empty = false;
       for (size_t k = in.size(); k-- > 0;) {
         dims[k] = axes[k].len;
         strides[k] = axes[k].step * stride;
-        empty |= axes[k].len == 0;
         base += axes[k].start * stride;
         stride *= in[k];
       }
-      std::vector<int64_t> params{bits / 8, rank, empty ? 0 : base};
-      params.insert(params.end(), dims.begin(), dims.end());
-      params.insert(params.end(), strides.begin(), strides.end());
-      return KernelCall{"onnxc_k_strided_copy", {n.inputs[0], n.outputs[0]}, params};
+      return strided_copy_call(n, base, dims, strides);
     };
     return d;
   }();

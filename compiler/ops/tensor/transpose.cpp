@@ -1,5 +1,6 @@
 // Transpose: permutes axes (default: reverses them). Any fixed-size dtype.
 #include "compiler/ops/op_util.h"
+#include "compiler/ops/tensor/strided_copy.h"
 
 namespace onnxc {
 
@@ -37,11 +38,10 @@ const OpDef &op_Transpose() {
       std::vector<int64_t> in_strides(in.size(), 1);
       for (int64_t k = rank - 2; k >= 0; --k)
         in_strides[k] = in_strides[k + 1] * in[k + 1];
-      std::vector<int64_t> params{dtype_bits(input_dtype(n, 0)) / 8, rank};
-      params.insert(params.end(), out.begin(), out.end());
+      std::vector<int64_t> strides;
       for (int64_t p : transpose_perm(n, rank))
-        params.push_back(in_strides[static_cast<size_t>(p)]);
-      return call_on_all(n, "onnxc_k_transpose", params);
+        strides.push_back(in_strides[static_cast<size_t>(p)]);
+      return strided_copy_call(n, 0, out, strides);
     };
     return d;
   }();
