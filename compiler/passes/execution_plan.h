@@ -1,5 +1,9 @@
-// What the passes hand to a backend: the graph after memory planning, as an ordered list of
-// kernel calls on values whose storage is assigned. Backends read nothing else.
+// What the passes hand to a backend, in two layers:
+//  - regions: the backend-neutral plan (form-regions): each a fused group of ops in execution
+//    order, with its operands (Values: dtype, static shape) and its typed epilogue;
+//  - calls: the regions lowered to one backend's kernels (lower-regions, through the backend's
+//    RegionLowering), whose tensors get storage from plan-memory (arena offsets, weights, I/O).
+// Backends read nothing else.
 #pragma once
 
 #include "compiler/ir/ir.h"
@@ -11,11 +15,33 @@
 
 namespace onnxc {
 
+/// An activation fused into a region's root op as its epilogue (fuse-activation).
+struct FusedActivation {
+  std::string op; ///< ONNX op name ("Relu", "Clip", "Silu", ...); empty: none
+  double a = 0, b = 0; ///< its attributes (Clip: min, max; LeakyRelu: alpha; ...)
+};
+
+/// A fused group of ops: the unit a backend lowers.
+struct Region {
+  enum class Kind {
+    Op,         ///< `root` with everything fused into it
+    OutputCopy, ///< copies `src` into the graph output `dst` (an input, constant or repeat)
+  };
+  Kind kind = Kind::Op;
+  Node *root = nullptr;                 ///< Op: the node (inputs, outputs, attributes, OpDef)
+  Value *src = nullptr, *dst = nullptr; ///< OutputCopy
+  std::vector<std::string> fused;       ///< the nodes merged into root (describe()), in order
+  FusedActivation activation;           ///< Op: the epilogue, if any
+  std::string desc;                     ///< what run-time errors name (Node::describe())
+  NodeProfile profile;                  ///< name, op, shapes, FLOP estimate
+};
+
 struct PlannedCall {
   KernelCall call;
   std::string node_desc;      ///< Node::describe() of the node it lowers (for run-time errors)
   int64_t scratch_offset = 0; ///< arena offset of the scratch buffer (if call.scratch_bytes > 0)
   NodeProfile profile;        ///< name, op, shapes, FLOP estimate (embedded by --profile builds)
+  size_t region = 0;          ///< index of the region it lowers
 };
 
 /// Every Value referenced here has storage Arena (offset into the arena), Weight (offset into
@@ -24,7 +50,8 @@ struct ExecutionPlan {
   std::string model_name;            ///< C identifier used for the header and symbol aliases
   std::vector<Value *> inputs;       ///< graph inputs in signature order (static types)
   std::vector<Value *> outputs;      ///< graph outputs in signature order (static types)
-  std::vector<PlannedCall> calls;    ///< in execution order
+  std::vector<Region> regions;       ///< in execution order (form-regions)
+  std::vector<PlannedCall> calls;    ///< in execution order (lower-regions)
   std::vector<Value *> weights;      ///< constants the calls read, each with its offset
   int64_t arena_size = 0;            ///< bytes, a multiple of kArenaAlignment
   int64_t weights_size = 0;          ///< bytes of the weight blob

@@ -6,7 +6,9 @@
 #include "compiler/passes/fold_batchnorm.h"
 #include "compiler/passes/fold_constants.h"
 #include "compiler/passes/fuse_activation.h"
+#include "compiler/passes/form_regions.h"
 #include "compiler/passes/fuse_qdq.h"
+#include "compiler/passes/lower_regions.h"
 #include "compiler/passes/verify_graph.h"
 
 #include <chrono>
@@ -46,7 +48,8 @@ private:
 
 std::vector<std::string> pipeline_pass_names() {
   return {"check-supported", "bind-shapes",    "infer-shapes",    "fuse-qdq",   "fold-constants",
-          "fold-batchnorm",  "fuse-activation", "dce",             "plan-memory"};
+          "fold-batchnorm",  "fuse-activation", "dce",             "form-regions",
+          "lower-regions",   "plan-memory"};
 }
 
 std::vector<std::string> optional_pass_names() {
@@ -107,9 +110,14 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   run("fuse-activation", [&] { fuse_activation(g); });
   // Nodes that no graph output depends on are removed.
   run("dce", [&] { eliminate_dead_code(g); });
-  // Lower to kernel calls; place every intermediate tensor in one arena by liveness.
+  // The backend-neutral plan: one region per (fused) node, plus output copies.
   ExecutionPlan plan;
-  run("plan-memory", [&] { plan = plan_memory(g, opts.model_name, opts.plan); });
+  run("form-regions", [&] { plan = form_regions(g, opts.model_name); });
+  // The backend's kernels for each region (CPU unless the caller gives another lowering).
+  run("lower-regions",
+      [&] { lower_regions(plan, opts.lower ? opts.lower : RegionLowering(lower_region_cpu)); });
+  // Every intermediate tensor and scratch buffer placed in one arena by liveness.
+  run("plan-memory", [&] { plan_memory(plan, opts.plan); });
   return plan;
 }
 

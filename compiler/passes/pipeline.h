@@ -4,6 +4,7 @@
 #include "compiler/passes/execution_plan.h"
 #include "compiler/passes/bind_shapes.h"
 #include "compiler/passes/infer_shapes.h"
+#include "compiler/passes/lower_regions.h"
 #include "compiler/passes/plan_memory.h"
 
 #include <iosfwd>
@@ -17,6 +18,7 @@ struct PipelineOptions {
   ShapeBindings bindings;
   InferOptions infer;
   PlanOptions plan;
+  RegionLowering lower; ///< the backend's lowering of regions; empty: lower_region_cpu
   std::string print_after;  ///< pass name, or "all": dump the IR after it
   /// Optional passes not to run (--disable-pass): names from optional_pass_names(), or
   /// "all-fusion" for every fusion pass.

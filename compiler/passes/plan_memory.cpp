@@ -50,36 +50,19 @@ int64_t place(std::vector<Interval> &iv) {
   return arena;
 }
 
-Value *output_copy(Graph &g, Value *src, ExecutionPlan &plan, int index) {
-  Value *dst = g.add_value("", src->type);
-  dst->name = src->name;
-  dst->storage = Storage::GraphOutput;
-  dst->io_index = index;
-  PlannedCall pc;
-  pc.call.kernel = "onnxc_k_copy";
-  pc.call.args = {src, dst};
-  pc.call.params = {type_bytes(src->type)};
-  pc.node_desc = fmt::format("graph output '{}'", src->name);
-  pc.profile = {pc.node_desc, "Copy", shape_to_string(src->type), shape_to_string(dst->type), 0};
-  plan.calls.push_back(pc);
-  return dst;
-}
-
-void assign_io(Graph &g, ExecutionPlan &plan) {
-  for (size_t i = 0; i < g.inputs.size(); ++i) {
-    g.inputs[i]->storage = Storage::GraphInput;
-    g.inputs[i]->io_index = static_cast<int>(i);
-    plan.inputs.push_back(g.inputs[i]);
+/// Graph inputs and outputs live in the caller's buffers (form-regions made every output a
+/// value computed by exactly one call).
+void assign_io(ExecutionPlan &plan) {
+  for (size_t i = 0; i < plan.inputs.size(); ++i) {
+    plan.inputs[i]->storage = Storage::GraphInput;
+    plan.inputs[i]->io_index = static_cast<int>(i);
   }
-  for (size_t i = 0; i < g.outputs.size(); ++i) {
-    Value *v = g.outputs[i];
-    if (v->producer && v->storage == Storage::Unassigned) {
-      v->storage = Storage::GraphOutput;
-      v->io_index = static_cast<int>(i);
-      plan.outputs.push_back(v);
-    } else {
-      plan.outputs.push_back(output_copy(g, v, plan, static_cast<int>(i)));
-    }
+  for (size_t i = 0; i < plan.outputs.size(); ++i) {
+    Value *v = plan.outputs[i];
+    if (v->storage != Storage::Unassigned)
+      fail("internal error: graph output '{}' is stored twice", v->name);
+    v->storage = Storage::GraphOutput;
+    v->io_index = static_cast<int>(i);
   }
 }
 
@@ -135,20 +118,10 @@ void assign_arena(ExecutionPlan &plan, const PlanOptions &opts) {
 
 } // namespace
 
-ExecutionPlan plan_memory(Graph &g, const std::string &model_name, const PlanOptions &opts) {
-  ExecutionPlan plan;
-  plan.model_name = model_name;
-  for (auto &n : g.nodes) {
-    PlannedCall pc;
-    pc.call = n->def->lower(*n);
-    pc.node_desc = n->describe();
-    pc.profile = describe_for_profile(*n);
-    plan.calls.push_back(std::move(pc));
-  }
-  assign_io(g, plan);
+void plan_memory(ExecutionPlan &plan, const PlanOptions &opts) {
+  assign_io(plan);
   assign_weights(plan, opts);
   assign_arena(plan, opts);
-  return plan;
 }
 
 } // namespace onnxc

@@ -7,6 +7,7 @@
 #include "compiler/ops/registry.h"
 #include "compiler/passes/fold_batchnorm.h"
 #include "compiler/passes/fold_constants.h"
+#include "compiler/passes/form_regions.h"
 #include "compiler/passes/fuse_activation.h"
 #include "compiler/passes/infer_shapes.h"
 #include "compiler/passes/pipeline.h"
@@ -299,4 +300,41 @@ TEST_CASE("pipeline: --disable-pass switches fusion passes off and rejects other
   };
   CHECK_THAT(error({"nope"}), Catch::Contains("--disable-pass=nope: no such pass"));
   CHECK_THAT(error({"dce"}), Catch::Contains("required and cannot be disabled"));
+}
+
+TEST_CASE("form-regions: a fused Conv is one region with a typed epilogue; backends lower it") {
+  auto b = fused_and_compared([](Builder &b) {
+    Value *y = b.conv(b.input("x", {1, 3, 6, 6}), 4, 1, 3, true);
+    y = b.op("Clip", {y, b.constant({}, 0, 0), b.constant({}, 6, 6)})->outputs[0];
+    b.output(y);
+    b.output(y); // the same value twice: the second is a copy region
+  });
+  ExecutionPlan plan = form_regions(b->g, "m");
+  REQUIRE(plan.regions.size() == 2);
+  const Region &conv = plan.regions[0];
+  CHECK(conv.kind == Region::Kind::Op);
+  CHECK(conv.root->op_type == "Conv");
+  CHECK(conv.activation.op == "Clip");
+  CHECK(conv.activation.a == 0.0);
+  CHECK(conv.activation.b == 6.0);
+  REQUIRE(conv.fused.size() == 1);
+  CHECK_THAT(conv.fused[0], Catch::Contains("Clip"));
+  CHECK(plan.regions[1].kind == Region::Kind::OutputCopy);
+  CHECK(plan.outputs.size() == 2);
+  CHECK(plan.outputs[1] == plan.regions[1].dst);
+  // Another backend's lowering sees the same regions and chooses its own kernels.
+  std::vector<Region::Kind> seen;
+  lower_regions(plan, [&](const Region &r) {
+    seen.push_back(r.kind);
+    KernelCall c = lower_region_cpu(r);
+    c.kernel = "other_" + c.kernel;
+    return c;
+  });
+  CHECK(seen == std::vector<Region::Kind>{Region::Kind::Op, Region::Kind::OutputCopy});
+  REQUIRE(plan.calls.size() == 2);
+  CHECK(plan.calls[0].call.kernel == "other_onnxc_k_conv_f32");
+  CHECK(plan.calls[1].region == 1);
+  plan_memory(plan);
+  CHECK(plan.outputs[0]->storage == Storage::GraphOutput);
+  CHECK(plan.outputs[1]->io_index == 1);
 }

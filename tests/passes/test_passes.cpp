@@ -7,6 +7,7 @@
 #include "compiler/passes/check_supported.h"
 #include "compiler/passes/eliminate_dead_code.h"
 #include "compiler/passes/fold_constants.h"
+#include "compiler/passes/form_regions.h"
 #include "compiler/passes/infer_shapes.h"
 #include "compiler/passes/pipeline.h"
 #include "compiler/passes/plan_memory.h"
@@ -187,6 +188,14 @@ bool overlaps(const Value *a, const Value *b) {
   return a->offset < be && b->offset < ae;
 }
 
+/// form-regions, lower-regions (CPU) and plan-memory, as the pipeline runs them.
+ExecutionPlan plan_of(Graph &g, const std::string &name) {
+  ExecutionPlan plan = form_regions(g, name);
+  lower_regions(plan, lower_region_cpu);
+  plan_memory(plan);
+  return plan;
+}
+
 } // namespace
 
 TEST_CASE("memory planner reuses arena space only between non-overlapping lifetimes") {
@@ -206,7 +215,7 @@ TEST_CASE("memory planner reuses arena space only between non-overlapping lifeti
   Node *join = op(g, "Add", {last->outputs[0], mids[0]});
   output(g, join->outputs[0]);
   infer_shapes(g);
-  ExecutionPlan plan = plan_memory(g, "chain");
+  ExecutionPlan plan = plan_of(g, "chain");
   REQUIRE(plan.calls.size() == 6);
   for (Value *v : mids)
     CHECK(v->storage == Storage::Arena);
@@ -232,8 +241,11 @@ TEST_CASE("memory planner copies constant and input graph outputs") {
   Value *c = const_i64(g, "c", {1, 2, 3});
   output(g, c);
   infer_shapes(g);
-  ExecutionPlan plan = plan_memory(g, "passthrough");
+  ExecutionPlan plan = plan_of(g, "passthrough");
   REQUIRE(plan.calls.size() == 2);
+  REQUIRE(plan.regions.size() == 2);
+  CHECK(plan.regions[0].kind == Region::Kind::OutputCopy);
+  CHECK(plan.regions[0].src == x);
   CHECK(plan.calls[0].call.kernel == "onnxc_k_copy");
   CHECK(plan.outputs[0]->storage == Storage::GraphOutput);
   CHECK(plan.outputs[1]->io_index == 1);

@@ -1,0 +1,26 @@
+#include "compiler/passes/lower_regions.h"
+#include "compiler/ir/error.h"
+#include "compiler/ops/op_util.h"
+
+namespace onnxc {
+
+KernelCall lower_region_cpu(const Region &r) {
+  if (r.kind == Region::Kind::OutputCopy)
+    return KernelCall{"onnxc_k_copy", {r.src, r.dst}, {type_bytes(r.src->type)}};
+  return r.root->def->lower(*r.root);
+}
+
+void lower_regions(ExecutionPlan &plan, const RegionLowering &lower) {
+  plan.calls.clear();
+  for (size_t i = 0; i < plan.regions.size(); ++i) {
+    const Region &r = plan.regions[i];
+    PlannedCall pc;
+    pc.call = lower(r);
+    pc.node_desc = r.desc;
+    pc.profile = r.profile;
+    pc.region = i;
+    plan.calls.push_back(std::move(pc));
+  }
+}
+
+} // namespace onnxc

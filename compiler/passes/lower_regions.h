@@ -1,0 +1,26 @@
+// Pass: lowering the backend-neutral regions to one backend's kernel calls.
+// Expects: ExecutionPlan::regions (form-regions).
+// Guarantees: ExecutionPlan::calls holds each region's call in region order, each knowing its
+// region, the node it came from (for run-time messages) and its profile description. Tensor
+// storage is not assigned yet (plan-memory).
+#pragma once
+
+#include "compiler/ops/op_def.h"
+#include "compiler/passes/execution_plan.h"
+
+#include <functional>
+
+namespace onnxc {
+
+/// A backend's lowering of one region to one kernel call (kernel, tensors, typed params,
+/// scratch size). Algorithm choices, operand swaps and tuning constants belong here, not in the
+/// regions.
+using RegionLowering = std::function<KernelCall(const Region &)>;
+
+/// The CPU kernels' lowering (templates/cpu): an Op region through its OpDef::lower, a copy
+/// through onnxc_k_copy. Also what the reference evaluator runs natively.
+KernelCall lower_region_cpu(const Region &r);
+
+void lower_regions(ExecutionPlan &plan, const RegionLowering &lower);
+
+} // namespace onnxc
