@@ -95,6 +95,8 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
     s.header_path = header.string();
   }
   s.arena_size = plan.arena_size;
+  s.intermediates_size = plan.intermediates_size;
+  s.inplace_values = plan.inplace_values;
   s.weights_size = plan.weights_size;
   s.kernel_calls = plan.calls.size();
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -115,8 +117,11 @@ int cmd_compile(const CompileOptions &o) {
     std::cout << fmt::format(
         "wrote {}{}{}\n", o.out_path, s.header_path.empty() ? "" : " and " + s.header_path,
         o.codegen.weights_file.empty() ? "" : " and " + o.codegen.weights_file);
-    std::cout << fmt::format("arena size: {} bytes\nweights: {} bytes\n", s.arena_size,
-                             s.weights_size);
+    std::cout << fmt::format("arena size: {} bytes\n", s.arena_size);
+    std::cout << fmt::format("intermediates: {} bytes if none shared memory ({} computed in "
+                             "place)\n",
+                             s.intermediates_size, s.inplace_values);
+    std::cout << fmt::format("weights: {} bytes\n", s.weights_size);
     if (s.budget.measured)
       std::cout << fmt::format("code size: {} bytes (beyond the weights)\n"
                                "stack size: {} bytes (estimate, per thread)\n",

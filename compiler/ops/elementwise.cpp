@@ -45,8 +45,10 @@ OpDef unary(std::string op, std::string id, std::vector<DType> types, ScalarAttr
   };
   d.lower = [id, a0, a1](const Node &n) {
     int64_t count = product(output_dims(n, 0));
-    return call_on_all(n, kernel_name(n, id, input_dtype(n, 0)),
-                       {count, param_f64(a0.get(n)), param_f64(a1.get(n))});
+    KernelCall call = call_on_all(n, kernel_name(n, id, input_dtype(n, 0)),
+                                  {count, param_f64(a0.get(n)), param_f64(a1.get(n))});
+    call.inplace = {{0, 1}};
+    return call;
   };
   return d;
 }
@@ -82,7 +84,13 @@ OpDef binary(std::string op, std::string id, std::vector<DType> types, bool comp
   };
   d.lower = [id, a0](const Node &n) {
     double v = a0.name.empty() ? 0.0 : static_cast<double>(attr_int(n, a0.name, int64_t(a0.def)));
-    return call_on_all(n, kernel_name(n, id, input_dtype(n, 0)), binary_params(n, v));
+    KernelCall call = call_on_all(n, kernel_name(n, id, input_dtype(n, 0)), binary_params(n, v));
+    for (int i : {0, 1}) // an input of the output's shape (and size) may be overwritten
+      if (input_dims(n, static_cast<size_t>(i)) == output_dims(n, 0)) {
+        call.inplace = {{i, 2}};
+        break;
+      }
+    return call;
   };
   return d;
 }

@@ -33,6 +33,10 @@ struct KernelCall {
   std::vector<int64_t> params; ///< constants: a typed struct (set_params) or, in older
                                ///< kernels, a hand-laid list (doubles stored with param_f64())
   int64_t scratch_bytes = 0;  ///< temporary buffer the planner provides as the last tensor
+  /// (input arg, output arg) pairs that may share storage when the input is not used after
+  /// this call: the kernel reads each element of the input before it writes the output element
+  /// at the same index, and nothing else (element-wise ops). plan-memory decides.
+  std::vector<std::pair<int, int>> inplace;
 };
 
 /// Encodes a double as an int64 parameter (bit copy); kernels read it with onnxc_param_f64().

@@ -53,7 +53,7 @@ std::vector<std::string> pipeline_pass_names() {
 }
 
 std::vector<std::string> optional_pass_names() {
-  return {"fuse-qdq", "fold-batchnorm", "fuse-activation", kSpecialiseParallelPass};
+  return {"fuse-qdq", "fold-batchnorm", "fuse-activation", kInplacePass, kSpecialiseParallelPass};
 }
 
 bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
@@ -61,7 +61,7 @@ bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
   if (std::find(optional.begin(), optional.end(), pass) == optional.end())
     return true;
   for (const std::string &d : opts.disabled_passes)
-    if (d == pass || (d == "all-fusion" && pass != kSpecialiseParallelPass))
+    if (d == pass || (d == "all-fusion" && pass != kSpecialiseParallelPass && pass != kInplacePass))
       return false;
   return true;
 }
@@ -117,7 +117,11 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   run("lower-regions",
       [&] { lower_regions(plan, opts.lower ? opts.lower : RegionLowering(lower_region_cpu)); });
   // Every intermediate tensor and scratch buffer placed in one arena by liveness.
-  run("plan-memory", [&] { plan_memory(plan, opts.plan); });
+  run("plan-memory", [&] {
+    PlanOptions popts = opts.plan;
+    popts.inplace = popts.inplace && pass_enabled(opts, kInplacePass);
+    plan_memory(plan, popts);
+  });
   return plan;
 }
 

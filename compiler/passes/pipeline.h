@@ -46,6 +46,9 @@ std::vector<std::string> optional_pass_names();
 /// The CPU backend's optional pass that specialises parallel loop bodies per node; not a fusion
 /// pass, so `all-fusion` leaves it on.
 inline constexpr char kSpecialiseParallelPass[] = "specialise-parallel";
+/// plan-memory's in-place reuse of element-wise inputs (PlanOptions::inplace); not a fusion
+/// pass either.
+inline constexpr char kInplacePass[] = "inplace";
 
 /// Whether `pass` runs under opts (false if disabled by name or by "all-fusion").
 bool pass_enabled(const PipelineOptions &opts, const std::string &pass);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace onnxc {
 namespace {
@@ -83,21 +84,57 @@ void assign_weights(ExecutionPlan &plan, const PlanOptions &opts) {
   plan.weights_size = off;
 }
 
+/// Index of the last call that uses each value.
+std::map<Value *, size_t> last_uses(const ExecutionPlan &plan) {
+  std::map<Value *, size_t> last;
+  for (size_t c = 0; c < plan.calls.size(); ++c)
+    for (Value *v : plan.calls[c].call.args)
+      if (v)
+        last[v] = c;
+  return last;
+}
+
+/// The input whose buffer call c's output arg `out` may take over (KernelCall::inplace): an
+/// arena intermediate of the same size whose last use is this call, not already taken over.
+Value *inplace_source(const PlannedCall &pc, size_t c, size_t out,
+                      const std::map<Value *, size_t> &last, const std::set<Value *> &taken) {
+  for (auto [in, o] : pc.call.inplace) {
+    if (static_cast<size_t>(o) != out || in < 0 || static_cast<size_t>(in) >= pc.call.args.size())
+      continue;
+    Value *src = pc.call.args[static_cast<size_t>(in)], *dst = pc.call.args[out];
+    if (src && dst && src != dst && src->producer && src->storage == Storage::Arena &&
+        last.at(src) == c && type_bytes(src->type) == type_bytes(dst->type) && !taken.count(src))
+      return src;
+  }
+  return nullptr;
+}
+
 void assign_arena(ExecutionPlan &plan, const PlanOptions &opts) {
   std::map<Value *, size_t> index;
+  std::map<Value *, size_t> last = last_uses(plan);
+  std::set<Value *> taken; // inputs whose buffer an output took over
   std::vector<Interval> iv;
   for (size_t c = 0; c < plan.calls.size(); ++c) {
     PlannedCall &pc = plan.calls[c];
-    for (Value *v : pc.call.args) {
+    for (size_t a = 0; a < pc.call.args.size(); ++a) {
+      Value *v = pc.call.args[a];
       if (!v || (v->storage != Storage::Unassigned && !index.count(v)))
         continue;
       auto [it, fresh] = index.emplace(v, iv.size());
       if (fresh) {
         if (v->producer == nullptr)
           fail("value '{}' is used by {} but never computed", v->name, pc.node_desc);
-        iv.push_back({type_bytes(v->type), int(c), int(c), v, -1});
+        Value *src = opts.inplace ? inplace_source(pc, c, a, last, taken) : nullptr;
+        if (src) { // same bytes, one interval
+          taken.insert(src);
+          it->second = index.at(src);
+          plan.inplace_values++;
+        } else {
+          iv.push_back({type_bytes(v->type), int(c), int(c), v, -1});
+        }
       }
-      iv[it->second].last = int(c);
+      Interval &i = iv[it->second];
+      i.last = std::max(i.last, int(c));
       v->storage = Storage::Arena;
     }
     if (pc.call.scratch_bytes > 0)
@@ -110,9 +147,14 @@ void assign_arena(ExecutionPlan &plan, const PlanOptions &opts) {
          plan.arena_size, opts.max_arena_bytes);
   for (const Interval &i : iv) {
     if (i.value)
-      i.value->offset = i.offset;
+      plan.intermediates_size += align_up(type_bytes(i.value->type));
     else
       plan.calls[static_cast<size_t>(i.scratch_of)].scratch_offset = i.offset;
+  }
+  for (auto [v, i] : index) { // values sharing an interval (in place) share its offset
+    v->offset = iv[i].offset;
+    if (v != iv[i].value)
+      plan.intermediates_size += align_up(type_bytes(v->type));
   }
 }
 

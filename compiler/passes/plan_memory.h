@@ -16,6 +16,9 @@ namespace onnxc {
 struct PlanOptions {
   int64_t max_arena_bytes = int64_t(1) << 40; ///< compile error above this
   int64_t max_weight_bytes = int64_t(1) << 40;
+  /// Let an element-wise output take over the buffer of an input that dies at its call
+  /// (KernelCall::inplace); off with --disable-pass=inplace.
+  bool inplace = true;
 };
 
 void plan_memory(ExecutionPlan &plan, const PlanOptions &opts = {});

@@ -3,8 +3,8 @@
 
   check_parallel.py ONNXC CASE_DIR verify
       `onnxc verify` at 1, 2 and 4 threads, and at 2 threads with the per-node specialisation
-      of parallel loops off (--disable-pass=specialise-parallel): every run must match the
-      numpy reference.
+      of parallel loops off (--disable-pass=specialise-parallel) and with in-place element-wise
+      outputs off (--disable-pass=inplace): every run must match the numpy reference.
   check_parallel.py ONNXC CASE_DIR specialised WORK_DIR
       the LLVM IR has node-specialised parallel bodies (functions named *.node) with the pass
       on, and none with it off.
@@ -23,7 +23,8 @@ def run(cmd):
 def verify(onnxc, case):
     model, data = os.path.join(case, "model.onnx"), os.path.join(case, "test_data_set_0")
     failed = False
-    for threads, extra in ((1, []), (2, []), (4, []), (2, ["--disable-pass=specialise-parallel"])):
+    for threads, extra in ((1, []), (2, []), (4, []), (2, ["--disable-pass=specialise-parallel"]),
+                           (2, ["--disable-pass=inplace"])):
         rc, out = run([onnxc, "verify", model, data, "--threads", str(threads), "--atol", "1e-5"]
                       + extra)
         print(f"threads={threads} {' '.join(extra)}: rc={rc}\n{out.strip()}")

@@ -73,6 +73,12 @@ def cases():
             node("Concat", ["x", "u"], ["y"], axis=1)],
            {"x": x4}, {"sc": np.array([1, 1, 2, 2], np.float32)},
            np.concatenate([x, pooled.repeat(2, axis=2).repeat(2, axis=3)], axis=1))
+    c = rand(40)
+    t = np.exp(-x) * x + c
+    yield ("eltwise_chain_inplace",  # every intermediate can take over its input's buffer
+           [node("Neg", ["x"], ["n"]), node("Exp", ["n"], ["e"]), node("Mul", ["e", "x"], ["m"]),
+            node("Add", ["m", "c"], ["a"]), node("Sigmoid", ["a"], ["y"])],
+           {"x": x4}, {"c": c}, 1 / (1 + np.exp(-t)))
     idx = RNG.integers(0, 32, (64,)).astype(np.int64)
     yield ("reduce_gather", [node("ReduceMean", ["x"], ["r"], axes=[2], keepdims=0),
                              node("Gather", ["r", "i"], ["y"], axis=1)],

@@ -189,38 +189,47 @@ bool overlaps(const Value *a, const Value *b) {
 }
 
 /// form-regions, lower-regions (CPU) and plan-memory, as the pipeline runs them.
-ExecutionPlan plan_of(Graph &g, const std::string &name) {
+ExecutionPlan plan_of(Graph &g, const std::string &name, bool inplace = true) {
   ExecutionPlan plan = form_regions(g, name);
   lower_regions(plan, lower_region_cpu);
-  plan_memory(plan);
+  PlanOptions o;
+  o.inplace = inplace;
+  plan_memory(plan, o);
   return plan;
 }
 
 } // namespace
 
-TEST_CASE("memory planner reuses arena space only between non-overlapping lifetimes") {
-  // x -> r1 -> r2 -> r3 -> r4 -> y: a chain, so at most two intermediates are live at once.
+/// x -> r1 -> r2 -> r3 -> r4 -> y = Exp(r4), and Add(y, r1): a chain, with r1 live to the end.
+struct Chain {
   Graph g;
-  Value *x = input(g, "x", {256});
-  Value *cur = x;
+  Value *x;
   std::vector<Value *> mids;
-  for (int i = 0; i < 4; ++i) {
-    Node *n = op(g, i % 2 ? "Relu" : "Neg", {cur});
-    cur = n->outputs[0];
-    mids.push_back(cur);
+  Value *last;
+  Chain() {
+    x = input(g, "x", {256});
+    Value *cur = x;
+    for (int i = 0; i < 4; ++i) {
+      Node *n = op(g, i % 2 ? "Relu" : "Neg", {cur});
+      cur = n->outputs[0];
+      mids.push_back(cur);
+    }
+    last = op(g, "Exp", {cur})->outputs[0];
+    output(g, last);
+    output(g, op(g, "Add", {last, mids[0]})->outputs[0]);
+    infer_shapes(g);
   }
-  Node *last = op(g, "Exp", {cur});
-  output(g, last->outputs[0]);
-  // A branch that keeps r1 alive until the end.
-  Node *join = op(g, "Add", {last->outputs[0], mids[0]});
-  output(g, join->outputs[0]);
-  infer_shapes(g);
-  ExecutionPlan plan = plan_of(g, "chain");
+};
+
+TEST_CASE("memory planner reuses arena space only between non-overlapping lifetimes") {
+  Chain c; // without in-place outputs, so that every value has its own interval
+  ExecutionPlan plan = plan_of(c.g, "chain", /*inplace=*/false);
+  const std::vector<Value *> &mids = c.mids;
   REQUIRE(plan.calls.size() == 6);
   for (Value *v : mids)
     CHECK(v->storage == Storage::Arena);
-  CHECK(last->outputs[0]->storage == Storage::GraphOutput);
-  CHECK(x->storage == Storage::GraphInput);
+  CHECK(c.last->storage == Storage::GraphOutput);
+  CHECK(c.x->storage == Storage::GraphInput);
   // r1 lives across everything: no other intermediate may share its bytes.
   for (size_t i = 1; i < mids.size(); ++i)
     CHECK_FALSE(overlaps(mids[0], mids[i]));
@@ -230,8 +239,23 @@ TEST_CASE("memory planner reuses arena space only between non-overlapping lifeti
   // r2 and r4 never coexist: the planner reuses r2's space.
   CHECK(mids[1]->offset == mids[3]->offset);
   CHECK(plan.arena_size == 3 * 1024);
+  CHECK(plan.intermediates_size == 4 * 1024);
+  CHECK(plan.inplace_values == 0);
   for (Value *v : mids)
     CHECK(v->offset % ExecutionPlan::kArenaAlignment == 0);
+}
+
+TEST_CASE("memory planner computes element-wise outputs in place of inputs that die there") {
+  Chain c;
+  ExecutionPlan plan = plan_of(c.g, "chain");
+  const std::vector<Value *> &mids = c.mids;
+  // r1 is read again at the end, so r2 cannot take its buffer; r3 takes r2's, r4 takes r3's.
+  CHECK_FALSE(overlaps(mids[0], mids[1]));
+  CHECK(mids[2]->offset == mids[1]->offset);
+  CHECK(mids[3]->offset == mids[2]->offset);
+  CHECK(plan.inplace_values == 2);
+  CHECK(plan.arena_size == 2 * 1024);
+  CHECK(plan.intermediates_size == 4 * 1024);
 }
 
 TEST_CASE("memory planner copies constant and input graph outputs") {
