@@ -56,7 +56,8 @@ template <typename T> void cubic_coeffs(T t, T *c) {
 
 /// Taps for normalised coordinate g along a dim of `len` elements.
 template <typename T> Taps<T> dim_taps(const GridSampleParams &p, T g, i64 len) {
-  const T lo = p.align_corners ? T(0) : T(-0.5), hi = p.align_corners ? T(len - 1) : T(len) - T(0.5);
+  const T lo = p.align_corners ? T(0) : T(-0.5),
+          hi = p.align_corners ? T(len - 1) : T(len) - T(0.5);
   T x = p.align_corners ? (g + T(1)) / T(2) * T(len - 1) : ((g + T(1)) * T(len) - T(1)) / T(2);
   if (p.mode == kGridNearest)
     x = round_even(x);
@@ -113,7 +114,8 @@ template <typename T> int32_t grid_sample(onnxc_rt *rt, void *const *t, const i6
             for (int e = 0; e < tp[2].n; ++e) {
               const i64 i0 = tp[0].idx[a], i1 = tp[1].idx[b], i2 = tp[2].idx[e];
               if (i0 >= 0 && i1 >= 0 && i2 >= 0)
-                acc += tp[0].w[a] * tp[1].w[b] * tp[2].w[e] * xc[(i0 * p.in[1] + i1) * p.in[2] + i2];
+                acc +=
+                    tp[0].w[a] * tp[1].w[b] * tp[2].w[e] * xc[(i0 * p.in[1] + i1) * p.in[2] + i2];
             }
         y[(n * p.C + c) * p.out_size + o] = acc;
       }

@@ -71,8 +71,7 @@ template <typename T, typename I> int32_t loss(onnxc_rt *rt, void *const *t, con
 } // namespace onnxc_k
 
 #define ONNXC_LOSS_KERNEL(ct, sfx, it, isfx)                                                       \
-  extern "C" int32_t onnxc_k_loss_##sfx##_##isfx(onnxc_rt *rt, void *const *t,                     \
-                                                 const int64_t *p) {                               \
+  extern "C" int32_t onnxc_k_loss_##sfx##_##isfx(onnxc_rt *rt, void *const *t, const int64_t *p) { \
     return onnxc_k::loss<ct, it>(rt, t, p);                                                        \
   }
 ONNXC_LOSS_KERNEL(float, f32, int, i32)

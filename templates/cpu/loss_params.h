@@ -19,8 +19,8 @@ enum LossReduction : int64_t {
 /// Tensors: {input, target, weight (or null), loss, log_prob (or null), scratch (if any)}.
 struct LossParams {
   int64_t N, C, D;
-  int64_t reduction;    ///< LossReduction
-  int64_t has_ignore;   ///< 0/1: targets equal to ignore_index contribute nothing
+  int64_t reduction;  ///< LossReduction
+  int64_t has_ignore; ///< 0/1: targets equal to ignore_index contribute nothing
   int64_t ignore_index;
   int64_t softmax;      ///< 1: SoftmaxCrossEntropyLoss (log-softmax over C first), 0: NLL
   int64_t has_log_prob; ///< 1: tensor 4 receives the log-probabilities (else scratch does)

@@ -125,7 +125,8 @@ template <typename T> int32_t lp_pool(onnxc_rt *rt, void *const *t, const i64 *p
           }
         }
       }
-      y[r] = T(p.p == 2.0 ? __builtin_sqrt(sum) : (p.p == 1.0 ? sum : __builtin_pow(sum, 1.0 / p.p)));
+      y[r] =
+          T(p.p == 2.0 ? __builtin_sqrt(sum) : (p.p == 1.0 ? sum : __builtin_pow(sum, 1.0 / p.p)));
     }
   };
   parallel_for(rt, p.planes * osz, 1 + 4096 / (g.k_size() + 1), body);

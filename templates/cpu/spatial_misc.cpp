@@ -35,11 +35,12 @@ template <typename T> i64 ceil_pos(T v) {
 }
 
 /// RoiAlign of one region of interest into y[C, out_h, out_w].
-template <typename T>
-void roi_align_one(const RoiAlignParams &p, const T *x, const T *roi, T *y) {
+template <typename T> void roi_align_one(const RoiAlignParams &p, const T *x, const T *roi, T *y) {
   const double off = p.half_pixel ? 0.5 : 0.0;
-  const double x0 = double(roi[0]) * p.spatial_scale - off, y0 = double(roi[1]) * p.spatial_scale - off;
-  double rw = double(roi[2]) * p.spatial_scale - off - x0, rh = double(roi[3]) * p.spatial_scale - off - y0;
+  const double x0 = double(roi[0]) * p.spatial_scale - off,
+               y0 = double(roi[1]) * p.spatial_scale - off;
+  double rw = double(roi[2]) * p.spatial_scale - off - x0,
+         rh = double(roi[3]) * p.spatial_scale - off - y0;
   if (!p.half_pixel)
     rw = rw > 1 ? rw : 1, rh = rh > 1 ? rh : 1;
   const double bh = rh / double(p.out_h), bw = rw / double(p.out_w);
@@ -51,8 +52,9 @@ void roi_align_one(const RoiAlignParams &p, const T *x, const T *roi, T *y) {
       const i64 o = ph * p.out_w + pw;
       for (i64 iy = 0; iy < gh; ++iy)
         for (i64 ix = 0; ix < gw; ++ix) {
-          const RoiSample s = roi_sample(p, y0 + double(ph) * bh + (double(iy) + 0.5) * bh / double(gh),
-                                         x0 + double(pw) * bw + (double(ix) + 0.5) * bw / double(gw));
+          const RoiSample s =
+              roi_sample(p, y0 + double(ph) * bh + (double(iy) + 0.5) * bh / double(gh),
+                         x0 + double(pw) * bw + (double(ix) + 0.5) * bw / double(gw));
           const bool first = iy == 0 && ix == 0;
           for (i64 c = 0; c < p.C; ++c) {
             const T *xc = x + c * plane;

@@ -52,7 +52,8 @@ template <typename T> int32_t top_k(onnxc_rt *rt, void *const *t, const i64 *par
       for (i64 j = 0; j < p.len; ++j) {
         if (j < p.k) {
           row.slot(j) = j;
-          for (i64 c = j; c > 0 && row.better((row.slot((c - 1) / 2)), row.slot(c)); c = (c - 1) / 2) {
+          for (i64 c = j; c > 0 && row.better((row.slot((c - 1) / 2)), row.slot(c));
+               c = (c - 1) / 2) {
             const i64 tmp = row.slot(c);
             row.slot(c) = row.slot((c - 1) / 2), row.slot((c - 1) / 2) = tmp;
           }

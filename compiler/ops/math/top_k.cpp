@@ -49,8 +49,8 @@ const OpDef &op_TopK() {
       kernel_name(n, "top_k", input_dtype(n, 0));
       const onnxc_k::TopKParams p = top_k_params(n);
       std::vector<int64_t> out = input_dims(n, 0);
-      out[static_cast<size_t>(normalize_axis(n, attr_int(n, "axis", -1),
-                                             static_cast<int64_t>(out.size())))] = p.k;
+      out[static_cast<size_t>(
+          normalize_axis(n, attr_int(n, "axis", -1), static_cast<int64_t>(out.size())))] = p.k;
       set_output(n, 0, input_dtype(n, 0), out);
       set_output(n, 1, DType::Int64, out);
     };

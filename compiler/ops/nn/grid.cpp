@@ -39,8 +39,8 @@ onnxc_k::GridSampleParams grid_sample_params(const Node &n) {
   if (nd < 1 || nd > 3)
     node_fail(n, "X must have 1 to 3 spatial dims ([N, C, D?, H?, W]), got rank {}", x.size());
   if (static_cast<int64_t>(g.size()) != nd + 2 || g[0] != x[0] || g.back() != nd)
-    node_fail(n, "grid must have shape [{}, <{} output dims>, {}] for X {}, got {}", x[0], nd,
-              nd, dims_to_string(x), dims_to_string(g));
+    node_fail(n, "grid must have shape [{}, <{} output dims>, {}] for X {}, got {}", x[0], nd, nd,
+              dims_to_string(x), dims_to_string(g));
   onnxc_k::GridSampleParams p{};
   p.N = x[0], p.C = x[1], p.nd = nd;
   for (int64_t d = 0; d < 3; ++d)

@@ -55,7 +55,8 @@ OpDef loss_def(const char *name, bool softmax) {
   d.infer = [softmax](Node &n) {
     const onnxc_k::LossParams p = loss_params(n, softmax);
     const DType dt = input_dtype(n, 0);
-    set_output(n, 0, dt, p.reduction == onnxc_k::kLossNone ? input_dims(n, 1) : std::vector<int64_t>{});
+    set_output(n, 0, dt,
+               p.reduction == onnxc_k::kLossNone ? input_dims(n, 1) : std::vector<int64_t>{});
     if (softmax && n.outputs.size() > 1 && n.outputs[1])
       set_output(n, 1, dt, input_dims(n, 0));
   };

@@ -23,11 +23,13 @@ onnxc_k::RoiAlignParams roi_align_params(const Node &n) {
   const std::string mode = attr_string(n, "mode", "avg");
   if (mode != "avg" && mode != "max")
     node_fail(n, "mode must be 'avg' or 'max', got '{}'", mode);
-  const std::string ctm = attr_string(n, "coordinate_transformation_mode",
-                                      n.opset > 0 && n.opset < 16 ? "output_half_pixel" : "half_pixel");
+  const std::string ctm =
+      attr_string(n, "coordinate_transformation_mode",
+                  n.opset > 0 && n.opset < 16 ? "output_half_pixel" : "half_pixel");
   if (ctm != "half_pixel" && ctm != "output_half_pixel")
-    node_fail(n, "coordinate_transformation_mode must be 'half_pixel' or 'output_half_pixel', got '{}'",
-              ctm);
+    node_fail(
+        n, "coordinate_transformation_mode must be 'half_pixel' or 'output_half_pixel', got '{}'",
+        ctm);
   onnxc_k::RoiAlignParams p{};
   p.N = x[0], p.C = x[1], p.H = x[2], p.W = x[3], p.R = rois[0];
   p.out_h = attr_int(n, "output_height", 1), p.out_w = attr_int(n, "output_width", 1);

@@ -20,7 +20,8 @@ std::vector<int64_t> unpool_default(const Node &n) {
   const std::vector<int64_t> s = attr_ints(n, "strides", std::vector<int64_t>(rank, 1));
   const std::vector<int64_t> pads = attr_ints(n, "pads", std::vector<int64_t>(2 * rank, 0));
   if (k.size() != rank || s.size() != rank || pads.size() != 2 * rank)
-    node_fail(n, "kernel_shape, strides and pads must have {}, {} and {} values for {} spatial dims",
+    node_fail(n,
+              "kernel_shape, strides and pads must have {}, {} and {} values for {} spatial dims",
               rank, rank, 2 * rank, rank);
   std::vector<int64_t> out{x[0], x[1]};
   for (size_t d = 0; d < rank; ++d) {
