@@ -55,37 +55,75 @@ std::vector<int> expand(const Node &n, const std::vector<int> &term, size_t rank
   return out;
 }
 
-EinsumSpec einsum_spec(const Node &n) {
-  std::string eq;
+/// The equation without spaces, split into operand terms and the output term (if "->").
+struct Equation {
+  std::string text;
+  std::vector<std::vector<int>> terms;
+  bool explicit_out = false;
+  std::vector<int> out;
+};
+
+Equation parse_equation(const Node &n) {
+  Equation e;
   for (char c : attr_string(n, "equation", ""))
     if (c != ' ')
-      eq += c;
-  const size_t arrow = eq.find("->");
-  const std::string lhs = eq.substr(0, arrow);
-  std::vector<std::vector<int>> terms;
+      e.text += c;
+  const size_t arrow = e.text.find("->");
+  const std::string lhs = e.text.substr(0, arrow);
   for (size_t start = 0;;) {
     const size_t comma = lhs.find(',', start);
-    terms.push_back(parse_term(n, lhs.substr(start, comma - start)));
+    e.terms.push_back(parse_term(n, lhs.substr(start, comma - start)));
     if (comma == std::string::npos)
       break;
     start = comma + 1;
   }
-  if (terms.size() != n.inputs.size())
-    node_fail(n, "equation '{}' has {} operands but the node has {} inputs", eq, terms.size(),
+  if (e.terms.size() != n.inputs.size())
+    node_fail(n, "equation '{}' has {} operands but the node has {} inputs", e.text, e.terms.size(),
               n.inputs.size());
-  size_t ell = 0;
-  for (size_t i = 0; i < terms.size(); ++i) {
+  e.explicit_out = arrow != std::string::npos;
+  if (e.explicit_out)
+    e.out = parse_term(n, e.text.substr(arrow + 2));
+  return e;
+}
+
+/// The output labels: the explicit output term, or the ellipsis dims then the letters used
+/// once, alphabetically.
+std::vector<int> output_labels(const Node &n, const Equation &e, const EinsumSpec &s,
+                               const std::map<int, int> &uses, size_t ell) {
+  std::vector<int> labels;
+  if (e.explicit_out) {
+    for (int l : e.out) {
+      if (l != -1 && !s.size.count(l))
+        node_fail(n, "output index '{}' does not appear in any operand", char(l));
+      if (l != -1 && std::count(e.out.begin(), e.out.end(), l) > 1)
+        node_fail(n, "output index '{}' appears more than once", char(l));
+    }
+    const bool out_ell = std::count(e.out.begin(), e.out.end(), -1) > 0;
+    return expand(n, e.out, e.out.size() - (out_ell ? 1 : 0) + (out_ell ? ell : 0), ell);
+  }
+  for (size_t j = 0; j < ell; ++j)
+    labels.push_back(kEllipsisBase + static_cast<int>(j));
+  for (const auto &[l, count] : uses) // std::map: letters in alphabetical (ASCII) order
+    if (l < kEllipsisBase && count == 1)
+      labels.push_back(l);
+  return labels;
+}
+
+EinsumSpec einsum_spec(const Node &n) {
+  const Equation e = parse_equation(n);
+  size_t ell = 0; // dims the ellipsis stands for (the most any operand has)
+  for (size_t i = 0; i < e.terms.size(); ++i) {
     const auto letters = static_cast<size_t>(
-        std::count_if(terms[i].begin(), terms[i].end(), [](int l) { return l != -1; }));
+        std::count_if(e.terms[i].begin(), e.terms[i].end(), [](int l) { return l != -1; }));
     const size_t rank = input_dims(n, i).size();
     if (rank > letters)
       ell = std::max(ell, rank - letters);
   }
   EinsumSpec s;
   std::map<int, int> uses;
-  for (size_t i = 0; i < terms.size(); ++i) {
+  for (size_t i = 0; i < e.terms.size(); ++i) {
     const std::vector<int64_t> dims = input_dims(n, i);
-    s.in_labels.push_back(expand(n, terms[i], dims.size(), ell));
+    s.in_labels.push_back(expand(n, e.terms[i], dims.size(), ell));
     for (size_t a = 0; a < dims.size(); ++a) {
       const int l = s.in_labels[i][a];
       ++uses[l];
@@ -96,23 +134,7 @@ EinsumSpec einsum_spec(const Node &n) {
       sz = std::max(sz, dims[a]);
     }
   }
-  if (arrow != std::string::npos) {
-    const std::vector<int> out = parse_term(n, eq.substr(arrow + 2));
-    for (int l : out) {
-      if (l != -1 && !s.size.count(l))
-        node_fail(n, "output index '{}' does not appear in any operand", char(l));
-      if (l != -1 && std::count(out.begin(), out.end(), l) > 1)
-        node_fail(n, "output index '{}' appears more than once", char(l));
-    }
-    const bool out_ell = std::count(out.begin(), out.end(), -1) > 0;
-    s.out_labels = expand(n, out, out.size() - (out_ell ? 1 : 0) + (out_ell ? ell : 0), ell);
-  } else {
-    for (size_t j = 0; j < ell; ++j)
-      s.out_labels.push_back(kEllipsisBase + static_cast<int>(j));
-    for (const auto &[l, count] : uses) // std::map: letters in alphabetical (ASCII) order
-      if (l < kEllipsisBase && count == 1)
-        s.out_labels.push_back(l);
-  }
+  s.out_labels = output_labels(n, e, s, uses, ell);
   for (const auto &[l, sz] : s.size)
     if (std::find(s.out_labels.begin(), s.out_labels.end(), l) == s.out_labels.end())
       s.sum_labels.push_back(l);
