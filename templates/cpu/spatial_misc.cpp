@@ -34,48 +34,48 @@ template <typename T> i64 ceil_pos(T v) {
   return T(i) < v ? i + 1 : i;
 }
 
-/// RoiAlign of one region of interest into y[C, out_h, out_w].
-template <typename T> void roi_align_one(const RoiAlignParams &p, const T *x, const T *roi, T *y) {
+/// A region of interest in input coordinates: its start, bin size and samples per bin.
+struct RoiBins {
+  double y0, x0, bh, bw;
+  i64 gh, gw;
+};
+
+template <typename T> RoiBins roi_bins(const RoiAlignParams &p, const T *roi) {
   const double off = p.half_pixel ? 0.5 : 0.0;
-  const double x0 = double(roi[0]) * p.spatial_scale - off,
-               y0 = double(roi[1]) * p.spatial_scale - off;
-  double rw = double(roi[2]) * p.spatial_scale - off - x0,
-         rh = double(roi[3]) * p.spatial_scale - off - y0;
-  if (!p.half_pixel)
+  RoiBins b;
+  b.x0 = double(roi[0]) * p.spatial_scale - off, b.y0 = double(roi[1]) * p.spatial_scale - off;
+  double rw = double(roi[2]) * p.spatial_scale - off - b.x0;
+  double rh = double(roi[3]) * p.spatial_scale - off - b.y0;
+  if (!p.half_pixel) // output_half_pixel: malformed regions become at least 1 x 1
     rw = rw > 1 ? rw : 1, rh = rh > 1 ? rh : 1;
-  const double bh = rh / double(p.out_h), bw = rw / double(p.out_w);
-  const i64 gh = p.sampling_ratio > 0 ? p.sampling_ratio : ceil_pos(rh / double(p.out_h));
-  const i64 gw = p.sampling_ratio > 0 ? p.sampling_ratio : ceil_pos(rw / double(p.out_w));
-  const i64 count = gh * gw > 1 ? gh * gw : 1, plane = p.H * p.W, oplane = p.out_h * p.out_w;
-  for (i64 ph = 0; ph < p.out_h; ++ph)
-    for (i64 pw = 0; pw < p.out_w; ++pw) {
-      const i64 o = ph * p.out_w + pw;
-      for (i64 iy = 0; iy < gh; ++iy)
-        for (i64 ix = 0; ix < gw; ++ix) {
-          const RoiSample s =
-              roi_sample(p, y0 + double(ph) * bh + (double(iy) + 0.5) * bh / double(gh),
-                         x0 + double(pw) * bw + (double(ix) + 0.5) * bw / double(gw));
-          const bool first = iy == 0 && ix == 0;
-          for (i64 c = 0; c < p.C; ++c) {
-            const T *xc = x + c * plane;
-            double v[4];
-            for (int k = 0; k < 4; ++k)
-              v[k] = s.w[k] * double(xc[s.pos[k]]);
-            T &out = y[c * oplane + o];
-            if (p.max_mode) {
-              double m = v[0];
-              for (int k = 1; k < 4; ++k)
-                m = v[k] > m ? v[k] : m;
-              out = first || T(m) > out ? T(m) : out;
-            } else {
-              out = T((first ? 0.0 : double(out)) + v[0] + v[1] + v[2] + v[3]);
-            }
-          }
-        }
-      if (!p.max_mode)
-        for (i64 c = 0; c < p.C; ++c)
-          y[c * oplane + o] = T(double(y[c * oplane + o]) / double(count));
+  b.bh = rh / double(p.out_h), b.bw = rw / double(p.out_w);
+  b.gh = p.sampling_ratio > 0 ? p.sampling_ratio : ceil_pos(b.bh);
+  b.gw = p.sampling_ratio > 0 ? p.sampling_ratio : ceil_pos(b.bw);
+  return b;
+}
+
+/// One output bin (ph, pw) of plane xc: the average of its samples, or in max mode the largest
+/// weighted corner value of any sample (ONNX Runtime's definition, which the spec follows).
+template <typename T>
+T roi_bin(const RoiAlignParams &p, const RoiBins &b, const T *xc, i64 ph, i64 pw) {
+  double acc = 0;
+  for (i64 iy = 0; iy < b.gh; ++iy)
+    for (i64 ix = 0; ix < b.gw; ++ix) {
+      const RoiSample s =
+          roi_sample(p, b.y0 + double(ph) * b.bh + (double(iy) + 0.5) * b.bh / double(b.gh),
+                     b.x0 + double(pw) * b.bw + (double(ix) + 0.5) * b.bw / double(b.gw));
+      double v[4];
+      for (int k = 0; k < 4; ++k)
+        v[k] = s.w[k] * double(xc[s.pos[k]]);
+      if (p.max_mode) {
+        for (int k = 0; k < 4; ++k)
+          acc = (k == 0 && iy == 0 && ix == 0) || v[k] > acc ? v[k] : acc;
+      } else {
+        acc += v[0] + v[1] + v[2] + v[3];
+      }
     }
+  const i64 count = b.gh * b.gw > 1 ? b.gh * b.gw : 1;
+  return T(p.max_mode ? acc : acc / double(count));
 }
 
 template <typename T> int32_t roi_align(onnxc_rt *rt, void *const *t, const i64 *params) {
@@ -88,11 +88,16 @@ template <typename T> int32_t roi_align(onnxc_rt *rt, void *const *t, const i64 
       return onnxc_rt_fail(rt, ONNXC_STATUS_INDEX_OUT_OF_RANGE,
                            "RoiAlign: a batch index is outside [0, N)");
   auto body = [&](i64 lo, i64 hi) {
-    for (i64 r = lo; r < hi; ++r)
-      roi_align_one(p, x + batch[r] * p.C * p.H * p.W, rois + r * 4,
-                    y + r * p.C * p.out_h * p.out_w);
+    for (i64 rc = lo; rc < hi; ++rc) {
+      const i64 r = rc / p.C, c = rc % p.C;
+      const RoiBins b = roi_bins(p, rois + r * 4);
+      const T *xc = x + (batch[r] * p.C + c) * p.H * p.W;
+      for (i64 ph = 0; ph < p.out_h; ++ph)
+        for (i64 pw = 0; pw < p.out_w; ++pw)
+          y[(rc * p.out_h + ph) * p.out_w + pw] = roi_bin(p, b, xc, ph, pw);
+    }
   };
-  parallel_for(rt, p.R, 1, body);
+  parallel_for(rt, p.R * p.C, 1, body);
   return 0;
 }
 
