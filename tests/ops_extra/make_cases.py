@@ -9,7 +9,8 @@ every mode / padding / align_corners combination with out-of-range coordinates, 
 or all targets (mean over no targets is 0/0 = NaN), weights, int32 targets, double, log_prob;
 Einsum with three operands, broadcast ellipsis, diagonals and implicit output; TopK with ties,
 largest/smallest, k = axis length, an unused Indices output; Det with a singular matrix;
-CumProd exclusive/reverse. Then invalid attribute/shape combinations, which `onnxc compile`
+CumProd exclusive/reverse; RoiAlign with several channels, images and regions (partly or
+wholly outside), adaptive and fixed sampling, avg and max, both coordinate modes, 2 threads. Then invalid attribute/shape combinations, which `onnxc compile`
 must reject with exit status 1 and a message naming the node.
 
 Usage: make_cases.py OUT_DIR --onnxc ONNXC [--group GROUP]
@@ -256,6 +257,62 @@ def misc_cases(out_dir, rng):
     return cases
 
 
+# ---- RoiAlign ------------------------------------------------------------------------------
+
+def roi_align_ref(X, rois, bidx, oh, ow, sr, scale, mode, half_pixel):
+    N, C, H, W = X.shape
+    Y = np.zeros((rois.shape[0], C, oh, ow))
+    for r in range(rois.shape[0]):
+        off = 0.5 if half_pixel else 0.0
+        x0, y0, x1, y1 = rois[r].astype(np.float64) * scale - off
+        rw, rh = x1 - x0, y1 - y0
+        if not half_pixel:
+            rw, rh = max(rw, 1.0), max(rh, 1.0)
+        bh, bw = rh / oh, rw / ow
+        gh = sr if sr > 0 else int(np.ceil(rh / oh))
+        gw = sr if sr > 0 else int(np.ceil(rw / ow))
+        img = X[bidx[r]].astype(np.float64)
+        for ph, pw in itertools.product(range(oh), range(ow)):
+            parts = []  # per sample: the four weighted corner values, per channel
+            for iy, ix in itertools.product(range(gh), range(gw)):
+                y = y0 + ph * bh + (iy + 0.5) * bh / gh
+                x = x0 + pw * bw + (ix + 0.5) * bw / gw
+                if y < -1 or y > H or x < -1 or x > W:
+                    parts.append(np.zeros((4, C)))
+                    continue
+                y, x = max(y, 0.0), max(x, 0.0)
+                yl, xl = min(int(y), H - 1), min(int(x), W - 1)
+                yh, xh = min(yl + 1, H - 1), min(xl + 1, W - 1)
+                y, x = (yl if yl == H - 1 else y), (xl if xl == W - 1 else x)
+                ly, lx = y - yl, x - xl
+                parts.append(np.stack([(1 - ly) * (1 - lx) * img[:, yl, xl],
+                                       (1 - ly) * lx * img[:, yl, xh],
+                                       ly * (1 - lx) * img[:, yh, xl], ly * lx * img[:, yh, xh]]))
+            p = np.array(parts)
+            Y[r, :, ph, pw] = (p.max(axis=(0, 1)) if mode == "max"
+                               else p.sum(axis=(0, 1)) / max(gh * gw, 1))
+    return Y
+
+
+def roi_align_cases(out_dir, rng):
+    cases = []
+    X = rng.uniform(-1, 1, (2, 3, 12, 10)).astype(np.float32)
+    rois = np.array([[0, 0, 9, 11], [2.5, 1.2, 7.7, 9.1], [-3, -2, 4, 5], [15, 18, 22, 30],
+                     [4, 4, 4.5, 4.2]], np.float32) * 2  # full, inside, partly and fully outside
+    bidx = np.array([0, 1, 1, 0, 1], np.int64)
+    for mode, sr, ctm in [("avg", 0, "half_pixel"), ("avg", 2, "output_half_pixel"),
+                          ("max", 0, "output_half_pixel"), ("max", 3, "half_pixel")]:
+        name = f"roialign_{mode}_sr{sr}_{ctm}"
+        Y = roi_align_ref(X, rois, bidx, 3, 4, sr, 0.5, mode, ctm == "half_pixel")
+        node = helper.make_node("RoiAlign", ["X", "rois", "bi"], ["Y"], mode=mode,
+                                output_height=3, output_width=4, sampling_ratio=sr,
+                                spatial_scale=0.5, coordinate_transformation_mode=ctm)
+        save_case(out_dir, name, node, [("X", X), ("rois", rois), ("bi", bidx)],
+                  [("Y", Y.astype(np.float32))], 16)
+        cases.append((name, 2))
+    return cases
+
+
 # ---- Invalid models ------------------------------------------------------------------------
 
 ERRORS = [  # name, op, inputs (name, dtype, shape), attrs, opset, expected message part
@@ -298,7 +355,8 @@ def error_cases(out_dir, onnxc):
     return failed
 
 
-GROUPS = {"gridsample": gridsample_cases, "loss": loss_cases, "misc": misc_cases}
+GROUPS = {"gridsample": gridsample_cases, "loss": loss_cases, "misc": misc_cases,
+          "roialign": roi_align_cases}
 
 
 def main():
