@@ -5,8 +5,10 @@
  * (count_include_pad: positions inside [-pad_begin, in + pad_end)).
  * tensors {X, Y, Indices (max only, may be null: flat index into X, int64)}; params[23] is
  * the storage order of the index within a plane (0 row-major, 1 column-major).
+ * LpPool: onnxc_k_lp_pool_<dtype>, typed params templates/cpu/pool_params.h.
  */
 #include "templates/cpu/kernel_abi.h"
+#include "templates/cpu/pool_params.h"
 #include "templates/cpu/types.h"
 
 namespace onnxc_k {
@@ -97,6 +99,40 @@ template <typename T> int32_t pool_kernel(onnxc_rt *rt, void *const *t, const i6
   return 0;
 }
 
+/// LpPool: y = (sum over the window's positions inside X of |x|^p)^(1/p).
+template <typename T> int32_t lp_pool(onnxc_rt *rt, void *const *t, const i64 *params) {
+  const LpPoolParams p = params_of<LpPoolParams>(params);
+  const WindowGeom &g = p.w;
+  const T *x = static_cast<const T *>(t[0]);
+  T *y = static_cast<T *>(t[1]);
+  const i64 isz = g.in_size(), osz = g.out_size();
+  auto body = [&](i64 lo, i64 hi) {
+    for (i64 r = lo; r < hi; ++r) {
+      const T *xp = x + (r / osz) * isz;
+      const i64 o = r % osz;
+      const i64 oc[3] = {o / (g.out[1] * g.out[2]), (o / g.out[2]) % g.out[1], o % g.out[2]};
+      double sum = 0;
+      for (i64 kd = 0; kd < g.k[0]; ++kd) {
+        const i64 id = oc[0] * g.s[0] - g.p[0] + kd * g.d[0];
+        for (i64 kh = 0; kh < g.k[1]; ++kh) {
+          const i64 ih = oc[1] * g.s[1] - g.p[1] + kh * g.d[1];
+          for (i64 kw = 0; kw < g.k[2]; ++kw) {
+            const i64 iw = oc[2] * g.s[2] - g.p[2] + kw * g.d[2];
+            if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1] || iw < 0 || iw >= g.in[2])
+              continue;
+            const double v = __builtin_fabs(double(xp[(id * g.in[1] + ih) * g.in[2] + iw]));
+            sum += p.p == 2.0 ? v * v : (p.p == 1.0 ? v : __builtin_pow(v, p.p));
+          }
+        }
+      }
+      y[r] =
+          T(p.p == 2.0 ? __builtin_sqrt(sum) : (p.p == 1.0 ? sum : __builtin_pow(sum, 1.0 / p.p)));
+    }
+  };
+  parallel_for(rt, p.planes * osz, 1 + 4096 / (g.k_size() + 1), body);
+  return 0;
+}
+
 } // namespace
 } // namespace onnxc_k
 
@@ -107,3 +143,9 @@ template <typename T> int32_t pool_kernel(onnxc_rt *rt, void *const *t, const i6
 ONNXC_FLOAT_TYPES(ONNXC_POOL_KERNEL, 0)
 ONNXC_POOL_KERNEL(signed char, i8, 0)
 ONNXC_POOL_KERNEL(unsigned char, u8, 0)
+
+#define ONNXC_LP_POOL_KERNEL(ct, sfx, unused)                                                      \
+  extern "C" int32_t onnxc_k_lp_pool_##sfx(onnxc_rt *rt, void *const *t, const int64_t *p) {       \
+    return onnxc_k::lp_pool<ct>(rt, t, p);                                                         \
+  }
+ONNXC_FLOAT_TYPES(ONNXC_LP_POOL_KERNEL, 0)

@@ -112,7 +112,7 @@ def big_weights():
 
 CASES = {
     # Operators and opsets.
-    "unsupported_op": lambda: unary("Det", (3, 3)),
+    "unsupported_op": lambda: unary("StringNormalizer", (3,)),
     "unknown_op": lambda: unary("NoSuchOperator"),
     "unknown_domain": lambda: model(
         [helper.make_node("Relu", ["x"], ["y"], name="n0", domain="com.example")],

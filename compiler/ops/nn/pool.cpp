@@ -1,7 +1,8 @@
 // MaxPool, AveragePool (1-D to 3-D: kernel_shape, strides, pads, dilations, auto_pad, ceil_mode,
 // count_include_pad; MaxPool's optional Indices output), GlobalAveragePool and GlobalMaxPool.
-// All run templates/cpu/pool.cpp.
+// LpPool (typed params templates/cpu/pool_params.h). All run templates/cpu/pool.cpp.
 #include "compiler/ops/nn/nn_util.h"
+#include "templates/cpu/pool_params.h"
 
 #include <algorithm>
 
@@ -93,7 +94,44 @@ OpDef global_pool_def(const char *name, PoolMode mode) {
   return d;
 }
 
+OpDef lp_pool_def() {
+  OpDef d;
+  d.name = "LpPool";
+  d.min_opset = 2; // opset 1 had a float p
+  d.attrs = {{"auto_pad", Attribute::Kind::String}, {"ceil_mode", Attribute::Kind::Int},
+             {"dilations", Attribute::Kind::Ints},  {"kernel_shape", Attribute::Kind::Ints, true},
+             {"p", Attribute::Kind::Int},           {"pads", Attribute::Kind::Ints},
+             {"strides", Attribute::Kind::Ints}};
+  d.infer = [](Node &n) {
+    require_dtype(n, input_dtype(n, 0), {DType::Float, DType::Double});
+    if (attr_int(n, "p", 2) < 1)
+      node_fail(n, "p must be >= 1, got {}", attr_int(n, "p", 2));
+    std::vector<int64_t> x = pool_input(n), out{x[0], x[1]};
+    Window w = pool_window(n);
+    out.insert(out.end(), w.out.begin(), w.out.end());
+    set_output(n, 0, input_dtype(n, 0), out);
+  };
+  d.lower = [](const Node &n) {
+    std::vector<int64_t> x = pool_input(n);
+    onnxc_k::LpPoolParams p{};
+    p.planes = x[0] * x[1];
+    p.w = window_geom(n, pool_window(n));
+    p.p = static_cast<double>(attr_int(n, "p", 2));
+    KernelCall call;
+    call.kernel = kernel_name(n, "lp_pool", input_dtype(n, 0));
+    call.args = {n.inputs[0], n.outputs[0]};
+    set_params(call, p);
+    return call;
+  };
+  return d;
+}
+
 } // namespace
+
+const OpDef &op_LpPool() {
+  static const OpDef def = lp_pool_def();
+  return def;
+}
 
 const OpDef &op_MaxPool() {
   static const OpDef def =

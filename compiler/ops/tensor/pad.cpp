@@ -1,7 +1,7 @@
 // Pad: constant / reflect / edge / wrap (opset 19) padding; negative pads crop. Before opset 11
 // pads, mode and value are attributes; from 11 pads is a constant input and constant_value an
 // optional input (may be computed at run time); opset 18 adds the optional constant axes input.
-#include "compiler/ops/op_util.h"
+#include "compiler/ops/tensor/pad.h"
 
 #include <cstring>
 
@@ -70,6 +70,17 @@ int64_t attr_value_bits(const Node &n) {
 }
 } // namespace
 
+KernelCall pad_call(const Node &n, const std::vector<int64_t> &begin, int64_t mode,
+                    int64_t value_bits, Value *value) {
+  std::vector<int64_t> in = input_dims(n, 0), out = output_dims(n, 0);
+  std::vector<int64_t> params{elem_bytes(n), mode, static_cast<int64_t>(in.size())};
+  for (const std::vector<int64_t> *v :
+       std::initializer_list<const std::vector<int64_t> *>{&out, &in, &begin})
+    params.insert(params.end(), v->begin(), v->end());
+  params.push_back(value_bits);
+  return KernelCall{"onnxc_k_pad", {n.inputs[0], value, n.outputs[0]}, params};
+}
+
 const OpDef &op_Pad() {
   static const OpDef def = [] {
     OpDef d;
@@ -100,14 +111,10 @@ const OpDef &op_Pad() {
       set_output(n, 0, input_dtype(n, 0), out);
     };
     d.lower = [](const Node &n) {
-      std::vector<int64_t> in = input_dims(n, 0), out = output_dims(n, 0), end;
+      std::vector<int64_t> end;
       std::vector<int64_t> begin = pad_begins(n, end);
-      std::vector<int64_t> params{elem_bytes(n), pad_mode(n), static_cast<int64_t>(in.size())};
-      for (const auto *v : {&out, &in, &begin})
-        params.insert(params.end(), v->begin(), v->end());
-      params.push_back(n.opset < 11 ? attr_value_bits(n) : 0);
       Value *value = n.opset >= 11 ? n.input(2) : nullptr;
-      return KernelCall{"onnxc_k_pad", {n.inputs[0], value, n.outputs[0]}, params};
+      return pad_call(n, begin, pad_mode(n), n.opset < 11 ? attr_value_bits(n) : 0, value);
     };
     return d;
   }();
