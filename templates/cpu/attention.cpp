@@ -5,28 +5,12 @@
  * present_key / present_value (past ++ new, always 4-D) are written first when requested.
  * float16 is loaded into float and computed in float. Params and tensor order:
  * templates/cpu/attention_params.h. */
+#include "templates/cpu/attention_common.h"
 #include "templates/cpu/attention_params.h"
-#include "templates/cpu/half.h"
-#include "templates/cpu/kernel_abi.h"
 #include "templates/cpu/scalar_math.h"
 
 namespace onnxc_k {
 namespace {
-
-/// Storage type S, accumulator type A, and the conversions between them.
-template <typename S> struct Elem {
-  using A = S;
-  static A load(S v) { return v; }
-  static S store(A v) { return v; }
-};
-struct F16 {
-  unsigned short bits;
-};
-template <> struct Elem<F16> {
-  using A = float;
-  static A load(F16 v) { return half::half_to_float(v.bits); }
-  static F16 store(A v) { return F16{half::float_to_half(v)}; }
-};
 
 /// The kernel's view of its tensors and params.
 template <typename S> struct Attn {
@@ -54,19 +38,6 @@ template <typename S> struct Attn {
                   : y + ((b * p.Hq + h) * p.L + i) * p.Dv;
   }
 };
-
-/// q . k in the accumulator type, with 8 independent partial sums (vectorisable).
-template <typename S> typename Elem<S>::A dot(const S *a, const S *b, i64 n) {
-  using A = typename Elem<S>::A;
-  A part[8] = {};
-  i64 d = 0;
-  for (; d + 8 <= n; d += 8)
-    for (int l = 0; l < 8; ++l)
-      part[l] += Elem<S>::load(a[d + l]) * Elem<S>::load(b[d + l]);
-  for (; d < n; ++d)
-    part[0] += Elem<S>::load(a[d]) * Elem<S>::load(b[d]);
-  return ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
-}
 
 /// Writes present_key and present_value (past rows then the new ones) where requested.
 template <typename S> void write_present(onnxc_rt *rt, const Attn<S> &a) {
@@ -213,12 +184,4 @@ template <typename S> int32_t attention(onnxc_rt *rt, void *const *t, const i64 
 } // namespace
 } // namespace onnxc_k
 
-extern "C" int32_t onnxc_k_attention_f32(onnxc_rt *rt, void *const *t, const int64_t *p) {
-  return onnxc_k::attention<float>(rt, t, p);
-}
-extern "C" int32_t onnxc_k_attention_f64(onnxc_rt *rt, void *const *t, const int64_t *p) {
-  return onnxc_k::attention<double>(rt, t, p);
-}
-extern "C" int32_t onnxc_k_attention_f16(onnxc_rt *rt, void *const *t, const int64_t *p) {
-  return onnxc_k::attention<onnxc_k::F16>(rt, t, p);
-}
+ONNXC_ATTN_KERNELS(attention, attention)
