@@ -86,8 +86,8 @@ typename Elem<S>::A key_bias(const Attn<S> &a, i64 b, i64 h, i64 i, i64 j, i64 o
 }
 
 /// Scores of query row i of (b, h) against every key into s[0, T); qk_matmul_output (modes 0-2).
-template <typename S> void scores(const Attn<S> &a, i64 b, i64 h, i64 i, i64 offset,
-                                  typename Elem<S>::A *s, S *qk_row) {
+template <typename S>
+void scores(const Attn<S> &a, i64 b, i64 h, i64 i, i64 offset, typename Elem<S>::A *s, S *qk_row) {
   using A = typename Elem<S>::A;
   const AttentionParams &p = a.p;
   const i64 g = h / (p.Hq / p.Hkv);

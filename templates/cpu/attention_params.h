@@ -23,11 +23,11 @@ enum AttnMask : int64_t {
 
 struct AttentionParams {
   int64_t B, Hq, Hkv, L, S, P, D, Dv; ///< batch, heads, lengths (query, new keys, past), sizes
-  int64_t q_3d;    ///< 0/1: Q, K, V and Y are [B, seq, heads * size]
-  double scale;    ///< multiplies Q.K
-  double softcap;  ///< > 0: scores become softcap * tanh(scores / softcap) before the mask
-  int64_t causal;  ///< 0/1: query i (of L) attends key j iff j <= i + offset (see the kernel)
-  int64_t mask;    ///< AttnMask
+  int64_t q_3d;                       ///< 0/1: Q, K, V and Y are [B, seq, heads * size]
+  double scale;                       ///< multiplies Q.K
+  double softcap; ///< > 0: scores become softcap * tanh(scores / softcap) before the mask
+  int64_t causal; ///< 0/1: query i (of L) attends key j iff j <= i + offset (see the kernel)
+  int64_t mask;   ///< AttnMask
   int64_t mask_sb, mask_sh, mask_sl; ///< mask element strides over B, Hq, L (0: broadcast)
   int64_t mask_len;   ///< the mask's last dim (<= T); keys at or beyond it are masked out
   int64_t has_nonpad; ///< 0/1: nonpad_kv_seqlen[b] keys are valid, the rest masked out
@@ -36,7 +36,9 @@ struct AttentionParams {
 };
 
 /// Bytes of one accumulator element for an element of `elem_bytes` (float16 computes in float).
-constexpr int64_t attention_acc_bytes(int64_t elem_bytes) { return elem_bytes < 4 ? 4 : elem_bytes; }
+constexpr int64_t attention_acc_bytes(int64_t elem_bytes) {
+  return elem_bytes < 4 ? 4 : elem_bytes;
+}
 
 /// Scratch bytes: per (batch, query head) one row of T scores and one of Dv output sums.
 constexpr int64_t attention_scratch_bytes(const AttentionParams &p, int64_t elem_bytes) {
@@ -64,9 +66,9 @@ enum LinearRule : int64_t { kLinear = 0, kGated = 1, kDelta = 2, kGatedDelta = 3
 /// key [B, T, Hkv * Dk], value [B, T, Hkv * Dv], states [B, Hkv, Dk, Dv].
 struct LinearAttentionParams {
   int64_t B, T, Hq, Hkv, Dk, Dv;
-  int64_t rule;           ///< LinearRule
-  int64_t decay_per_key;  ///< 0/1: decay is [B, T, Hkv * Dk], else [B, T, Hkv]
-  int64_t beta_per_head;  ///< 0/1: beta is [B, T, Hkv], else [B, T, 1]
+  int64_t rule;          ///< LinearRule
+  int64_t decay_per_key; ///< 0/1: decay is [B, T, Hkv * Dk], else [B, T, Hkv]
+  int64_t beta_per_head; ///< 0/1: beta is [B, T, Hkv], else [B, T, 1]
   double scale;
 };
 

@@ -20,12 +20,13 @@ template <typename S> struct LinAttn {
 };
 
 /// Decays the state (gated rules) before token t.
-template <typename S> void decay_state(const LinAttn<S> &a, i64 b, i64 g, i64 t, typename Elem<S>::A *st) {
+template <typename S>
+void decay_state(const LinAttn<S> &a, i64 b, i64 g, i64 t, typename Elem<S>::A *st) {
   using E = Elem<S>;
   const LinearAttentionParams &p = a.p;
   for (i64 d = 0; d < p.Dk; ++d) {
-    const i64 at = p.decay_per_key ? (b * p.T + t) * p.Hkv * p.Dk + g * p.Dk + d
-                                   : (b * p.T + t) * p.Hkv + g;
+    const i64 at =
+        p.decay_per_key ? (b * p.T + t) * p.Hkv * p.Dk + g * p.Dk + d : (b * p.T + t) * p.Hkv + g;
     const typename E::A f = ex(E::load(a.decay[at]));
     for (i64 m = 0; m < p.Dv; ++m)
       st[d * p.Dv + m] *= f;

@@ -9,8 +9,8 @@ namespace onnxc_k {
 namespace {
 
 /// Rotates one head's row x into y with the cache rows c, s (R/2 each).
-template <typename S> void rotate_row(const RotaryParams &p, const S *x, const S *c, const S *s,
-                                      S *y) {
+template <typename S>
+void rotate_row(const RotaryParams &p, const S *x, const S *c, const S *s, S *y) {
   using E = Elem<S>;
   using A = typename E::A;
   const i64 half = p.R / 2;

@@ -21,8 +21,9 @@ void heads_and_size(const Node &n, size_t i, int64_t heads_3d, int64_t &heads, i
     return;
   }
   if (heads_3d < 1 || d[2] % heads_3d != 0)
-    node_fail(n, "3-D input {} of shape {} needs q_num_heads/kv_num_heads attributes dividing "
-                 "its last dim (got {})",
+    node_fail(n,
+              "3-D input {} of shape {} needs q_num_heads/kv_num_heads attributes dividing "
+              "its last dim (got {})",
               i, dims_to_string(d), heads_3d);
   heads = heads_3d, seq = d[1], size = d[2] / heads_3d;
 }
@@ -37,7 +38,7 @@ void mask_params(const Node &n, onnxc_k::AttentionParams &p) {
   const int64_t want[4] = {p.B, p.Hq, p.L, T};
   for (int k = 0; k < 3; ++k)
     if (m[k] != 1 && m[k] != want[k])
-      node_fail(n, "attn_mask of shape {} does not broadcast to [{}, {}, {}, {}]",
+      node_fail(n, "attn_mask of shape {} does not broadcast to {}x{}x{}x{}",
                 dims_to_string(input_dims(n, kMask)), p.B, p.Hq, p.L, T);
   if (m[3] > T)
     node_fail(n, "attn_mask's last dim {} exceeds the total key length {}", m[3], T);
@@ -54,18 +55,17 @@ void check_cache(const Node &n, const onnxc_k::AttentionParams &p) {
     node_fail(n, "past_key and past_value must be given together");
   if (n.has_input(kPastK)) {
     if (input_dims(n, kPastK) != std::vector<int64_t>{p.B, p.Hkv, p.P, p.D})
-      node_fail(n, "past_key has shape {}, expected [{}, {}, P, {}]",
+      node_fail(n, "past_key has shape {}, expected {}x{}xPx{}",
                 dims_to_string(input_dims(n, kPastK)), p.B, p.Hkv, p.D);
     if (input_dims(n, kPastV) != std::vector<int64_t>{p.B, p.Hkv, p.P, p.Dv})
-      node_fail(n, "past_value has shape {}, expected [{}, {}, {}, {}]",
+      node_fail(n, "past_value has shape {}, expected {}x{}x{}x{}",
                 dims_to_string(input_dims(n, kPastV)), p.B, p.Hkv, p.P, p.Dv);
   }
   if (n.has_input(kNonpad)) {
     if (input_dtype(n, kNonpad) != DType::Int64)
-      node_fail(n, "nonpad_kv_seqlen must be int64, got {}",
-                dtype_name(input_dtype(n, kNonpad)));
+      node_fail(n, "nonpad_kv_seqlen must be int64, got {}", dtype_name(input_dtype(n, kNonpad)));
     if (input_dims(n, kNonpad) != std::vector<int64_t>{p.B})
-      node_fail(n, "nonpad_kv_seqlen has shape {}, expected [{}]",
+      node_fail(n, "nonpad_kv_seqlen has shape {}, expected one entry per batch ({})",
                 dims_to_string(input_dims(n, kNonpad)), p.B);
   }
 }
@@ -91,8 +91,9 @@ onnxc_k::AttentionParams attention_params(const Node &n) {
   heads_and_size(n, kV, kv_heads, hv, p.Dv, sv);
   p.Hkv = hk;
   if (dk != p.D || hk != hv || sv != p.S || hk < 1 || p.Hq % hk != 0)
-    node_fail(n, "inconsistent Q {}, K {}, V {}: K and V need the same heads and length, K "
-                 "Q's head size, and Q's heads must be a multiple of K's",
+    node_fail(n,
+              "inconsistent Q {}, K {}, V {}: K and V need the same heads and length, K "
+              "Q's head size, and Q's heads must be a multiple of K's",
               dims_to_string(input_dims(n, kQ)), dims_to_string(input_dims(n, kK)),
               dims_to_string(input_dims(n, kV)));
   p.P = n.has_input(kPastK) ? input_dims(n, kPastK).at(2) : 0;
@@ -134,13 +135,11 @@ const OpDef &op_Attention() {
     OpDef d;
     d.name = "Attention";
     d.min_opset = 23;
-    d.attrs = {{"is_causal", Attribute::Kind::Int},
-               {"kv_num_heads", Attribute::Kind::Int},
-               {"q_num_heads", Attribute::Kind::Int},
-               {"qk_matmul_output_mode", Attribute::Kind::Int},
-               {"scale", Attribute::Kind::Float},
-               {"softcap", Attribute::Kind::Float},
-               {"softmax_precision", Attribute::Kind::Int}};
+    d.attrs = {
+        {"is_causal", Attribute::Kind::Int},        {"kv_num_heads", Attribute::Kind::Int},
+        {"q_num_heads", Attribute::Kind::Int},      {"qk_matmul_output_mode", Attribute::Kind::Int},
+        {"scale", Attribute::Kind::Float},          {"softcap", Attribute::Kind::Float},
+        {"softmax_precision", Attribute::Kind::Int}};
     d.infer = infer_attention;
     d.lower = [](const Node &n) {
       const onnxc_k::AttentionParams p = attention_params(n);
@@ -151,8 +150,7 @@ const OpDef &op_Attention() {
       for (size_t i = 0; i < 4; ++i)
         call.args.push_back(i < n.outputs.size() ? n.outputs[i] : nullptr);
       set_params(call, p);
-      call.scratch_bytes =
-          onnxc_k::attention_scratch_bytes(p, dtype_bits(input_dtype(n, kQ)) / 8);
+      call.scratch_bytes = onnxc_k::attention_scratch_bytes(p, dtype_bits(input_dtype(n, kQ)) / 8);
       return call;
     };
     return d;

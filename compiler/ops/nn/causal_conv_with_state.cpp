@@ -13,12 +13,13 @@ onnxc_k::CausalConvStateParams causal_conv_params(const Node &n) {
   if (x.size() != 3)
     node_fail(n, "input must be [batch, channels, length], got {}", dims_to_string(x));
   if (w.size() != 3 || w[0] != x[1] || w[1] != 1 || w[2] < 1)
-    node_fail(n, "weight must be [{}, 1, K] with K >= 1, got {}", x[1], dims_to_string(w));
+    node_fail(n, "weight must be {}x1xK with K >= 1, got {}", x[1], dims_to_string(w));
   onnxc_k::CausalConvStateParams p{x[0], x[1], x[2], w[2], 0};
   if (n.has_input(2) && input_dims(n, 2) != std::vector<int64_t>{p.C})
-    node_fail(n, "bias must be [{}], got {}", p.C, dims_to_string(input_dims(n, 2)));
+    node_fail(n, "bias must have {} entries (one per channel), got shape {}", p.C,
+              dims_to_string(input_dims(n, 2)));
   if (n.has_input(3) && input_dims(n, 3) != std::vector<int64_t>{p.B, p.C, p.K - 1})
-    node_fail(n, "past_state must be [{}, {}, {}], got {}", p.B, p.C, p.K - 1,
+    node_fail(n, "past_state must be {}x{}x{}, got {}", p.B, p.C, p.K - 1,
               dims_to_string(input_dims(n, 3)));
   const std::string act = attr_string(n, "activation", "none");
   if (act != "none" && act != "silu" && act != "swish")
@@ -46,8 +47,8 @@ const OpDef &op_CausalConvWithState() {
     d.lower = [](const Node &n) {
       KernelCall call;
       call.kernel = kernel_name(n, "causal_conv_with_state", input_dtype(n, 0));
-      call.args = {n.inputs[0], n.inputs[1], n.input(2), n.input(3), n.outputs[0],
-                   n.outputs.size() > 1 ? n.outputs[1] : nullptr};
+      call.args = {n.inputs[0], n.inputs[1],  n.input(2),
+                   n.input(3),  n.outputs[0], n.outputs.size() > 1 ? n.outputs[1] : nullptr};
       set_params(call, causal_conv_params(n));
       return call;
     };

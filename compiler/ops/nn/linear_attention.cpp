@@ -34,8 +34,8 @@ size_t check_btx(const Node &n, size_t i, const char *what, const onnxc_k::Linea
       return k;
     ++k;
   }
-  node_fail(n, "{} has shape {}, which is not [{}, {}, X] with an allowed X", what,
-            dims_to_string(d), p.B, p.T);
+  node_fail(n, "{} has shape {}, which is not {}x{}xX with an allowed X", what, dims_to_string(d),
+            p.B, p.T);
 }
 
 /// The inputs each update rule requires or forbids.
@@ -43,8 +43,8 @@ void check_rule_inputs(const Node &n, onnxc_k::LinearAttentionParams &p) {
   const bool gated = p.rule == onnxc_k::kGated || p.rule == onnxc_k::kGatedDelta;
   const bool delta = p.rule == onnxc_k::kDelta || p.rule == onnxc_k::kGatedDelta;
   if (gated != n.has_input(kDecay))
-    node_fail(n, "update_rule '{}' {} the decay input", attr_string(n, "update_rule", "gated_delta"),
-              gated ? "requires" : "forbids");
+    node_fail(n, "update_rule '{}' {} the decay input",
+              attr_string(n, "update_rule", "gated_delta"), gated ? "requires" : "forbids");
   if (delta != n.has_input(kBeta))
     node_fail(n, "update_rule '{}' {} the beta input", attr_string(n, "update_rule", "gated_delta"),
               delta ? "requires" : "forbids");
@@ -57,7 +57,7 @@ void check_rule_inputs(const Node &n, onnxc_k::LinearAttentionParams &p) {
   if (n.has_input(kErase))
     check_btx(n, kErase, "erase_gate", p, {p.Hkv * p.Dk});
   if (n.has_input(kPast) && input_dims(n, kPast) != std::vector<int64_t>{p.B, p.Hkv, p.Dk, p.Dv})
-    node_fail(n, "past_state has shape {}, expected [{}, {}, {}, {}]",
+    node_fail(n, "past_state has shape {}, expected {}x{}x{}x{}",
               dims_to_string(input_dims(n, kPast)), p.B, p.Hkv, p.Dk, p.Dv);
 }
 
@@ -67,15 +67,13 @@ onnxc_k::LinearAttentionParams linear_attention_params(const Node &n) {
   onnxc_k::LinearAttentionParams p{};
   p.Hq = attr_int(n, "q_num_heads", 0), p.Hkv = attr_int(n, "kv_num_heads", 0);
   if (p.Hq < 1 || p.Hkv < 1 || p.Hq % p.Hkv != 0)
-    node_fail(n, "q_num_heads ({}) must be a positive multiple of kv_num_heads ({})", p.Hq,
-              p.Hkv);
-  if (q.size() != 3 || k.size() != 3 || v.size() != 3 || q[2] % p.Hq != 0 ||
-      v[2] % p.Hkv != 0)
-    node_fail(n, "query {}, key {}, value {} must be 3-D [B, T, heads * size]",
-              dims_to_string(q), dims_to_string(k), dims_to_string(v));
+    node_fail(n, "q_num_heads ({}) must be a positive multiple of kv_num_heads ({})", p.Hq, p.Hkv);
+  if (q.size() != 3 || k.size() != 3 || v.size() != 3 || q[2] % p.Hq != 0 || v[2] % p.Hkv != 0)
+    node_fail(n, "query {}, key {}, value {} must be 3-D [B, T, heads * size]", dims_to_string(q),
+              dims_to_string(k), dims_to_string(v));
   p.B = q[0], p.T = q[1], p.Dk = q[2] / p.Hq, p.Dv = v[2] / p.Hkv;
   if (k != std::vector<int64_t>{p.B, p.T, p.Hkv * p.Dk} || v[0] != p.B || v[1] != p.T)
-    node_fail(n, "key {} / value {} do not match query {} (key must be [{}, {}, {}])",
+    node_fail(n, "key {} / value {} do not match query {} (key must be {}x{}x{})",
               dims_to_string(k), dims_to_string(v), dims_to_string(q), p.B, p.T, p.Hkv * p.Dk);
   p.rule = update_rule(n);
   check_rule_inputs(n, p);
@@ -91,8 +89,10 @@ const OpDef &op_LinearAttention() {
     OpDef d;
     d.name = "LinearAttention";
     d.min_opset = 27;
-    d.attrs = {{"chunk_size", Attribute::Kind::Int},   {"kv_num_heads", Attribute::Kind::Int},
-               {"q_num_heads", Attribute::Kind::Int},  {"scale", Attribute::Kind::Float},
+    d.attrs = {{"chunk_size", Attribute::Kind::Int},
+               {"kv_num_heads", Attribute::Kind::Int},
+               {"q_num_heads", Attribute::Kind::Int},
+               {"scale", Attribute::Kind::Float},
                {"update_rule", Attribute::Kind::String}};
     d.infer = [](Node &n) {
       const DType dt = input_dtype(n, kQuery);

@@ -15,15 +15,15 @@ int64_t check_caches(const Node &n, const onnxc_k::RotaryParams &p) {
               dims_to_string(input_dims(n, 2)));
   if (p.has_pos) {
     if (input_dtype(n, 3) != DType::Int64 || input_dims(n, 3) != std::vector<int64_t>{p.B, p.L})
-      node_fail(n, "position_ids must be int64 [{}, {}]", p.B, p.L);
+      node_fail(n, "position_ids must be int64 {}x{}", p.B, p.L);
     if (c.size() != 2 || c[1] != p.R / 2)
       node_fail(n, "with position_ids the caches must be [max_position, {}], got {}", p.R / 2,
                 dims_to_string(c));
     return c[0];
   }
   if (c != std::vector<int64_t>{p.B, p.L, p.R / 2})
-    node_fail(n, "without position_ids the caches must be [{}, {}, {}], got {}", p.B, p.L,
-              p.R / 2, dims_to_string(c));
+    node_fail(n, "without position_ids the caches must be {}x{}x{}, got {}", p.B, p.L, p.R / 2,
+              dims_to_string(c));
   return p.B * p.L;
 }
 

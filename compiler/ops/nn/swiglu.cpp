@@ -25,8 +25,8 @@ const OpDef &op_SwiGLU() {
       KernelCall call;
       call.kernel = kernel_name(n, "swiglu", input_dtype(n, 0));
       call.args = {n.inputs[0], n.inputs[1], n.outputs[0]};
-      set_params(call, onnxc_k::SwiGluParams{product(input_dims(n, 0)),
-                                             attr_float(n, "alpha", 1.0f)});
+      set_params(call,
+                 onnxc_k::SwiGluParams{product(input_dims(n, 0)), attr_float(n, "alpha", 1.0f)});
       return call;
     };
     return d;
