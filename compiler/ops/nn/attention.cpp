@@ -4,6 +4,7 @@
 // is_causal, the past_key/past_value cache with present_key/present_value outputs,
 // nonpad_kv_seqlen, scale, softcap and the four qk_matmul_output modes. float, double, float16
 // (computed in float). One fused kernel: templates/cpu/attention.cpp.
+#include "compiler/ops/nn/attention_util.h"
 #include "compiler/ops/op_util.h"
 #include "templates/cpu/attention_params.h"
 
@@ -148,7 +149,7 @@ const OpDef &op_Attention() {
       for (size_t i = 0; i < 7; ++i)
         call.args.push_back(n.input(i));
       for (size_t i = 0; i < 4; ++i)
-        call.args.push_back(i < n.outputs.size() ? n.outputs[i] : nullptr);
+        call.args.push_back(i == 0 ? n.outputs[0] : used_output(n, i));
       set_params(call, p);
       call.scratch_bytes = onnxc_k::attention_scratch_bytes(p, dtype_bits(input_dtype(n, kQ)) / 8);
       return call;

@@ -2,6 +2,7 @@
 // weight [C, 1, K] and optional bias [C], continuing from past_state [B, C, K-1] (zeros when
 // omitted); outputs the result (optionally through SiLU: activation "silu" or "swish") and
 // present_state. float, double, float16. Kernel: templates/cpu/causal_conv_state.cpp.
+#include "compiler/ops/nn/attention_util.h"
 #include "compiler/ops/op_util.h"
 #include "templates/cpu/attention_params.h"
 
@@ -48,7 +49,7 @@ const OpDef &op_CausalConvWithState() {
       KernelCall call;
       call.kernel = kernel_name(n, "causal_conv_with_state", input_dtype(n, 0));
       call.args = {n.inputs[0], n.inputs[1],  n.input(2),
-                   n.input(3),  n.outputs[0], n.outputs.size() > 1 ? n.outputs[1] : nullptr};
+                   n.input(3),  n.outputs[0], used_output(n, 1)};
       set_params(call, causal_conv_params(n));
       return call;
     };

@@ -3,6 +3,7 @@
 // gated (decay), delta (beta) or gated_delta (default), optional past_state [B, Hkv, Dk, Dv],
 // erase_gate, scale (default 1/sqrt(Dk)); outputs output [B, T, Hq * Dv] and present_state.
 // float, double, float16 (state kept in float). Kernel: templates/cpu/linear_attention.cpp.
+#include "compiler/ops/nn/attention_util.h"
 #include "compiler/ops/op_util.h"
 #include "templates/cpu/attention_params.h"
 
@@ -110,7 +111,7 @@ const OpDef &op_LinearAttention() {
       for (size_t i = kQuery; i <= kErase; ++i)
         call.args.push_back(n.input(i));
       call.args.push_back(n.outputs[0]);
-      call.args.push_back(n.outputs.size() > 1 ? n.outputs[1] : nullptr);
+      call.args.push_back(used_output(n, 1));
       set_params(call, p);
       call.scratch_bytes = onnxc_k::linear_attention_scratch_bytes(p, dtype_bits(dt) / 8);
       return call;
