@@ -93,6 +93,10 @@ void scores(const Attn<S> &a, i64 b, i64 h, i64 i, i64 offset, typename Elem<S>:
   const i64 g = h / (p.Hq / p.Hkv);
   const S *qr = a.q_row(b, h, i);
   for (i64 j = 0; j < a.T(); ++j) {
+    if (!qk_row && p.causal && j > i + offset) { /* masked out by causality: skip the dot */
+      s[j] = -__builtin_inf();
+      continue;
+    }
     A x = dot(qr, a.kv_row(a.past_k, a.k, p.D, b, g, j), p.D) * A(p.scale);
     if (p.softcap > 0)
       x = th(x / A(p.softcap)) * A(p.softcap);
