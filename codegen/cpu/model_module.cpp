@@ -2,6 +2,7 @@
 
 #include "codegen/cpu/abi_symbols.h"
 #include "codegen/cpu/c_header.h"
+#include "codegen/cpu/control_flow.h"
 #include "compiler/ir/error.h"
 #include "runtime_stub/weights_format.h"
 
@@ -319,8 +320,16 @@ private:
           declare(kProfileNodeSymbol, llvm::FunctionType::get(i64_, {ptr_, i32_, i64_}, false));
     }
     for (const PlannedCall &pc : plan_.calls)
-      ++spec_uses_[spec_key(pc.call)];
+      if (pc.control == ControlMark::None)
+        ++spec_uses_[spec_key(pc.call)];
+    ControlFlowEmitter flow(run, [this, run](llvm::IRBuilder<> &ib, const Value *v) {
+      return tensor_pointer(ib, run, v);
+    });
     for (size_t i = 0; i < plan_.calls.size(); ++i) {
+      if (plan_.calls[i].control != ControlMark::None) { // If/Loop/Scan: control_flow.cpp
+        flow.emit(b, plan_.calls[i]);
+        continue;
+      }
       llvm::Function *node = build_node(i, plan_.calls[i]);
       llvm::Value *status = b.CreateCall(node, args, "status");
       if (profile_)
@@ -336,6 +345,7 @@ private:
       b.CreateRet(b.CreateCall(node_failed, {args[0], status, desc}));
       b.SetInsertPoint(next);
     }
+    flow.finish();
     b.CreateRet(b.getInt32(0));
   }
 

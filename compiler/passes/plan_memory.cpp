@@ -2,6 +2,7 @@
 #include "compiler/ir/error.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/ops/op_util.h"
+#include "compiler/passes/lower_control_flow.h"
 
 #include <algorithm>
 #include <map>
@@ -48,6 +49,16 @@ int64_t place(std::vector<Interval> &iv) {
     placed.push_back(&cur);
   }
   return arena;
+}
+
+/// A buffer live at some but not all calls of a loop is kept for the whole loop.
+void keep_live_across_loops(const ExecutionPlan &plan, std::vector<Interval> &iv) {
+  for (auto [s, e] : loop_ranges(plan.calls))
+    for (Interval &i : iv)
+      if (i.first <= e && s <= i.last && (i.first < s || i.last > e)) {
+        i.first = std::min(i.first, s);
+        i.last = std::max(i.last, e);
+      }
 }
 
 Value *output_copy(Graph &g, Value *src, ExecutionPlan &plan, int index) {
@@ -120,6 +131,7 @@ void assign_arena(ExecutionPlan &plan, const PlanOptions &opts) {
     if (pc.call.scratch_bytes > 0)
       iv.push_back({pc.call.scratch_bytes, int(c), int(c), nullptr, int(c)});
   }
+  keep_live_across_loops(plan, iv);
   plan.arena_size = place(iv);
   if (plan.arena_size > opts.max_arena_bytes)
     fail("the model needs an arena of {} bytes, more than the limit of {} bytes; raise it with "
@@ -138,13 +150,7 @@ void assign_arena(ExecutionPlan &plan, const PlanOptions &opts) {
 ExecutionPlan plan_memory(Graph &g, const std::string &model_name, const PlanOptions &opts) {
   ExecutionPlan plan;
   plan.model_name = model_name;
-  for (auto &n : g.nodes) {
-    PlannedCall pc;
-    pc.call = n->def->lower(*n);
-    pc.node_desc = n->describe();
-    pc.profile = describe_for_profile(*n);
-    plan.calls.push_back(std::move(pc));
-  }
+  lower_nodes(g, plan.calls);
   assign_io(g, plan);
   assign_weights(plan, opts);
   assign_arena(plan, opts);
