@@ -79,6 +79,8 @@ void infer_if(Node &n, const InferOptions &opts) {
 /// True when every iteration's condition is known to be true (no early exit).
 bool loop_never_exits_early(const Node &n, const Graph &body) {
   const Value *cond = n.input(1), *out = body.outputs[0];
+  while (out->producer && is_op(*out->producer, "Identity"))
+    out = out->producer->inputs[0];
   bool init_true = !cond || (cond->constant && cond->constant->int_at(0) != 0);
   bool body_true = out == body.inputs[1] || (out->constant && out->constant->int_at(0) != 0);
   return init_true && body_true;

@@ -22,10 +22,10 @@ enum class ControlMark { None, IfBegin, Else, EndIf, LoopBegin, LoopEnd };
 
 struct PlannedCall {
   KernelCall call;
-  ControlMark control = ControlMark::None; ///< not None: a marker, no kernel is called
   std::string node_desc;      ///< Node::describe() of the node it lowers (for run-time errors)
   int64_t scratch_offset = 0; ///< arena offset of the scratch buffer (if call.scratch_bytes > 0)
   NodeProfile profile;        ///< name, op, shapes, FLOP estimate (embedded by --profile builds)
+  ControlMark control = ControlMark::None; ///< not None: a marker, no kernel is called
 };
 
 /// Every Value referenced here has storage Arena (offset into the arena), Weight (offset into
