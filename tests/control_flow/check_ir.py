@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Checks which ops remain in a model's IR after the passes (onnxc compile --print-after=dce):
 
-  check_ir.py ONNXC MODEL WORK_DIR [--absent OP]... [--present OP]...
+  check_ir.py ONNXC MODEL WORK_DIR [--absent OP]... [--present OP]... [--count OP=N]...
 
-e.g. an If on a compile-time constant is gone (inlined), a Loop with a constant trip count is
-still one Loop node (compiled as a loop, not unrolled)."""
+(the dump lists subgraph nodes too), e.g. an If on a compile-time constant is gone (inlined), a
+Loop with a constant trip count is still one Loop whose body op appears once (not unrolled)."""
 import argparse
 import os
 import re
@@ -21,6 +21,7 @@ def main():
     ap.add_argument("work")
     ap.add_argument("--absent", action="append", default=[])
     ap.add_argument("--present", action="append", default=[])
+    ap.add_argument("--count", action="append", default=[])
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     r = subprocess.run([a.onnxc, "compile", a.model, "-o", os.path.join(a.work, "libm.so"),
@@ -36,6 +37,10 @@ def main():
     for op in a.present:
         if op not in ops:
             sys.exit(f"FAIL: {op} is not in the IR: {ops}")
+    for spec in a.count:
+        op, n = spec.split("=")
+        if ops.count(op) != int(n):
+            sys.exit(f"FAIL: {op} appears {ops.count(op)} times, expected {n}: {ops}")
     print(f"ok: IR ops {sorted(set(ops))}")
 
 
