@@ -55,12 +55,34 @@ std::vector<int64_t> dims_of(const Value *v) { return v->type.static_dims(); }
 
 // ---- If -----------------------------------------------------------------------------------
 
+/// Infers a branch; returns the error message if its shapes cannot be inferred.
+std::string try_infer_branch(const Node &n, Graph &branch, const InferOptions &opts) {
+  try {
+    infer_body(n, branch, opts);
+    check_body_outputs(n, branch, n.outputs.size());
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return {};
+}
+
 void infer_if(Node &n, const InferOptions &opts) {
   Graph &then_g = subgraph(n, "then_branch"), &else_g = subgraph(n, "else_branch");
-  infer_body(n, then_g, opts);
-  infer_body(n, else_g, opts);
-  check_body_outputs(n, then_g, n.outputs.size());
-  check_body_outputs(n, else_g, n.outputs.size());
+  std::string then_err = try_infer_branch(n, then_g, opts);
+  std::string else_err = try_infer_branch(n, else_g, opts);
+  if (!then_err.empty() && !else_err.empty())
+    throw Error("then_branch: " + then_err);
+  if (!then_err.empty() || !else_err.empty()) {
+    Attribute a;
+    a.kind = Attribute::Kind::Strings;
+    a.strings = {then_err.empty() ? "else_branch" : "then_branch",
+                 then_err.empty() ? else_err : then_err};
+    n.attrs[kUncompiledBranchAttr] = a;
+    const Graph &ok = then_err.empty() ? then_g : else_g;
+    for (size_t k = 0; k < n.outputs.size(); ++k)
+      set_output(n, k, ok.outputs[k]->type.dtype, ok.outputs[k]->type.static_dims());
+    return;
+  }
   for (size_t k = 0; k < n.outputs.size(); ++k) {
     const Type &a = then_g.outputs[k]->type, &b = else_g.outputs[k]->type;
     if (a.dtype != b.dtype || a.static_dims() != b.static_dims())

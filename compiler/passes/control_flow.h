@@ -7,7 +7,10 @@
 // - Otherwise the body's outer-scope stand-ins take the outer values' types (an outer constant
 //   becomes a constant of the body), the body's inputs the types the op gives them, and the body
 //   is inferred, constant-folded and pruned (the same passes as the enclosing graph).
-// Every shape must be static: a loop-carried value whose shape changes across iterations, If
+// An If branch whose shapes cannot be inferred for the bound input shapes (a branch meant for
+// other input sizes) is not compiled when the other branch can be: the node gets the
+// kUncompiledBranchAttr attribute and taking that branch at run time is an error naming it and
+// the reason. Every other shape must be static: a loop-carried value whose shape changes across iterations, If
 // branches with different output shapes, and Loop scan outputs without a compile-time trip count
 // are refused, naming the node and the value.
 #pragma once
@@ -17,6 +20,9 @@
 #include "compiler/passes/infer_shapes.h"
 
 namespace onnxc {
+
+/// Attribute (Strings {branch attribute name, reason}) of an If with an uncompiled branch.
+inline constexpr char kUncompiledBranchAttr[] = "onnxc.uncompiled_branch";
 
 /// True for If, Loop and Scan (ai.onnx).
 bool is_control_flow(const Node &n);

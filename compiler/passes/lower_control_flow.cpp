@@ -78,9 +78,17 @@ private:
   void lower_if() {
     Graph &then_g = subgraph(n_, "then_branch"), &else_g = subgraph(n_, "else_branch");
     mark(ControlMark::IfBegin, {n_.inputs[0]});
+    const Attribute *uncompiled = n_.attr(kUncompiledBranchAttr);
     for (Graph *branch : {&then_g, &else_g}) {
       if (branch == &else_g)
         mark(ControlMark::Else, {});
+      const char *name = branch == &then_g ? "then_branch" : "else_branch";
+      if (uncompiled && uncompiled->strings.at(0) == name) {
+        push(KernelCall{"onnxc_k_branch_not_compiled", {}, {}},
+             fmt::format("{} was not compiled for these input shapes ({})", name,
+                         uncompiled->strings.at(1)));
+        continue;
+      }
       bind(*branch);
       lower_nodes(*branch, calls_);
       for (size_t k = 0; k < n_.outputs.size(); ++k)
