@@ -184,6 +184,35 @@ def if_constant():
     return m, [[np.arange(6, dtype=np.float32).reshape(2, 3) - 2]], lambda x: [x * x]
 
 
+def loop_shape_change():
+    """Error: the loop-carried value doubles in length every iteration (run-time shapes)."""
+    body = loop_body([h.make_node("Concat", ["s", "s"], ["s_out"], axis=0),
+                      h.make_node("Identity", ["c_in"], ["c_out"])],
+                     [vi("s", F, [2])], [vi("c_out", B, []), vi("s_out", F, [None])])
+    return model([h.make_node("Loop", ["M", "", "x"], ["y"], body=body)],
+                 [vi("M", I64, []), vi("x", F, [2])], [vi("y", F, [None])])
+
+
+def loop_runtime_scan():
+    """Error: scan outputs with a run-time trip count (run-time output shape)."""
+    body = loop_body([h.make_node("Identity", ["x"], ["x_scan"]),
+                      h.make_node("Identity", ["c_in"], ["c_out"])],
+                     [], [vi("c_out", B, []), vi("x_scan", F, [2])])
+    return model([h.make_node("Loop", ["M", "", ], ["ys"], body=body)],
+                 [vi("M", I64, []), vi("x", F, [2])], [vi("ys", F, [None, 2])])
+
+
+def if_shape_mismatch():
+    """Error: a run-time If whose branches produce different shapes."""
+    then_g = h.make_graph([h.make_node("Identity", ["x"], ["t"])], "t", [], [vi("t", F, [2, 3])])
+    else_g = h.make_graph([h.make_node("Transpose", ["x"], ["e"])], "e", [],
+                          [vi("e", F, [3, 2])])
+    return model([h.make_node("If", ["c"], ["out"], then_branch=then_g, else_branch=else_g)],
+                 [vi("c", B, []), vi("x", F, [2, 3])], [vi("out", F, [None, None])])
+
+
+ERROR_CASES = {f.__name__: f for f in (loop_shape_change, loop_runtime_scan, if_shape_mismatch)}
+
 CASES = {f.__name__: f for f in (if_runtime, if_constant, loop_runtime, loop_early_exit,
                                  loop_scan_outputs, scan_sequence)}
 
@@ -208,7 +237,10 @@ def write_case(out, name, m, sets, ref):
 def main(out):
     for name, make in CASES.items():
         write_case(out, name, *make())
-    print(f"wrote {len(CASES)} cases to {out}")
+    for name, make in ERROR_CASES.items():
+        os.makedirs(os.path.join(out, name), exist_ok=True)
+        onnx.save(make(), os.path.join(out, name, "model.onnx"))
+    print(f"wrote {len(CASES)} cases and {len(ERROR_CASES)} error cases to {out}")
 
 
 if __name__ == "__main__":
