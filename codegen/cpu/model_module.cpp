@@ -311,11 +311,13 @@ private:
     for (llvm::Argument &a : run->args())
       args.push_back(&a);
     llvm::Function *profile_node = nullptr;
-    llvm::Value *clock = nullptr;
+    llvm::Value *clock = nullptr; // the last clock reading, in a slot (loops: control_flow.cpp)
     if (profile_) {
-      clock =
+      clock = b.CreateAlloca(i64_, nullptr, "clock");
+      b.CreateStore(
           b.CreateCall(declare(kProfileBeginSymbol, llvm::FunctionType::get(i64_, {ptr_}, false)),
-                       {args[0]}, "t");
+                       {args[0]}, "t"),
+          clock);
       profile_node =
           declare(kProfileNodeSymbol, llvm::FunctionType::get(i64_, {ptr_, i32_, i64_}, false));
     }
@@ -333,8 +335,11 @@ private:
       llvm::Function *node = build_node(i, plan_.calls[i]);
       llvm::Value *status = b.CreateCall(node, args, "status");
       if (profile_)
-        clock =
-            b.CreateCall(profile_node, {args[0], b.getInt32(static_cast<uint32_t>(i)), clock}, "t");
+        b.CreateStore(b.CreateCall(profile_node,
+                                   {args[0], b.getInt32(static_cast<uint32_t>(i)),
+                                    b.CreateLoad(i64_, clock)},
+                                   "t"),
+                      clock);
       auto *failed = llvm::BasicBlock::Create(ctx_, "failed", run);
       auto *next = llvm::BasicBlock::Create(ctx_, "next", run);
       b.CreateCondBr(b.CreateICmpNE(status, b.getInt32(0)), failed, next,

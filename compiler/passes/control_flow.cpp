@@ -90,8 +90,8 @@ void infer_if(Node &n, const InferOptions &opts) {
                 "output {} ('{}') is {} {} in then_branch but {} {} in else_branch; onnxc "
                 "compiles an If with a run-time condition only when both branches produce the "
                 "same type and static shape",
-                k, n.outputs[k]->name, dtype_name(a.dtype), shape_to_string(a),
-                dtype_name(b.dtype), shape_to_string(b));
+                k, n.outputs[k]->name, dtype_name(a.dtype), shape_to_string(a), dtype_name(b.dtype),
+                shape_to_string(b));
     set_output(n, k, a.dtype, a.static_dims());
   }
 }
@@ -135,9 +135,10 @@ void infer_loop(Node &n, const InferOptions &opts) {
   if (scans == 0)
     return;
   if (!n.input(0) || !n.input(0)->constant || !loop_never_exits_early(n, body))
-    node_fail(n, "scan outputs (here {}) need a trip count known at compile time: the trip count "
-                 "M must be a constant and the condition always true; a run-time trip count "
-                 "gives run-time output shapes, which onnxc does not support yet",
+    node_fail(n,
+              "scan outputs (here {}) need a trip count known at compile time: the trip count "
+              "M must be a constant and the condition always true; a run-time trip count "
+              "gives run-time output shapes, which onnxc does not support yet",
               scans);
   int64_t trips = std::max<int64_t>(n.input(0)->constant->int_at(0), 0);
   for (size_t k = 0; k < scans; ++k) {
@@ -192,8 +193,9 @@ void infer_scan(Node &n, const InferOptions &opts) {
     std::vector<int64_t> dims = dims_of(out);
     if (j < states) {
       if (out->type.dtype != input_dtype(n, j) || dims != input_dims(n, j))
-        node_fail(n, "state '{}' is {} on entry but {} after an iteration; onnxc needs static "
-                     "shapes across iterations",
+        node_fail(n,
+                  "state '{}' is {} on entry but {} after an iteration; onnxc needs static "
+                  "shapes across iterations",
                   body.inputs[j]->name, shape_to_string(body.inputs[j]->type),
                   shape_to_string(out->type));
     } else {
@@ -205,7 +207,6 @@ void infer_scan(Node &n, const InferOptions &opts) {
     set_output(n, j, out->type.dtype, dims);
   }
 }
-
 
 // ---- If with a constant condition: inlined --------------------------------------------------
 
@@ -293,7 +294,6 @@ void infer_control_flow(Node &n, const InferOptions &opts) {
   else
     infer_scan(n, opts);
 }
-
 
 bool inline_constant_if(Graph &g, size_t i) {
   Node *n = g.nodes[i].get();

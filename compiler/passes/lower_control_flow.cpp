@@ -43,8 +43,7 @@ private:
          fmt::format("copy of '{}'", src->name));
   }
   /// scan_slice between a per-iteration buffer and the full tensor [.., len at axis, ..].
-  void slice(Value *part, Value *full, Value *iteration, int64_t axis, bool reverse,
-             bool scatter) {
+  void slice(Value *part, Value *full, Value *iteration, int64_t axis, bool reverse, bool scatter) {
     std::vector<int64_t> dims = full->type.static_dims();
     onnxc_k::ScanSliceParams p{1, dims[static_cast<size_t>(axis)], 0, reverse, scatter};
     for (int64_t d = 0; d < axis; ++d)
@@ -102,7 +101,8 @@ private:
   void carry(Graph &body, const std::vector<Value *> &outs, const std::vector<Value *> &ins) {
     std::vector<Value *> src = outs;
     for (size_t j = 0; j < src.size(); ++j) {
-      bool is_input = std::find(body.inputs.begin(), body.inputs.end(), src[j]) != body.inputs.end();
+      bool is_input =
+          std::find(body.inputs.begin(), body.inputs.end(), src[j]) != body.inputs.end();
       if (!is_input || src[j] == ins[j])
         continue;
       Value *tmp = body.add_value(body.unique_name(src[j]->name + "_carry"), src[j]->type);
@@ -154,12 +154,14 @@ private:
     bind(body);
     size_t m = static_cast<size_t>(attr_int(n_, "num_scan_inputs", 0));
     size_t states = explicit_input_count(n_) - m, scans = n_.outputs.size() - states;
-    Value *iteration = body.add_value(body.unique_name("scan_iteration"), Type::of(DType::Int64, {}));
+    Value *iteration =
+        body.add_value(body.unique_name("scan_iteration"), Type::of(DType::Int64, {}));
     iteration->producer = &n_;
     Value *trips = constant(body, DType::Int64, static_trip_count(n_));
-    std::vector<int64_t> in_axes = axes("scan_input_axes", m), in_dirs =
-        axes("scan_input_directions", m), out_axes = axes("scan_output_axes", scans), out_dirs =
-        axes("scan_output_directions", scans);
+    std::vector<int64_t> in_axes = axes("scan_input_axes", m),
+                         in_dirs = axes("scan_input_directions", m),
+                         out_axes = axes("scan_output_axes", scans),
+                         out_dirs = axes("scan_output_directions", scans);
     for (size_t j = 0; j < states; ++j)
       copy(n_.inputs[j], body.inputs[j]);
     mark(ControlMark::LoopBegin, {iteration, trips, nullptr});
