@@ -1,8 +1,8 @@
 #include "compiler/frontend/graph_converter.h"
-#include "compiler/ir/captured.h"
 #include "compiler/frontend/attributes.h"
 #include "compiler/frontend/tensor_proto.h"
 #include "compiler/frontend/topo_order.h"
+#include "compiler/ir/captured.h"
 #include "compiler/ir/error.h"
 #include "compiler/ops/registry.h"
 

@@ -1,9 +1,9 @@
 #include "compiler/passes/infer_shapes.h"
-#include "compiler/passes/control_flow.h"
 #include "compiler/ir/error.h"
 #include "compiler/ops/evaluate.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/ops/op_util.h"
+#include "compiler/passes/control_flow.h"
 
 #include <memory>
 

@@ -6,6 +6,7 @@
 #include "templates/cpu/scan_params.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace onnxc {
 namespace {
