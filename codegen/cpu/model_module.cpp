@@ -2,6 +2,7 @@
 
 #include "codegen/cpu/abi_symbols.h"
 #include "codegen/cpu/c_header.h"
+#include "codegen/cpu/control_flow.h"
 #include "compiler/ir/error.h"
 #include "runtime_stub/weights_format.h"
 
@@ -310,22 +311,35 @@ private:
     for (llvm::Argument &a : run->args())
       args.push_back(&a);
     llvm::Function *profile_node = nullptr;
-    llvm::Value *clock = nullptr;
+    llvm::Value *clock = nullptr; // the last clock reading, in a slot (loops: control_flow.cpp)
     if (profile_) {
-      clock =
+      clock = b.CreateAlloca(i64_, nullptr, "clock");
+      b.CreateStore(
           b.CreateCall(declare(kProfileBeginSymbol, llvm::FunctionType::get(i64_, {ptr_}, false)),
-                       {args[0]}, "t");
+                       {args[0]}, "t"),
+          clock);
       profile_node =
           declare(kProfileNodeSymbol, llvm::FunctionType::get(i64_, {ptr_, i32_, i64_}, false));
     }
     for (const PlannedCall &pc : plan_.calls)
-      ++spec_uses_[spec_key(pc.call)];
+      if (pc.control == ControlMark::None)
+        ++spec_uses_[spec_key(pc.call)];
+    ControlFlowEmitter flow(run, [this, run](llvm::IRBuilder<> &ib, const Value *v) {
+      return tensor_pointer(ib, run, v);
+    });
     for (size_t i = 0; i < plan_.calls.size(); ++i) {
+      if (plan_.calls[i].control != ControlMark::None) { // If/Loop/Scan: control_flow.cpp
+        flow.emit(b, plan_.calls[i]);
+        continue;
+      }
       llvm::Function *node = build_node(i, plan_.calls[i]);
       llvm::Value *status = b.CreateCall(node, args, "status");
       if (profile_)
-        clock =
-            b.CreateCall(profile_node, {args[0], b.getInt32(static_cast<uint32_t>(i)), clock}, "t");
+        b.CreateStore(b.CreateCall(profile_node,
+                                   {args[0], b.getInt32(static_cast<uint32_t>(i)),
+                                    b.CreateLoad(i64_, clock)},
+                                   "t"),
+                      clock);
       auto *failed = llvm::BasicBlock::Create(ctx_, "failed", run);
       auto *next = llvm::BasicBlock::Create(ctx_, "next", run);
       b.CreateCondBr(b.CreateICmpNE(status, b.getInt32(0)), failed, next,
@@ -336,6 +350,7 @@ private:
       b.CreateRet(b.CreateCall(node_failed, {args[0], status, desc}));
       b.SetInsertPoint(next);
     }
+    flow.finish();
     b.CreateRet(b.getInt32(0));
   }
 

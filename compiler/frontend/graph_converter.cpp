@@ -2,11 +2,13 @@
 #include "compiler/frontend/attributes.h"
 #include "compiler/frontend/tensor_proto.h"
 #include "compiler/frontend/topo_order.h"
+#include "compiler/ir/captured.h"
 #include "compiler/ir/error.h"
 #include "compiler/ops/registry.h"
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -117,6 +119,37 @@ private:
     }
   }
 
+  /// Outer-scope values a node's subgraphs read become extra inputs of the node, after its own,
+  /// named in order by its kCapturedAttr attribute (see onnx_loader.h).
+  void add_captured_inputs(Node &n) {
+    std::vector<std::string> names;
+    for (const auto &[key, a] : n.attrs) {
+      std::vector<const Graph *> subs;
+      if (a.g)
+        subs.push_back(a.g.get());
+      for (const auto &sub : a.graphs)
+        subs.push_back(sub.get());
+      for (const Graph *sub : subs)
+        for (const auto &v : sub->values)
+          if (is_outer_stand_in(*v) &&
+              std::find(names.begin(), names.end(), v->name) == names.end())
+            names.push_back(v->name);
+    }
+    if (names.empty())
+      return;
+    for (const std::string &name : names) {
+      Value *v = resolve(name);
+      if (!v)
+        fail("{}: a subgraph of {} reads '{}', which is not defined", where_, n.describe(), name);
+      v->uses.push_back({&n, static_cast<int>(n.inputs.size())});
+      n.inputs.push_back(v);
+    }
+    Attribute captured;
+    captured.kind = Attribute::Kind::Strings;
+    captured.strings = std::move(names);
+    n.attrs[kCapturedAttr] = std::move(captured);
+  }
+
   void add_attributes(Node &n, const onnx::NodeProto &p) {
     if (n.domain.empty() && n.op_type == "Constant") {
       Attribute a;
@@ -170,6 +203,7 @@ private:
     set_opset_and_def(*n);
     add_inputs_of(*n, p);
     add_attributes(*n, p);
+    add_captured_inputs(*n);
     add_outputs_of(*n, p);
     g_.nodes.push_back(std::move(n));
   }

@@ -20,7 +20,9 @@
 //   subgraph uses but does not define (an outer-scope value) becomes a Value of the subgraph with
 //   that name and the outer value's type, and nothing else: no producer, not a graph input, no
 //   constant. To find what it refers to, look the name up in the enclosing graphs (walk `parent`,
-//   see find_in_scopes in graph_converter.h). Nothing outside the subgraph points into it.
+//   see find_in_scopes in graph_converter.h). Nothing outside the subgraph points into it. The
+//   node owning the subgraph gets the outer values as extra inputs after its own, named by its
+//   `onnxc.captured` attribute (kCapturedAttr in ir.h), so the enclosing graph sees the uses.
 // - Sparse tensors (sparse initializers, Constant sparse_value) are refused; sparse_tensor and
 //   type_proto attributes record only their Kind.
 //

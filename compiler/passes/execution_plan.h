@@ -36,12 +36,22 @@ struct Region {
   NodeProfile profile;                  ///< name, op, shapes, FLOP estimate
 };
 
+/// A structured control-flow marker (If/Loop/Scan, compiler/passes/lower_control_flow.h) in
+/// the call list; the backend emits branches and loops for them. Operands are call.args:
+/// - IfBegin {cond}: runs the calls up to the matching Else when cond (bool) is true, else those
+///   from Else to EndIf.
+/// - LoopBegin {iteration, trip_count, cond} and LoopEnd {same}: sets iteration (int64 scalar) to
+///   0, then runs the calls between them while iteration < trip_count and cond is true (a null
+///   operand: no such test); LoopEnd adds 1 to iteration and goes back to the test.
+enum class ControlMark { None, IfBegin, Else, EndIf, LoopBegin, LoopEnd };
+
 struct PlannedCall {
   KernelCall call;
   std::string node_desc;      ///< Node::describe() of the node it lowers (for run-time errors)
   int64_t scratch_offset = 0; ///< arena offset of the scratch buffer (if call.scratch_bytes > 0)
   NodeProfile profile;        ///< name, op, shapes, FLOP estimate (embedded by --profile builds)
   size_t region = 0;          ///< index of the region it lowers
+  ControlMark control = ControlMark::None; ///< not None: a marker, no kernel is called
 };
 
 /// Every Value referenced here has storage Arena (offset into the arena), Weight (offset into

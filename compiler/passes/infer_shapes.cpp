@@ -3,6 +3,7 @@
 #include "compiler/ops/evaluate.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/ops/op_util.h"
+#include "compiler/passes/control_flow.h"
 
 #include <memory>
 
@@ -43,7 +44,10 @@ void infer_node(Node &n, const InferOptions &opts) {
     if (v && v->type.dtype == DType::Undefined)
       node_fail(n, "the type of input '{}' is unknown", v->name);
   }
-  n.def->infer(n);
+  if (is_control_flow(n))
+    infer_control_flow(n, opts);
+  else
+    n.def->infer(n);
   for (const Value *o : n.outputs)
     if (o && o->type.dtype == DType::String)
       node_fail(n, "string tensors are not supported by compiled models");
@@ -57,8 +61,13 @@ void infer_node(Node &n, const InferOptions &opts) {
 } // namespace
 
 void infer_shapes(Graph &g, const InferOptions &opts) {
-  for (auto &n : g.nodes) {
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    Node *n = g.nodes[i].get();
     try {
+      // An If on a constant: its branch's nodes (at least one Identity per output) take its
+      // place and are inferred next.
+      while (opts.propagate_constants && inline_constant_if(g, i))
+        n = g.nodes[i].get();
       infer_node(*n, opts);
     } catch (const Error &e) {
       std::string msg = e.what();

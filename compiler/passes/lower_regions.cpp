@@ -1,6 +1,8 @@
 #include "compiler/passes/lower_regions.h"
 #include "compiler/ir/error.h"
 #include "compiler/ops/op_util.h"
+#include "compiler/passes/control_flow.h"
+#include "compiler/passes/lower_control_flow.h"
 
 namespace onnxc {
 
@@ -14,6 +16,13 @@ void lower_regions(ExecutionPlan &plan, const RegionLowering &lower) {
   plan.calls.clear();
   for (size_t i = 0; i < plan.regions.size(); ++i) {
     const Region &r = plan.regions[i];
+    if (r.kind == Region::Kind::Op && is_control_flow(*r.root)) { // markers around its bodies
+      size_t first = plan.calls.size();
+      lower_control_flow(*r.root, plan.calls);
+      for (size_t c = first; c < plan.calls.size(); ++c)
+        plan.calls[c].region = i;
+      continue;
+    }
     PlannedCall pc;
     pc.call = lower(r);
     pc.node_desc = r.desc;

@@ -21,6 +21,8 @@ using RegionLowering = std::function<KernelCall(const Region &)>;
 /// through onnxc_k_copy. Also what the reference evaluator runs natively.
 KernelCall lower_region_cpu(const Region &r);
 
+/// An If/Loop/Scan region becomes control markers around its bodies' calls, lowered with the
+/// CPU kernels (compiler/passes/lower_control_flow.h); every other region goes through `lower`.
 void lower_regions(ExecutionPlan &plan, const RegionLowering &lower);
 
 } // namespace onnxc

@@ -2,6 +2,7 @@
 #include "compiler/ir/error.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/ops/op_util.h"
+#include "compiler/passes/lower_control_flow.h"
 
 #include <algorithm>
 #include <map>
@@ -51,6 +52,16 @@ int64_t place(std::vector<Interval> &iv) {
   return arena;
 }
 
+/// A buffer live at some but not all calls of a loop is kept for the whole loop.
+void keep_live_across_loops(const ExecutionPlan &plan, std::vector<Interval> &iv) {
+  for (auto [s, e] : loop_ranges(plan.calls))
+    for (Interval &i : iv)
+      if (i.first <= e && s <= i.last && (i.first < s || i.last > e)) {
+        i.first = std::min(i.first, s);
+        i.last = std::max(i.last, e);
+      }
+}
+
 /// Graph inputs and outputs live in the caller's buffers (form-regions made every output a
 /// value computed by exactly one call).
 void assign_io(ExecutionPlan &plan) {
@@ -94,16 +105,34 @@ std::map<Value *, size_t> last_uses(const ExecutionPlan &plan) {
   return last;
 }
 
+/// The values whose buffer an output may take over, and what decides it.
+struct InplaceState {
+  std::map<Value *, size_t> last;          ///< last call using each value
+  std::set<Value *> taken;                 ///< inputs whose buffer an output took over
+  std::vector<std::pair<int, int>> loops;  ///< [LoopBegin, LoopEnd] call ranges
+  /// True if call c lies in a loop that `first` (the call defining a value) precedes: the
+  /// value is read again by the next iteration, so its buffer is not free after c.
+  bool reread_by_loop(size_t c, int first) const {
+    for (auto [s, e] : loops)
+      if (s <= int(c) && int(c) <= e && first < s)
+        return true;
+    return false;
+  }
+};
+
 /// The input whose buffer call c's output arg `out` may take over (KernelCall::inplace): an
-/// arena intermediate of the same size whose last use is this call, not already taken over.
-Value *inplace_source(const PlannedCall &pc, size_t c, size_t out,
-                      const std::map<Value *, size_t> &last, const std::set<Value *> &taken) {
+/// arena intermediate of the same size whose last use is this call (also across loop
+/// iterations), not already taken over.
+Value *inplace_source(const PlannedCall &pc, size_t c, size_t out, const InplaceState &st,
+                      const std::map<Value *, size_t> &index, const std::vector<Interval> &iv) {
   for (auto [in, o] : pc.call.inplace) {
     if (static_cast<size_t>(o) != out || in < 0 || static_cast<size_t>(in) >= pc.call.args.size())
       continue;
     Value *src = pc.call.args[static_cast<size_t>(in)], *dst = pc.call.args[out];
     if (src && dst && src != dst && src->producer && src->storage == Storage::Arena &&
-        last.at(src) == c && type_bytes(src->type) == type_bytes(dst->type) && !taken.count(src))
+        index.count(src) && st.last.at(src) == c &&
+        type_bytes(src->type) == type_bytes(dst->type) && !st.taken.count(src) &&
+        !st.reread_by_loop(c, iv[index.at(src)].first))
       return src;
   }
   return nullptr;
@@ -111,8 +140,7 @@ Value *inplace_source(const PlannedCall &pc, size_t c, size_t out,
 
 void assign_arena(ExecutionPlan &plan, const PlanOptions &opts) {
   std::map<Value *, size_t> index;
-  std::map<Value *, size_t> last = last_uses(plan);
-  std::set<Value *> taken; // inputs whose buffer an output took over
+  InplaceState st{last_uses(plan), {}, loop_ranges(plan.calls)};
   std::vector<Interval> iv;
   for (size_t c = 0; c < plan.calls.size(); ++c) {
     PlannedCall &pc = plan.calls[c];
@@ -124,9 +152,9 @@ void assign_arena(ExecutionPlan &plan, const PlanOptions &opts) {
       if (fresh) {
         if (v->producer == nullptr)
           fail("value '{}' is used by {} but never computed", v->name, pc.node_desc);
-        Value *src = opts.inplace ? inplace_source(pc, c, a, last, taken) : nullptr;
+        Value *src = opts.inplace ? inplace_source(pc, c, a, st, index, iv) : nullptr;
         if (src) { // same bytes, one interval
-          taken.insert(src);
+          st.taken.insert(src);
           it->second = index.at(src);
           plan.inplace_values++;
         } else {
@@ -140,6 +168,7 @@ void assign_arena(ExecutionPlan &plan, const PlanOptions &opts) {
     if (pc.call.scratch_bytes > 0)
       iv.push_back({pc.call.scratch_bytes, int(c), int(c), nullptr, int(c)});
   }
+  keep_live_across_loops(plan, iv);
   plan.arena_size = place(iv);
   if (plan.arena_size > opts.max_arena_bytes)
     fail("the model needs an arena of {} bytes, more than the limit of {} bytes; raise it with "

@@ -1,6 +1,7 @@
 // The ONNX loader: models built in memory with the onnx::ModelProto API, serialized, loaded, and
 // checked on the IR they produce; malformed models must fail with a message naming the problem.
 #include "compiler/frontend/onnx_loader.h"
+#include "compiler/ir/captured.h"
 #include "compiler/ir/error.h"
 
 #include <catch2/catch.hpp>
@@ -336,7 +337,15 @@ TEST_CASE("subgraphs have a parent and see outer values by name", "[frontend]") 
   CHECK(!captured->producer);
   CHECK(!captured->is_graph_input);
   CHECK(shape_to_string(captured->type) == "2"); // ... with the outer value's type
-  CHECK(main.find_value("x")->uses.size() == 1); // only the later Relu uses the outer x
+  // The If captures x as an extra input after its own (kCapturedAttr names it), so the
+  // enclosing graph sees that use; the later Relu is the other one.
+  Node &if_node = *main.nodes[0];
+  REQUIRE(if_node.inputs.size() == 2);
+  CHECK(if_node.inputs[1] == main.find_value("x"));
+  REQUIRE(if_node.attr(kCapturedAttr));
+  CHECK(if_node.attr(kCapturedAttr)->strings == std::vector<std::string>{"x"});
+  CHECK(explicit_input_count(if_node) == 1);
+  CHECK(main.find_value("x")->uses.size() == 2);
   CHECK(body.outputs[0]->name == "then_branch_out");
 }
 

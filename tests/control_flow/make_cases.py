@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""Generates the control-flow test models (If, Loop, Scan) with test data sets whose expected
+outputs come from a numpy reference written beside each model (Debian's python3-onnx 1.12 has no
+onnx.reference):
+
+  make_cases.py OUT_DIR
+
+writes OUT_DIR/CASE/model.onnx and OUT_DIR/CASE/test_data_set_K/{input,output}_N.pb. Several data
+sets per case take different run-time paths through one compiled library (both If branches,
+different run-time trip counts, early exit), so a branch or loop that was unrolled or folded at
+compile time fails them.
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto as TP, helper as h, numpy_helper
+
+F, I64, B = TP.FLOAT, TP.INT64, TP.BOOL
+
+
+def vi(name, dt, shape):
+    return h.make_tensor_value_info(name, dt, shape)
+
+
+def const(name, arr):
+    return h.make_node("Constant", [], [name], value=numpy_helper.from_array(np.asarray(arr), name))
+
+
+def model(nodes, inputs, outputs, inits=(), opset=17):
+    g = h.make_graph(nodes, "g", inputs, outputs, list(inits))
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", opset)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    return m
+
+
+def if_runtime():
+    """Both branches read outer values (x, y, an initializer); the else branch holds an If."""
+    w = numpy_helper.from_array(np.linspace(-1, 1, 12).astype(np.float32).reshape(3, 4), "w")
+    then_g = h.make_graph([h.make_node("Mul", ["x", "w"], ["t0"]),
+                           h.make_node("Add", ["t0", "y"], ["t_out"])],
+                          "then", [], [vi("t_out", F, [3, 4])])
+    inner_then = h.make_graph([h.make_node("Sub", ["x", "y"], ["it"])], "it", [],
+                              [vi("it", F, [3, 4])])
+    inner_else = h.make_graph([h.make_node("Neg", ["w"], ["ie"])], "ie", [], [vi("ie", F, [3, 4])])
+    else_g = h.make_graph([h.make_node("ReduceSum", ["x"], ["s"], keepdims=0),
+                           const("zero", np.float32(0)),
+                           h.make_node("Greater", ["s", "zero"], ["pos"]),
+                           h.make_node("If", ["pos"], ["e_out"], then_branch=inner_then,
+                                       else_branch=inner_else)],
+                          "else", [], [vi("e_out", F, [3, 4])])
+    nodes = [h.make_node("If", ["cond"], ["out"], then_branch=then_g, else_branch=else_g),
+             h.make_node("Relu", ["out"], ["r"])]
+    m = model(nodes, [vi("cond", B, []), vi("x", F, [3, 4]), vi("y", F, [3, 4])],
+              [vi("out", F, [3, 4]), vi("r", F, [3, 4])], [w])
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    y = rng.standard_normal((3, 4)).astype(np.float32)
+    sets = [[np.array(c), s * np.abs(x), y] for c, s in ((True, 1), (False, 1), (False, -1))]
+    wv = numpy_helper.to_array(w)
+
+    def ref(c, x, y):
+        out = x * wv + y if c else (x - y if x.sum() > 0 else -wv)
+        return [out, np.maximum(out, 0)]
+    return m, sets, ref
+
+
+def loop_body(nodes, extra_inputs, outputs):
+    return h.make_graph(nodes, "body", [vi("i", I64, []), vi("c_in", B, [])] + extra_inputs,
+                        outputs)
+
+
+def loop_runtime():
+    """Run-time trip count M, loop-carried s (reads the iteration number and an outer value),
+    and two carried values that swap every iteration."""
+    body = loop_body([h.make_node("Cast", ["i"], ["fi"], to=F),
+                      h.make_node("Mul", ["s", "half"], ["s0"]),
+                      h.make_node("Add", ["s0", "fi"], ["s1"]),
+                      h.make_node("Add", ["s1", "w"], ["s_out"]),
+                      h.make_node("Identity", ["c_in"], ["c_out"])],
+                     [vi("s", F, [2, 3]), vi("a", F, [2, 3]), vi("b", F, [2, 3])],
+                     [vi("c_out", B, []), vi("s_out", F, [2, 3]), vi("b", F, [2, 3]),
+                      vi("a", F, [2, 3])])
+    nodes = [const("half", np.float32(0.5)), const("true", np.array(True)),
+             h.make_node("Loop", ["M", "true", "x", "x", "w"], ["s_final", "a_final", "b_final"],
+                         body=body)]
+    m = model(nodes, [vi("M", I64, []), vi("x", F, [2, 3]), vi("w", F, [2, 3])],
+              [vi("s_final", F, [2, 3]), vi("a_final", F, [2, 3]), vi("b_final", F, [2, 3])])
+    rng = np.random.default_rng(2)
+    x, w = (rng.standard_normal((2, 3)).astype(np.float32) for _ in range(2))
+
+    def ref(n, x, w):
+        s, a, b = x.copy(), x.copy(), w.copy()
+        for i in range(int(n)):
+            s, a, b = s * np.float32(0.5) + np.float32(i) + w, b, a
+        return [s, a, b]
+    return m, [[np.array(n, np.int64), x, w] for n in (0, 1, 3, 8)], ref
+
+
+def loop_early_exit():
+    """No trip count: runs while sum(s) < limit (a run-time condition), doubling s."""
+    body = loop_body([h.make_node("Add", ["s", "s"], ["s_out"]),
+                      h.make_node("ReduceSum", ["s_out"], ["total"], keepdims=0),
+                      h.make_node("Less", ["total", "limit"], ["c_out"])],
+                     [vi("s", F, [4])], [vi("c_out", B, []), vi("s_out", F, [4])])
+    nodes = [h.make_node("ReduceSum", ["x"], ["t0"], keepdims=0),
+             h.make_node("Less", ["t0", "limit"], ["c0"]),
+             h.make_node("Loop", ["", "c0", "x"], ["s_final"], body=body)]
+    m = model(nodes, [vi("x", F, [4]), vi("limit", F, [])], [vi("s_final", F, [4])])
+    x = np.array([0.5, 0.25, 1, 0.125], np.float32)
+
+    def ref(x, limit):
+        s = x.copy()
+        while s.sum() < limit:
+            s = s + s
+        return [s]
+    return m, [[x, np.float32(v)] for v in (1.0, 100.0, 3000.0)], ref
+
+
+def loop_scan_outputs():
+    """Constant trip count with scan outputs (each iteration's state and iteration number)."""
+    body = loop_body([h.make_node("Mul", ["s", "x"], ["s_out"]),
+                      h.make_node("Identity", ["s_out"], ["s_scan"]),
+                      h.make_node("Identity", ["i"], ["i_out"]),
+                      h.make_node("Identity", ["c_in"], ["c_out"])],
+                     [vi("s", F, [3])],
+                     [vi("c_out", B, []), vi("s_out", F, [3]), vi("s_scan", F, [3]),
+                      vi("i_out", I64, [])])
+    nodes = [const("M", np.int64(5)),
+             h.make_node("Loop", ["M", "", "x"], ["s_final", "states", "iters"], body=body)]
+    m = model(nodes, [vi("x", F, [3])],
+              [vi("s_final", F, [3]), vi("states", F, [5, 3]), vi("iters", I64, [5])])
+
+    def ref(x):
+        s, states = x.copy(), []
+        for _ in range(5):
+            s = s * x
+            states.append(s)
+        return [s, np.stack(states), np.arange(5, dtype=np.int64)]
+    return m, [[np.array([1.5, -0.5, 1.1], np.float32)], [np.array([0.9, 2, -1], np.float32)]], ref
+
+
+def scan_sequence():
+    """Scan with a running sum over axis 0, a second scan input read along axis 1 in reverse,
+    and scan outputs along axis 0 and (reversed) along axis 1."""
+    body = h.make_graph([h.make_node("Add", ["acc", "row"], ["acc_out"]),
+                         h.make_node("Mul", ["acc_out", "col"], ["prod"]),
+                         h.make_node("Add", ["prod", "bias"], ["y"]),
+                         h.make_node("Identity", ["acc_out"], ["sum"])],
+                        "body", [vi("acc", F, [4]), vi("row", F, [4]), vi("col", F, [4])],
+                        [vi("acc_out", F, [4]), vi("sum", F, [4]), vi("y", F, [4])])
+    nodes = [h.make_node("Scan", ["init", "seq", "cols"], ["final", "sums", "ys"], body=body,
+                         num_scan_inputs=2, scan_input_axes=[0, 1], scan_input_directions=[0, 1],
+                         scan_output_axes=[0, 1], scan_output_directions=[0, 1])]
+    m = model(nodes, [vi("init", F, [4]), vi("seq", F, [5, 4]), vi("cols", F, [4, 5]),
+                      vi("bias", F, [4])],
+              [vi("final", F, [4]), vi("sums", F, [5, 4]), vi("ys", F, [4, 5])])
+    rng = np.random.default_rng(3)
+
+    def ref(init, seq, cols, bias):
+        acc, sums, ys = init.copy(), [], []
+        for t in range(5):
+            acc = acc + seq[t]
+            sums.append(acc)
+            ys.append(acc * cols[:, 4 - t] + bias)
+        return [acc, np.stack(sums), np.stack(ys[::-1], axis=1)]
+    sets = [[rng.standard_normal(s).astype(np.float32) for s in ((4,), (5, 4), (4, 5), (4,))]]
+    return m, sets, ref
+
+
+def if_constant():
+    """An If on a condition known at compile time (from a Shape): folded away (the chosen
+    branch is inlined), checked by test.py; the branch reads an outer value."""
+    then_g = h.make_graph([h.make_node("Mul", ["x", "x"], ["sq"])], "t", [], [vi("sq", F, [2, 3])])
+    else_g = h.make_graph([h.make_node("Neg", ["x"], ["ng"])], "e", [], [vi("ng", F, [2, 3])])
+    nodes = [h.make_node("Shape", ["x"], ["shape"]),
+             h.make_node("ReduceProd", ["shape"], ["numel"], keepdims=0),
+             const("six", np.int64(6)),
+             h.make_node("Equal", ["numel", "six"], ["is6"]),
+             h.make_node("If", ["is6"], ["out"], then_branch=then_g, else_branch=else_g)]
+    m = model(nodes, [vi("x", F, [2, 3])], [vi("out", F, [2, 3])])
+    return m, [[np.arange(6, dtype=np.float32).reshape(2, 3) - 2]], lambda x: [x * x]
+
+
+def loop_shape_change():
+    """Error: the loop-carried value doubles in length every iteration (run-time shapes)."""
+    body = loop_body([h.make_node("Concat", ["s", "s"], ["s_out"], axis=0),
+                      h.make_node("Identity", ["c_in"], ["c_out"])],
+                     [vi("s", F, [2])], [vi("c_out", B, []), vi("s_out", F, [None])])
+    return model([h.make_node("Loop", ["M", "", "x"], ["y"], body=body)],
+                 [vi("M", I64, []), vi("x", F, [2])], [vi("y", F, [None])])
+
+
+def loop_runtime_scan():
+    """Error: scan outputs with a run-time trip count (run-time output shape)."""
+    body = loop_body([h.make_node("Identity", ["x"], ["x_scan"]),
+                      h.make_node("Identity", ["c_in"], ["c_out"])],
+                     [], [vi("c_out", B, []), vi("x_scan", F, [2])])
+    return model([h.make_node("Loop", ["M", "", ], ["ys"], body=body)],
+                 [vi("M", I64, []), vi("x", F, [2])], [vi("ys", F, [None, 2])])
+
+
+def if_shape_mismatch():
+    """Error: a run-time If whose branches produce different shapes."""
+    then_g = h.make_graph([h.make_node("Identity", ["x"], ["t"])], "t", [], [vi("t", F, [2, 3])])
+    else_g = h.make_graph([h.make_node("Transpose", ["x"], ["e"])], "e", [],
+                          [vi("e", F, [3, 2])])
+    return model([h.make_node("If", ["c"], ["out"], then_branch=then_g, else_branch=else_g)],
+                 [vi("c", B, []), vi("x", F, [2, 3])], [vi("out", F, [None, None])])
+
+
+ERROR_CASES = {f.__name__: f for f in (loop_shape_change, loop_runtime_scan, if_shape_mismatch)}
+
+CASES = {f.__name__: f for f in (if_runtime, if_constant, loop_runtime, loop_early_exit,
+                                 loop_scan_outputs, scan_sequence)}
+
+
+def write_case(out, name, m, sets, ref):
+    d = os.path.join(out, name)
+    os.makedirs(d, exist_ok=True)
+    onnx.save(m, os.path.join(d, "model.onnx"))
+    names_in = [i.name for i in m.graph.input]
+    names_out = [o.name for o in m.graph.output]
+    for k, inputs in enumerate(sets):
+        sd = os.path.join(d, f"test_data_set_{k}")
+        os.makedirs(sd, exist_ok=True)
+        outs = ref(*inputs)
+        for kind, names, arrays in (("input", names_in, inputs), ("output", names_out, outs)):
+            for j, (n, a) in enumerate(zip(names, arrays)):
+                t = numpy_helper.from_array(np.asarray(a), n)
+                with open(os.path.join(sd, f"{kind}_{j}.pb"), "wb") as f:
+                    f.write(t.SerializeToString())
+
+
+def main(out):
+    for name, make in CASES.items():
+        write_case(out, name, *make())
+    for name, make in ERROR_CASES.items():
+        os.makedirs(os.path.join(out, name), exist_ok=True)
+        onnx.save(make(), os.path.join(out, name, "model.onnx"))
+    print(f"wrote {len(CASES)} cases and {len(ERROR_CASES)} error cases to {out}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: make_cases.py OUT_DIR")
+    main(sys.argv[1])
