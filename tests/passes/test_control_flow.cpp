@@ -35,7 +35,9 @@ onnx::NodeProto *add_node(onnx::GraphProto *g, const std::string &op,
 }
 
 /// y = Relu(x); Loop(M) { s = Exp(s + y) } -> out. y is an arena value read only inside the loop.
-onnx::ModelProto loop_model() {
+/// y_first: the Add reads y as its first operand, the one whose buffer an element-wise output
+/// may take over when it is not used afterwards (plan-memory's in-place reuse).
+onnx::ModelProto loop_model(bool y_first = false) {
   onnx::ModelProto m;
   m.set_ir_version(8);
   auto *op = m.add_opset_import();
@@ -55,7 +57,9 @@ onnx::ModelProto loop_model() {
   set_type(body->add_input(), "i", 7, {});
   set_type(body->add_input(), "c", 9, {});
   set_type(body->add_input(), "s", 1, {64});
-  add_node(body, "Add", {"s", "y"}, {"a"}); // y's last use: the Exp after it must not reuse it
+  // y's last use by position, but every iteration reads it: nothing in the loop may reuse it.
+  add_node(body, "Add", y_first ? std::vector<std::string>{"y", "s"} : std::vector<std::string>{"s", "y"},
+           {"a"});
   add_node(body, "Exp", {"a"}, {"s_out"});
   add_node(body, "Identity", {"c"}, {"c_out"});
   set_type(body->add_output(), "c_out", 9, {});
@@ -70,7 +74,9 @@ TEST_CASE("a Loop is planned as markers, not unrolled, with outer values live ac
           "[passes][control_flow]") {
   LoadOptions lo;
   lo.display_name = "loop.onnx";
-  auto model = load_model_from_bytes(loop_model().SerializeAsString(), "", lo);
+  const bool y_first = GENERATE(false, true);
+  INFO("y is the Add's " << (y_first ? "first" : "second") << " operand");
+  auto model = load_model_from_bytes(loop_model(y_first).SerializeAsString(), "", lo);
   REQUIRE(model->graph->nodes[1]->inputs.size() == 4); // M, cond, x, captured y
   ExecutionPlan plan = run_pipeline(*model, PipelineOptions{});
   int begin = -1, end = -1;
