@@ -40,6 +40,27 @@ template <typename T, typename Op> int32_t unary(onnxc_rt *rt, void *const *t, c
   return 0;
 }
 
+/// One output row: py[i] = f(pa[i * ia], pb[i * ib]). The common stride pairs (both unit, one
+/// broadcast) get loops of their own, which vectorise whatever the node's constant strides are.
+template <typename T, typename R, typename F>
+inline void binary_row(const T *pa, i64 ia, const T *pb, i64 ib, R *py, i64 n, double a0, F f) {
+  if (ia == 1 && ib == 1) {
+    for (i64 i = 0; i < n; ++i)
+      py[i] = f(pa[i], pb[i], a0);
+  } else if (ia == 1 && ib == 0) {
+    const T b = *pb;
+    for (i64 i = 0; i < n; ++i)
+      py[i] = f(pa[i], b, a0);
+  } else if (ia == 0 && ib == 1) {
+    const T a = *pa;
+    for (i64 i = 0; i < n; ++i)
+      py[i] = f(a, pb[i], a0);
+  } else {
+    for (i64 i = 0; i < n; ++i)
+      py[i] = f(pa[i * ia], pb[i * ib], a0);
+  }
+}
+
 /* Iterates the output in row-major order; the innermost dimension runs as a flat loop. */
 template <typename T, typename R, typename F>
 int32_t binary(onnxc_rt *rt, void *const *t, const i64 *p, F f) {
@@ -70,11 +91,7 @@ int32_t binary(onnxc_rt *rt, void *const *t, const i64 *p, F f) {
         oa += c * sa[d];
         ob += c * sb[d];
       }
-      const T *pa = a + oa;
-      const T *pb = b + ob;
-      R *py = y + o * inner;
-      for (i64 i = 0; i < inner; ++i)
-        py[i] = f(pa[i * ia], pb[i * ib], a0);
+      binary_row(a + oa, ia, b + ob, ib, y + o * inner, inner, a0, f);
     }
   };
   i64 grain = inner >= kGrain ? 1 : kGrain / (inner ? inner : 1);

@@ -5,7 +5,8 @@
  * (count_include_pad: positions inside [-pad_begin, in + pad_end)).
  * tensors {X, Y, Indices (max only, may be null: flat index into X, int64)}; params[23] is
  * the storage order of the index within a plane (0 row-major, 1 column-major).
- * A window that is the whole unpadded plane (the global pools) is a plain per-plane reduction.
+ * A window that is the whole unpadded plane (the global pools) is a plain per-plane reduction;
+ * a window inside the input is read without per-element bounds checks.
  */
 #include "templates/cpu/kernel_abi.h"
 #include "templates/cpu/scalar_math.h"
@@ -91,6 +92,37 @@ template <typename T> T reduce_plane(const T *x, i64 n, bool max) {
   return T(sum / (double)n);
 }
 
+/// True when the window starting at input position `at` (d, h, w) lies inside the input.
+inline bool inside(const PoolGeom &g, const i64 (&at)[3]) {
+  for (int i = 0; i < 3; ++i)
+    if (at[i] < 0 || at[i] + (g.k[i] - 1) * g.d[i] >= g.in[i])
+      return false;
+  return true;
+}
+
+/// Max or mean of a window that lies inside the input (every position counts): no bounds
+/// checks, the same order and comparisons as the general path.
+template <typename T> T window_inside(const PoolGeom &g, const T *xp, const i64 (&at)[3]) {
+  const T *w = xp + (at[0] * g.in[1] + at[1]) * g.in[2] + at[2];
+  const i64 sd = g.d[0] * g.in[1] * g.in[2], sh = g.d[1] * g.in[2], sw = g.d[2];
+  if (g.mode == 0) {
+    T best = w[0];
+    for (i64 kd = 0; kd < g.k[0]; ++kd)
+      for (i64 kh = 0; kh < g.k[1]; ++kh)
+        for (i64 kw = 0; kw < g.k[2]; ++kw) {
+          const T v = w[kd * sd + kh * sh + kw * sw];
+          best = v > best ? v : best;
+        }
+    return best;
+  }
+  double sum = 0;
+  for (i64 kd = 0; kd < g.k[0]; ++kd)
+    for (i64 kh = 0; kh < g.k[1]; ++kh)
+      for (i64 kw = 0; kw < g.k[2]; ++kw)
+        sum += (double)w[kd * sd + kh * sh + kw * sw];
+  return T(sum / (double)(g.k[0] * g.k[1] * g.k[2]));
+}
+
 template <typename T> int32_t pool_kernel(onnxc_rt *rt, void *const *t, const i64 *p) {
   const PoolGeom g = read_geom(p);
   const T *x = static_cast<const T *>(t[0]);
@@ -111,6 +143,12 @@ template <typename T> int32_t pool_kernel(onnxc_rt *rt, void *const *t, const i6
       const T *xp = x + plane * isz;
       for (i64 o = 0; o < osz; ++o) {
         const i64 oc[3] = {o / (g.out[1] * g.out[2]), (o / g.out[2]) % g.out[1], o % g.out[2]};
+        const i64 at[3] = {oc[0] * g.s[0] - g.pb[0], oc[1] * g.s[1] - g.pb[1],
+                           oc[2] * g.s[2] - g.pb[2]};
+        if (!indices && inside(g, at)) { /* interior: no per-element checks */
+          y[plane * osz + o] = window_inside(g, xp, at);
+          continue;
+        }
         T best = lowest<T>();
         i64 best_at = -1;
         double sum = 0;
