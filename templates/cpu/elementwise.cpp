@@ -104,7 +104,8 @@ int32_t binary(onnxc_rt *rt, void *const *t, const i64 *p, F f) {
 
 using namespace onnxc_k;
 
-/* Each op gets a scalar function template eval<T> in its own namespace, then one kernel per type. */
+/* Each op gets a scalar function template eval<T> (in a struct for unary ops, a namespace for the
+ * others), then one kernel per type. */
 #define ONNXC_UNARY_KERNEL(ct, sfx, id)                                                            \
   extern "C" int32_t onnxc_k_##id##_##sfx(onnxc_rt *rt, void *const *t, const i64 *p) {           \
     return unary<ct, unary_##id>(rt, t, p);                                                        \

@@ -31,7 +31,7 @@ namespace onnxc_k {
 typedef float vf32 __attribute__((vector_size(64)));    ///< 16 floats
 typedef int32_t vi32 __attribute__((vector_size(64)));  ///< 16 int32 (lane masks, exponents)
 typedef uint32_t vu32 __attribute__((vector_size(64))); ///< 16 uint32 (bit patterns)
-constexpr int64_t kVecF32 = 16;                          ///< lanes of vf32
+constexpr int64_t kVecF32 = 16;                         ///< lanes of vf32
 
 namespace vm {
 
@@ -58,7 +58,9 @@ template <typename V, typename S> inline V cst(S c) { return V{} + c; }
 template <typename F> inline typename Lanes<F>::U bits(F x) {
   return __builtin_bit_cast(typename Lanes<F>::U, x);
 }
-template <typename F> inline F from_bits(typename Lanes<F>::U u) { return __builtin_bit_cast(F, u); }
+template <typename F> inline F from_bits(typename Lanes<F>::U u) {
+  return __builtin_bit_cast(F, u);
+}
 /// |x| (clears the sign bit; NaN stays NaN).
 template <typename F> inline F fabs_(F x) { return from_bits<F>(bits(x) & 0x7fffffffu); }
 /// |y| with the sign of x.
@@ -71,7 +73,7 @@ template <typename F> inline F copysign_(F y, F x) {
 template <typename F> inline F exp(F x) {
   typedef typename Lanes<F>::I I;
   typedef typename Lanes<F>::U U;
-  x = sel(x > 89.0f, cst<F>(89.0f), x); /* e^89 overflows to inf, e^-104 underflows to 0; */
+  x = sel(x > 89.0f, cst<F>(89.0f), x);     /* e^89 overflows to inf, e^-104 underflows to 0; */
   x = sel(x < -104.0f, cst<F>(-104.0f), x); /* NaN passes both */
   const F t = x * 1.44269504088896341f + 12582912.0f; /* 1.5 * 2^23: rounds to an integer */
   const F n = t - 12582912.0f;

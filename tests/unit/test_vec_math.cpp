@@ -143,8 +143,9 @@ TEST_CASE("vec_math erf: within 3 ulp, odd, saturates to +-1") {
 
 TEST_CASE("vec_math sigmoid: within 3 ulp over the whole range, 0 and 1 at the ends") {
   const auto xs = inputs(509, -110.0f, 20.0f, {-87.0f, -104.0f, 17.0f});
-  check("sigmoid", sweep(xs, VM_FN(sigmoid), VM_FN(sigmoid),
-                         [](double x) { return 1.0 / (1.0 + std::exp(-x)); }),
+  check("sigmoid",
+        sweep(xs, VM_FN(sigmoid), VM_FN(sigmoid),
+              [](double x) { return 1.0 / (1.0 + std::exp(-x)); }),
         3.0);
   CHECK(vm::sigmoid(std::numeric_limits<float>::infinity()) == 1.0f);
   CHECK(vm::sigmoid(-std::numeric_limits<float>::infinity()) == 0.0f);
