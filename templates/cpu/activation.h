@@ -11,6 +11,7 @@
 #include "templates/cpu/kernel_abi.h"
 #include "templates/cpu/params.h"
 #include "templates/cpu/scalar_math.h"
+#include "templates/cpu/vec_math.h"
 
 namespace onnxc_k {
 
@@ -35,7 +36,7 @@ template <typename T> inline T act_clip(T x, T lo, T hi) {
   return x;
 }
 template <typename T> inline T act_leaky(T x, T a) { return x >= T(0) ? x : a * x; }
-template <typename T> inline T act_sigmoid(T x) { return T(1) / (T(1) + ex(-x)); }
+template <typename T> inline T act_sigmoid(T x) { return sgm(x); }
 template <typename T> inline T act_hard_sigmoid(T x, T a, T b) {
   return mx(T(0), mn(T(1), a * x + b));
 }
@@ -95,6 +96,12 @@ template <typename T, typename F> inline void map_strided(T *y, i64 n, i64 s, F 
 template <typename T> inline void apply_act(const Act<T> &act, T *y, i64 n, i64 s) {
   if (act.kind == kActNone)
     return;
+  if constexpr (is_f32<T>) { /* 16 lanes of vec_math.h's sigmoid: the same values as act() */
+    if (s == 1 && act.kind == kActSigmoid)
+      return map_f32(y, y, n, [](vf32 v) { return vm::sigmoid(v); });
+    if (s == 1 && act.kind == kActSilu)
+      return map_f32(y, y, n, [](vf32 v) { return v * vm::sigmoid(v); });
+  }
   visit_act(act.kind, act.a, act.b, [&](auto g) { map_strided(y, n, s, g); });
 }
 

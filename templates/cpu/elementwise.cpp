@@ -4,27 +4,61 @@
  * Binary  params: {rank, out_dims[rank], a_strides[rank], b_strides[rank], a0 (f64 bits)}
  *         (stride 0 broadcasts); rank 0 means both inputs have the output's shape: params
  *         {0, n, a0}. tensors {a, b, y}.
+ *
+ * float unary ops with an explicit 16-lane form (VecForm below: the vec_math.h functions) run
+ * it over the tensor; the others run their scalar expression, which LLVM vectorises where it can.
  */
 #include "templates/cpu/kernel_abi.h"
 #include "templates/cpu/scalar_math.h"
 #include "templates/cpu/types.h"
+#include "templates/cpu/vec_math.h"
 
 namespace onnxc_k {
 namespace {
 
 constexpr i64 kGrain = 16384;
 
-template <typename T, typename F>
-int32_t unary(onnxc_rt *rt, void *const *t, const i64 *p, F f) {
+/// The explicit vector form of unary op Op (a struct with eval<T>), if it has one.
+template <typename Op> struct VecForm {
+  static constexpr bool ok = false;
+};
+
+/// y = Op(x): the 16-lane form for float where VecForm<Op> has one, else the scalar expression.
+template <typename T, typename Op> int32_t unary(onnxc_rt *rt, void *const *t, const i64 *p) {
   const T *x = static_cast<const T *>(t[0]);
   T *y = static_cast<T *>(t[1]);
   const double a0 = param_f64(p, 1), a1 = param_f64(p, 2);
   auto body = [&](i64 b, i64 e) {
-    for (i64 i = b; i < e; ++i)
-      y[i] = f(x[i], a0, a1);
+    if constexpr (is_f32<T> && VecForm<Op>::ok) {
+      map_f32(x + b, y + b, e - b, [](vf32 v) { return VecForm<Op>::f(v); });
+    } else {
+      for (i64 i = b; i < e; ++i)
+        y[i] = Op::template eval<T>(x[i], a0, a1);
+    }
   };
   parallel_for(rt, p[0], kGrain, body);
   return 0;
+}
+
+/// One output row: py[i] = f(pa[i * ia], pb[i * ib]). The common stride pairs (both unit, one
+/// broadcast) get loops of their own, which vectorise whatever the node's constant strides are.
+template <typename T, typename R, typename F>
+inline void binary_row(const T *pa, i64 ia, const T *pb, i64 ib, R *py, i64 n, double a0, F f) {
+  if (ia == 1 && ib == 1) {
+    for (i64 i = 0; i < n; ++i)
+      py[i] = f(pa[i], pb[i], a0);
+  } else if (ia == 1 && ib == 0) {
+    const T b = *pb;
+    for (i64 i = 0; i < n; ++i)
+      py[i] = f(pa[i], b, a0);
+  } else if (ia == 0 && ib == 1) {
+    const T a = *pa;
+    for (i64 i = 0; i < n; ++i)
+      py[i] = f(a, pb[i], a0);
+  } else {
+    for (i64 i = 0; i < n; ++i)
+      py[i] = f(pa[i * ia], pb[i * ib], a0);
+  }
 }
 
 /* Iterates the output in row-major order; the innermost dimension runs as a flat loop. */
@@ -57,11 +91,7 @@ int32_t binary(onnxc_rt *rt, void *const *t, const i64 *p, F f) {
         oa += c * sa[d];
         ob += c * sb[d];
       }
-      const T *pa = a + oa;
-      const T *pb = b + ob;
-      R *py = y + o * inner;
-      for (i64 i = 0; i < inner; ++i)
-        py[i] = f(pa[i * ia], pb[i * ib], a0);
+      binary_row(a + oa, ia, b + ob, ib, y + o * inner, inner, a0, f);
     }
   };
   i64 grain = inner >= kGrain ? 1 : kGrain / (inner ? inner : 1);
@@ -74,12 +104,11 @@ int32_t binary(onnxc_rt *rt, void *const *t, const i64 *p, F f) {
 
 using namespace onnxc_k;
 
-/* Each op gets a scalar function template eval<T> in its own namespace, then one kernel per type. */
+/* Each op gets a scalar function template eval<T> (in a struct for unary ops, a namespace for the
+ * others), then one kernel per type. */
 #define ONNXC_UNARY_KERNEL(ct, sfx, id)                                                            \
   extern "C" int32_t onnxc_k_##id##_##sfx(onnxc_rt *rt, void *const *t, const i64 *p) {           \
-    return unary<ct>(rt, t, p, [](ct x, double a0, double a1) {                                  \
-      return unary_##id::eval<ct>(x, a0, a1);                                                      \
-    });                                              \
+    return unary<ct, unary_##id>(rt, t, p);                                                        \
   }
 #define ONNXC_BINARY_KERNEL(ct, sfx, id)                                                           \
   extern "C" int32_t onnxc_k_##id##_##sfx(onnxc_rt *rt, void *const *t, const i64 *p) {           \
@@ -102,15 +131,38 @@ using namespace onnxc_k;
 #endif
 #pragma GCC diagnostic ignored "-Wbool-compare"
 
+/* First pass: the unary ops' scalar functions, so that VecForm can name them. */
 #define ONNXC_UNARY(op, id, types, n0, d0, n1, d1, expr)                                           \
-  namespace unary_##id {                                                                           \
-  template <typename T> inline T eval(T x, double a0, double a1) {                                 \
-    (void)a0;                                                                                      \
-    (void)a1;                                                                                      \
-    return static_cast<T>(expr);                                                                   \
-  }                                                                                                \
-  }                                                                                                \
-  types(ONNXC_UNARY_KERNEL, id)
+  struct unary_##id {                                                                              \
+    template <typename T> static T eval(T x, double a0, double a1) {                              \
+      (void)a0;                                                                                    \
+      (void)a1;                                                                                    \
+      return static_cast<T>(expr);                                                                 \
+    }                                                                                              \
+  };
+#define ONNXC_BINARY(op, id, types, n0, d0, expr)
+#define ONNXC_COMPARE(op, id, types, expr)
+namespace onnxc_k {
+namespace {
+#include "templates/cpu/elementwise.def"
+
+/* The explicit vector forms (the same functions as the scalar ones, so results are equal). */
+#define ONNXC_VEC_FORM(id, fn)                                                                     \
+  template <> struct VecForm<unary_##id> {                                                         \
+    static constexpr bool ok = true;                                                               \
+    static vf32 f(vf32 x) { return vm::fn(x); }                                                    \
+  };
+ONNXC_VEC_FORM(sigmoid, sigmoid)
+ONNXC_VEC_FORM(tanh, tanh)
+ONNXC_VEC_FORM(exp, exp)
+ONNXC_VEC_FORM(log, log)
+ONNXC_VEC_FORM(erf, erf)
+#undef ONNXC_VEC_FORM
+} // namespace
+} // namespace onnxc_k
+
+/* Second pass: the kernels. */
+#define ONNXC_UNARY(op, id, types, n0, d0, n1, d1, expr) types(ONNXC_UNARY_KERNEL, id)
 #define ONNXC_BINARY(op, id, types, n0, d0, expr)                                                  \
   namespace binary_##id {                                                                          \
   template <typename T> inline T eval(T a, T b, double a0) {                                       \

@@ -5,11 +5,15 @@
  * (count_include_pad: positions inside [-pad_begin, in + pad_end)).
  * tensors {X, Y, Indices (max only, may be null: flat index into X, int64)}; params[23] is
  * the storage order of the index within a plane (0 row-major, 1 column-major).
+ * A window that is the whole unpadded plane (the global pools) is a plain per-plane reduction;
+ * a window inside the input is read without per-element bounds checks.
  * LpPool: onnxc_k_lp_pool_<dtype>, typed params templates/cpu/pool_params.h.
  */
 #include "templates/cpu/kernel_abi.h"
 #include "templates/cpu/pool_params.h"
+#include "templates/cpu/scalar_math.h"
 #include "templates/cpu/types.h"
+#include "templates/cpu/vec_math.h"
 
 namespace onnxc_k {
 namespace {
@@ -44,6 +48,83 @@ inline i64 flip(const PoolGeom &g, i64 at) {
   return (iw * g.in[1] + ih) * g.in[0] + id;
 }
 
+/// True when the one window is the whole plane with no padding (the global pools).
+inline bool whole_plane(const PoolGeom &g) {
+  for (int i = 0; i < 3; ++i)
+    if (g.out[i] != 1 || g.k[i] != g.in[i] || g.pb[i] != 0 || g.pe[i] != 0 || g.d[i] != 1)
+      return false;
+  return true;
+}
+
+typedef double vd8 __attribute__((vector_size(64))); /* 8 doubles */
+typedef float vf8 __attribute__((vector_size(32)));  /* 8 floats */
+
+/// Max (the first element, then every later one that is greater, as the general path) or mean
+/// of one contiguous plane of n > 0 elements; float runs 16 / 8 lanes at a time.
+template <typename T> T reduce_plane(const T *x, i64 n, bool max) {
+  i64 i = 0;
+  if (max) {
+    T best = x[0];
+    if constexpr (is_f32<T>) {
+      vf32 m = vm::cst<vf32>(x[0]);
+      for (; i + kVecF32 <= n; i += kVecF32) {
+        const vf32 v = load_f32(x + i);
+        m = v > m ? v : m;
+      }
+      for (int j = 0; j < kVecF32; ++j)
+        best = m[j] > best ? m[j] : best;
+    }
+    for (; i < n; ++i)
+      best = x[i] > best ? x[i] : best;
+    return best;
+  }
+  double sum = 0;
+  if constexpr (is_f32<T>) {
+    vd8 acc = {};
+    for (; i + 8 <= n; i += 8) {
+      vf8 v;
+      __builtin_memcpy(&v, x + i, sizeof v);
+      acc += __builtin_convertvector(v, vd8);
+    }
+    for (int j = 0; j < 8; ++j)
+      sum += acc[j];
+  }
+  for (; i < n; ++i)
+    sum += (double)x[i];
+  return T(sum / (double)n);
+}
+
+/// True when the window starting at input position `at` (d, h, w) lies inside the input.
+inline bool inside(const PoolGeom &g, const i64 (&at)[3]) {
+  for (int i = 0; i < 3; ++i)
+    if (at[i] < 0 || at[i] + (g.k[i] - 1) * g.d[i] >= g.in[i])
+      return false;
+  return true;
+}
+
+/// Max or mean of a window that lies inside the input (every position counts): no bounds
+/// checks, the same order and comparisons as the general path.
+template <typename T> T window_inside(const PoolGeom &g, const T *xp, const i64 (&at)[3]) {
+  const T *w = xp + (at[0] * g.in[1] + at[1]) * g.in[2] + at[2];
+  const i64 sd = g.d[0] * g.in[1] * g.in[2], sh = g.d[1] * g.in[2], sw = g.d[2];
+  if (g.mode == 0) {
+    T best = w[0];
+    for (i64 kd = 0; kd < g.k[0]; ++kd)
+      for (i64 kh = 0; kh < g.k[1]; ++kh)
+        for (i64 kw = 0; kw < g.k[2]; ++kw) {
+          const T v = w[kd * sd + kh * sh + kw * sw];
+          best = v > best ? v : best;
+        }
+    return best;
+  }
+  double sum = 0;
+  for (i64 kd = 0; kd < g.k[0]; ++kd)
+    for (i64 kh = 0; kh < g.k[1]; ++kh)
+      for (i64 kw = 0; kw < g.k[2]; ++kw)
+        sum += (double)w[kd * sd + kh * sh + kw * sw];
+  return T(sum / (double)(g.k[0] * g.k[1] * g.k[2]));
+}
+
 template <typename T> int32_t pool_kernel(onnxc_rt *rt, void *const *t, const i64 *p) {
   const PoolGeom g = read_geom(p);
   const T *x = static_cast<const T *>(t[0]);
@@ -51,11 +132,25 @@ template <typename T> int32_t pool_kernel(onnxc_rt *rt, void *const *t, const i6
   i64 *indices = g.mode == 0 ? static_cast<i64 *>(t[2]) : nullptr;
   const bool col_major = p[23] != 0;
   const i64 isz = g.in[0] * g.in[1] * g.in[2], osz = g.out[0] * g.out[1] * g.out[2];
+  if (whole_plane(g) && !indices && isz > 0) {
+    auto global = [&](i64 lo, i64 hi) {
+      for (i64 plane = lo; plane < hi; ++plane)
+        y[plane] = reduce_plane(x + plane * isz, isz, g.mode == 0);
+    };
+    parallel_for(rt, g.planes, 1 + 4096 / isz, global);
+    return 0;
+  }
   auto body = [&](i64 lo, i64 hi) {
     for (i64 plane = lo; plane < hi; ++plane) {
       const T *xp = x + plane * isz;
       for (i64 o = 0; o < osz; ++o) {
         const i64 oc[3] = {o / (g.out[1] * g.out[2]), (o / g.out[2]) % g.out[1], o % g.out[2]};
+        const i64 at[3] = {oc[0] * g.s[0] - g.pb[0], oc[1] * g.s[1] - g.pb[1],
+                           oc[2] * g.s[2] - g.pb[2]};
+        if (!indices && inside(g, at)) { /* interior: no per-element checks */
+          y[plane * osz + o] = window_inside(g, xp, at);
+          continue;
+        }
         T best = lowest<T>();
         i64 best_at = -1;
         double sum = 0;

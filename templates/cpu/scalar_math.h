@@ -1,8 +1,12 @@
 /* Scalar helpers for element-wise expressions in elementwise.def. Freestanding: math goes through
  * compiler builtins, which LLVM turns into intrinsics (and libm calls) in generated code and which
- * g++/clang resolve to libm natively. */
+ * g++/clang resolve to libm natively. float exp, log, tanh, erf and sigmoid are the branch-free
+ * functions of vec_math.h instead (no call, so loops using them vectorise; the same results as
+ * the kernels' explicit vector loops); double keeps libm. */
 #ifndef ONNXC_SCALAR_MATH_H
 #define ONNXC_SCALAR_MATH_H
+
+#include "templates/cpu/vec_math.h"
 
 namespace onnxc_k {
 
@@ -19,11 +23,19 @@ template <> inline constexpr bool is_float<double> = true;
     else                                                                                           \
       return static_cast<T>(__builtin_##b(static_cast<double>(x)));                                \
   }
-ONNXC_MATH1(ex, exp)
-ONNXC_MATH1(lg, log)
+#define ONNXC_MATH1_VM(fn, b)                                                                      \
+  template <typename T> inline T fn(T x) {                                                         \
+    if constexpr (is_f32<T>)                                                                       \
+      return vm::b(x);                                                                             \
+    else                                                                                           \
+      return static_cast<T>(__builtin_##b(static_cast<double>(x)));                                \
+  }
+ONNXC_MATH1_VM(ex, exp)
+ONNXC_MATH1_VM(lg, log)
+ONNXC_MATH1_VM(th, tanh)
+ONNXC_MATH1_VM(er, erf)
+#undef ONNXC_MATH1_VM
 ONNXC_MATH1(sq, sqrt)
-ONNXC_MATH1(th, tanh)
-ONNXC_MATH1(er, erf)
 ONNXC_MATH1(sn, sin)
 ONNXC_MATH1(cs, cos)
 ONNXC_MATH1(tn, tan)
@@ -40,6 +52,14 @@ ONNXC_MATH1(cel, ceil)
 ONNXC_MATH1(rnd, rint) /* round half to even, as ONNX Round */
 ONNXC_MATH1(log1, log1p)
 #undef ONNXC_MATH1
+
+/// Sigmoid 1 / (1 + e^-x).
+template <typename T> inline T sgm(T x) {
+  if constexpr (is_f32<T>)
+    return vm::sigmoid(x);
+  else
+    return T(1) / (T(1) + ex(-x));
+}
 
 template <typename T> inline T ab(T x) { return x < T(0) ? T(-x) : x; }
 template <typename T> inline T sgn(T x) { return T((T(0) < x) - (x < T(0))); }

@@ -1,16 +1,64 @@
 /* Softmax / LogSoftmax along one axis of a tensor viewed as [outer, len, inner].
  * params {outer, len, inner, log}; tensors {X, Y}. Numerically stable (subtracts the max).
+ * float rows along the last axis run 16 lanes at a time (vec_math.h).
  */
 #include "templates/cpu/kernel_abi.h"
 #include "templates/cpu/scalar_math.h"
 #include "templates/cpu/types.h"
+#include "templates/cpu/vec_math.h"
 
 namespace onnxc_k {
 namespace {
 
 constexpr i64 kChunk = 64; /* inner positions processed together when inner > 1 */
 
+/// Sum of the lanes of v.
+inline float hsum(vf32 v) {
+  float s = 0;
+  for (int i = 0; i < kVecF32; ++i)
+    s += v[i];
+  return s;
+}
+
+/// A float row, 16 lanes at a time: max, then exp (vec_math.h) and its sum, then the output.
+/// The tail is padded with -inf, whose exp is 0.
+inline void softmax_row_f32(const float *x, float *y, i64 len, bool log) {
+  const i64 full = len - len % kVecF32;
+  const vf32 ninf = vm::cst<vf32>(-__builtin_inff());
+  vf32 tail = ninf;
+  for (i64 j = full; j < len; ++j)
+    tail[j - full] = x[j];
+  vf32 m = tail;
+  for (i64 l = 0; l < full; l += kVecF32) {
+    const vf32 v = load_f32(x + l);
+    m = v > m ? v : m;
+  }
+  float mx = m[0];
+  for (int i = 1; i < kVecF32; ++i)
+    mx = m[i] > mx ? m[i] : mx;
+  vf32 sum = {};
+  for (i64 l = 0; l < full; l += kVecF32) {
+    const vf32 e = vm::exp(load_f32(x + l) - mx);
+    store_f32(y + l, e);
+    sum += e;
+  }
+  const vf32 et = vm::exp(tail - mx);
+  sum += et;
+  const float s = hsum(sum);
+  if (log) {
+    const float ls = vm::log(s);
+    map_f32(x, y, len, [mx, ls](vf32 v) { return v - mx - ls; });
+  } else {
+    for (i64 j = full; j < len; ++j)
+      y[j] = et[j - full];
+    const float inv = 1.0f / s;
+    map_f32(y, y, len, [inv](vf32 v) { return v * inv; });
+  }
+}
+
 template <typename T> void softmax_row(const T *x, T *y, i64 len, bool log) {
+  if constexpr (is_f32<T>)
+    return softmax_row_f32(x, y, len, log);
   T mx = x[0];
   for (i64 l = 1; l < len; ++l)
     mx = x[l] > mx ? x[l] : mx;
