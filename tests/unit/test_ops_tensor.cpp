@@ -281,9 +281,70 @@ TEST_CASE("Cast between float, integer, bool, float16 and bfloat16", "[ops][tens
   OneNode like("CastLike", 15, {i64({2}, {1, -2}), f32({}, {0})});
   CHECK(values<float>(like.run1()) == F{1, -2});
 
-  OneNode f8("Cast", 19, {f32({1}, {1})});
-  f8.i("to", static_cast<int64_t>(DType::Float8E4M3FN));
-  CHECK_THROWS_WITH(f8.infer(), Contains("cannot cast to element type float8e4m3fn"));
+  OneNode e8m0("Cast", 24, {f32({1}, {1})});
+  e8m0.i("to", static_cast<int64_t>(DType::Float8E8M0));
+  CHECK_THROWS_WITH(e8m0.infer(), Contains("cannot cast to element type float8e8m0"));
+}
+
+namespace {
+/// The first n bytes of t's storage (packed types: several elements per byte).
+std::vector<uint8_t> bytes(const Tensor &t, size_t n) {
+  return std::vector<uint8_t>(t.data_as<uint8_t>(), t.data_as<uint8_t>() + n);
+}
+/// A tensor of a packed sub-byte type from its storage bytes.
+TensorPtr packed(DType dt, std::vector<int64_t> dims, std::vector<uint8_t> storage) {
+  auto t = std::make_shared<Tensor>(dt, std::move(dims));
+  std::memcpy(t->data(), storage.data(), storage.size());
+  return t;
+}
+} // namespace
+
+TEST_CASE("Cast to and from float8, float4e2m1, (u)int4 and (u)int2", "[ops][tensor]") {
+  const F in{1.0f, 448.0f, 500.0f, 1e6f, -INFINITY, NAN, -1e-7f};
+  auto to = [&](DType dt, int64_t saturate) {
+    OneNode n("Cast", 19, {f32({7}, in)});
+    n.i("to", static_cast<int64_t>(dt)).i("saturate", saturate);
+    return bytes(n.run1(), 7);
+  };
+  // e4m3fn: max 448 (0x7e), NaN 0x7f; 500 rounds to 512, which overflows.
+  CHECK(to(DType::Float8E4M3FN, 1) == std::vector<uint8_t>{0x38, 0x7e, 0x7e, 0x7e, 0xfe, 0x7f, 0x80});
+  std::vector<uint8_t> e4 = to(DType::Float8E4M3FN, 0);
+  CHECK(std::vector<uint8_t>(e4.begin(), e4.begin() + 4) == std::vector<uint8_t>{0x38, 0x7e, 0x7f, 0x7f});
+  CHECK((e4[4] & 0x7f) == 0x7f);
+  // e5m2 keeps infinities without saturate; the fnuz variants have one NaN (0x80), no -0.
+  CHECK(to(DType::Float8E5M2, 0) == std::vector<uint8_t>{0x3c, 0x5f, 0x60, 0x7c, 0xfc, 0x7f, 0x80});
+  CHECK(to(DType::Float8E5M2FNUZ, 0) == std::vector<uint8_t>{0x40, 0x63, 0x64, 0x80, 0x80, 0x80, 0x00});
+  CHECK(to(DType::Float8E5M2FNUZ, 1) == std::vector<uint8_t>{0x40, 0x63, 0x64, 0x7f, 0xff, 0x80, 0x00});
+
+  // float4e2m1 always saturates; -3.5 is a tie that goes to the even -4; NaN gives -0.
+  OneNode f4("Cast", 23, {f32({5}, {-3.5f, 0.25f, INFINITY, NAN, 1.0f})});
+  f4.i("to", static_cast<int64_t>(DType::Float4E2M1));
+  std::vector<uint8_t> f4b = bytes(f4.run1(), 3);
+  CHECK(std::vector<uint8_t>{f4b[0], f4b[1]} == std::vector<uint8_t>{0x0e, 0x87});
+  CHECK((f4b[2] & 0x0f) == 0x02);
+  OneNode f4back("Cast", 23, {packed(DType::Float4E2M1, {2}, {0x9f})});
+  f4back.i("to", static_cast<int64_t>(DType::Float));
+  CHECK(values<float>(f4back.run1()) == F{-6.0f, -0.5f});
+
+  // Integers wrap to the low bits (lowest element in the lowest bits); floats truncate first.
+  OneNode i4("Cast", 21, {f32({3}, {-9.0f, 7.9f, 8.0f})});
+  i4.i("to", static_cast<int64_t>(DType::Int4));
+  std::vector<uint8_t> i4b = bytes(i4.run1(), 2);
+  CHECK(i4b[0] == 0x77);
+  CHECK((i4b[1] & 0x0f) == 0x08);
+  OneNode u2("Cast", 25, {i64({4}, {-1, 2, 5, 4})});
+  u2.i("to", static_cast<int64_t>(DType::Uint2));
+  CHECK(bytes(u2.run1(), 1) == std::vector<uint8_t>{0x1b});
+  OneNode i2back("Cast", 25, {packed(DType::Int2, {4}, {0x1b})});
+  i2back.i("to", static_cast<int64_t>(DType::Int8));
+  CHECK(values<int8_t>(i2back.run1()) == std::vector<int8_t>{-1, -2, 1, 0});
+
+  OneNode e5back("Cast", 19, {make<uint8_t>(DType::Float8E5M2, {4}, {0x7c, 0xfc, 0x7f, 0x3c})});
+  e5back.i("to", static_cast<int64_t>(DType::Float16));
+  CHECK(values<uint16_t>(e5back.run1())[0] == 0x7c00);
+  CHECK(values<uint16_t>(e5back.run1())[1] == 0xfc00);
+  CHECK((values<uint16_t>(e5back.run1())[2] & 0x7c00) == 0x7c00);
+  CHECK(values<uint16_t>(e5back.run1())[3] == 0x3c00);
 }
 
 TEST_CASE("Shape, Size, Constant, ConstantOfShape, Range", "[ops][tensor]") {

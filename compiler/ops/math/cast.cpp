@@ -1,7 +1,9 @@
 // Cast (to the `to` attribute's dtype) and CastLike (opset 15: to the second input's dtype)
-// between float, double, float16, bfloat16, int8..int64, uint8..uint64 and bool. The float8
-// `saturate` attribute is accepted and ignored: float8, 4-bit and string types are rejected.
+// between float, double, float16, bfloat16, int8..int64, uint8..uint64, bool, the float8 types
+// (with `saturate`, default 1), float4e2m1 and the packed (u)int4 / (u)int2. Kernel and
+// rounding rules: templates/cpu/cast.cpp. Strings, complex and float8e8m0 are rejected.
 #include "compiler/ops/op_util.h"
+#include "templates/cpu/cast_params.h"
 
 namespace onnxc {
 
@@ -20,11 +22,21 @@ static void check_castable(const Node &n, DType t, const char *which) {
   case DType::Uint32:
   case DType::Uint64:
   case DType::Bool:
+  case DType::Float8E4M3FN:
+  case DType::Float8E4M3FNUZ:
+  case DType::Float8E5M2:
+  case DType::Float8E5M2FNUZ:
+  case DType::Float4E2M1:
+  case DType::Uint4:
+  case DType::Int4:
+  case DType::Uint2:
+  case DType::Int2:
     return;
   default:
     node_fail(n,
               "cannot cast {} element type {}: only float, double, float16, bfloat16, "
-              "(u)int8..(u)int64 and bool are supported",
+              "(u)int2..(u)int64, bool, float8 (e4m3fn, e4m3fnuz, e5m2, e5m2fnuz) and "
+              "float4e2m1 are supported",
               which, dtype_name(t));
   }
 }
@@ -56,10 +68,11 @@ static OpDef cast_def(const char *name, int64_t min_opset) {
     if (from == to)
       return KernelCall{
           "onnxc_k_copy", {n.inputs[0], n.outputs[0]}, {type_bytes(n.outputs[0]->type)}};
-    return KernelCall{
-        "onnxc_k_cast",
-        {n.inputs[0], n.outputs[0]},
-        {static_cast<int64_t>(from), static_cast<int64_t>(to), product(output_dims(n, 0))}};
+    onnxc_k::CastParams p{static_cast<int64_t>(from), static_cast<int64_t>(to),
+                          product(output_dims(n, 0)), attr_int(n, "saturate", 1) != 0};
+    KernelCall call{"onnxc_k_cast", {n.inputs[0], n.outputs[0]}, {}};
+    set_params(call, p);
+    return call;
   };
   return d;
 }
