@@ -116,10 +116,12 @@ template <typename S> bool cast_from(onnxc_rt *rt, i64 to, const void *x, void *
 }
 
 #define ONNXC_CAST_FROM(code, S, unused)                                                           \
-  case code: return cast_from<S>(rt, p.to, t[0], t[1], p.count);
+  case code: return cast_from<S>(rt, to, t[0], t[1], count);
 
-bool dispatch(onnxc_rt *rt, void *const *t, const onnxc_k::CastParams &p) {
-  switch (p.from) { ONNXC_CAST_TYPES(ONNXC_CAST_FROM, 0) }
+/* The params are passed as scalars, not a struct: constants then propagate into the (internal,
+ * single-caller) functions even where they are not inlined, and the unused cases fold away. */
+bool dispatch(onnxc_rt *rt, void *const *t, i64 from, i64 to, i64 count) {
+  switch (from) { ONNXC_CAST_TYPES(ONNXC_CAST_FROM, 0) }
   return false;
 }
 
@@ -197,27 +199,27 @@ void store_any(i64 dt, void *p, i64 i, const Num &v, bool saturate) {
 }
 
 /// Casts from or to a small type; packed outputs serially (their elements share bytes).
-void cast_small(onnxc_rt *rt, void *const *t, const onnxc_k::CastParams &p) {
+void cast_small(onnxc_rt *rt, void *const *t, i64 from, i64 to, i64 count, bool saturate) {
   const void *x = t[0];
   void *y = t[1];
   auto body = [&](i64 b, i64 e) {
     for (i64 i = b; i < e; ++i)
-      store_any(p.to, y, i, load_any(p.from, x, i), p.saturate != 0);
+      store_any(to, y, i, load_any(from, x, i), saturate);
   };
-  if (packed_bits(p.to))
-    body(0, p.count);
+  if (packed_bits(to))
+    body(0, count);
   else
-    onnxc_k::parallel_for(rt, p.count, 16384, body);
+    onnxc_k::parallel_for(rt, count, 16384, body);
 }
 } // namespace
 
 extern "C" int32_t onnxc_k_cast(onnxc_rt *rt, void *const *t, const int64_t *params) {
   const auto p = onnxc_k::params_of<onnxc_k::CastParams>(params);
   if (is_small(p.from) || is_small(p.to)) {
-    cast_small(rt, t, p);
+    cast_small(rt, t, p.from, p.to, p.count, p.saturate != 0);
     return 0;
   }
-  if (!dispatch(rt, t, p))
+  if (!dispatch(rt, t, p.from, p.to, p.count))
     return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT, "Cast: unsupported element types");
   return 0;
 }
