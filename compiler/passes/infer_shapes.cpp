@@ -74,10 +74,14 @@ size_t infer_at(Graph &g, size_t k, const InferOptions &opts, HalfPromoter &prom
   }
   try {
     return promoter.promote_to_float(k, [&](Node &m) { infer_node(m, opts); });
-  } catch (const Error &) {
-    if (native_error)
-      throw *native_error;
-    throw;
+  } catch (const Error &e) {
+    if (!native_error)
+      throw;
+    // Both failed: the half error first, then why the float fallback failed too.
+    std::string in_float = e.what(), prefix = n.describe() + ": ";
+    if (in_float.rfind(prefix, 0) == 0)
+      in_float.erase(0, prefix.size());
+    throw Error(fmt::format("{}; computed in float instead: {}", native_error->what(), in_float));
   }
 }
 
