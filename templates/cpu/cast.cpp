@@ -8,7 +8,8 @@
  * (quant_common.h): values go through float, round to nearest even; out of range (and
  * infinities) give the largest finite value with `saturate` (always for float4e2m1), else
  * infinity (e5m2) or NaN; NaN to float4e2m1, which has none, gives -0 (code 0x8) as
- * ml_dtypes, the ONNX reference, does. */
+ * ml_dtypes, the ONNX reference, does. float8e8m0 (a power of two) is the float's exponent
+ * field, rounded per `round_mode` (quant_common.h). */
 #include "templates/cpu/cast_params.h"
 #include "templates/cpu/half.h"
 #include "templates/cpu/kernel_abi.h"
@@ -146,22 +147,26 @@ template <typename S> Num num_of(S v) {
 
 bool is_small(i64 dt) {
   MiniFloat f;
-  return packed_bits(dt) != 0 || minifloat_of(dt, f);
+  return packed_bits(dt) != 0 || minifloat_of(dt, f) || dt == kE8M0;
 }
 
 Num load_small(i64 dt, const void *p, i64 i) {
   MiniFloat f;
+  if (dt == kE8M0)
+    return {e8m0_decode(static_cast<const unsigned char *>(p)[i]), 0, false};
   if (minifloat_of(dt, f))
     return {minifloat_decode(f, load_packed_or_byte(p, i, packed_bits(dt))), 0, false};
   const long long v = load_int(dt, p, i);
   return {static_cast<double>(v), v, true};
 }
 
-void store_small(i64 dt, void *p, i64 i, const Num &v, bool saturate) {
+void store_small(i64 dt, void *p, i64 i, const Num &v, bool saturate, i64 round) {
   MiniFloat f;
   const int bits = packed_bits(dt);
   unsigned code;
-  if (minifloat_of(dt, f)) {
+  if (dt == kE8M0) {
+    code = e8m0_encode(static_cast<float>(v.f), round, saturate);
+  } else if (minifloat_of(dt, f)) {
     const bool nan = v.f != v.f;
     code = dt == kF4E2M1 && nan ? 0x8u : minifloat_encode(f, static_cast<float>(v.f), saturate);
   } else {
@@ -190,21 +195,22 @@ Num load_any(i64 dt, const void *p, i64 i) {
     static_cast<D *>(p)[i] = v.is_int ? from_integer<D>(v.i) : from_double<D>(v.f);                \
     return;
 
-void store_any(i64 dt, void *p, i64 i, const Num &v, bool saturate) {
+void store_any(i64 dt, void *p, i64 i, const Num &v, bool saturate, i64 round) {
   switch (dt) {
     ONNXC_CAST_TYPES(ONNXC_CAST_STORE, 0)
   default:
-    store_small(dt, p, i, v, saturate);
+    store_small(dt, p, i, v, saturate, round);
   }
 }
 
 /// Casts from or to a small type; packed outputs serially (their elements share bytes).
-void cast_small(onnxc_rt *rt, void *const *t, i64 from, i64 to, i64 count, bool saturate) {
+void cast_small(onnxc_rt *rt, void *const *t, i64 from, i64 to, i64 count, bool saturate,
+                i64 round) {
   const void *x = t[0];
   void *y = t[1];
   auto body = [&](i64 b, i64 e) {
     for (i64 i = b; i < e; ++i)
-      store_any(to, y, i, load_any(from, x, i), saturate);
+      store_any(to, y, i, load_any(from, x, i), saturate, round);
   };
   if (packed_bits(to))
     body(0, count);
@@ -216,7 +222,7 @@ void cast_small(onnxc_rt *rt, void *const *t, i64 from, i64 to, i64 count, bool 
 extern "C" int32_t onnxc_k_cast(onnxc_rt *rt, void *const *t, const int64_t *params) {
   const auto p = onnxc_k::params_of<onnxc_k::CastParams>(params);
   if (is_small(p.from) || is_small(p.to)) {
-    cast_small(rt, t, p.from, p.to, p.count, p.saturate != 0);
+    cast_small(rt, t, p.from, p.to, p.count, p.saturate != 0, p.round_mode);
     return 0;
   }
   if (!dispatch(rt, t, p.from, p.to, p.count))

@@ -12,6 +12,7 @@ struct CastParams {
   int64_t count;    ///< elements
   int64_t saturate; ///< 0/1: float8 targets clamp out-of-range values (and infinities) to the
                     ///< largest finite value instead of giving infinity / NaN
+  int64_t round_mode; ///< float8e8m0 targets: quant::E8M0Round (quant_common.h)
 };
 
 } // namespace onnxc_k
