@@ -149,5 +149,6 @@ TEST_CASE("promote_half: bool outputs stay bool; a failing node reports its own 
   output(bad, op(bad, "Mul", {p, q})->outputs[0]);
   CHECK_THROWS_WITH(infer_shapes(bad),
                     Contains("element type float16 is not supported") &&
-                        Contains("; computed in float instead: ") && Contains("cannot be broadcast"));
+                        Contains("; computed in float instead: ") &&
+                        Contains("cannot be broadcast"));
 }
