@@ -67,15 +67,11 @@ static void bind_input_value(Graph &g, const std::string &name, const TensorPtr 
 }
 
 void check_input_kinds(const Graph &g) {
-  for (const Value *v : g.inputs) {
+  for (const Value *v : g.inputs)
     if (v->type.dtype == DType::Undefined)
       fail("graph input '{}' is not a tensor (sequence, map and optional inputs are not "
            "supported)",
            v->name);
-    if (v->type.dtype == DType::String)
-      fail("graph input '{}' has element type string, which compiled models do not support",
-           v->name);
-  }
 }
 
 void bind_input_shapes(Graph &g, const ShapeBindings &b) {
@@ -103,6 +99,9 @@ void bind_input_shapes(Graph &g, const ShapeBindings &b) {
   }
   check_input_kinds(g);
   for (Value *v : g.inputs) {
+    if (v->type.dtype == DType::String)
+      fail("graph input '{}' has element type string, which compiled models do not support",
+           v->name);
     if (!v->type.shape)
       fail("graph input '{}' has no shape in the model; pass --shape {}=AxBxC", v->name, v->name);
     for (Dim &d : *v->type.shape) {
