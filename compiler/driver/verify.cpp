@@ -3,6 +3,7 @@
 #include "compiler/driver/test_data.h"
 #include "compiler/frontend/onnx_loader.h"
 #include "compiler/ir/error.h"
+#include "compiler/passes/bind_shapes.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -184,6 +185,8 @@ bool check_data_set(const Compiled &c, const std::string &dir, const VerifyOptio
 int cmd_verify(const VerifyOptions &o) {
   if (o.data_dirs.empty())
     fail("verify needs at least one test data directory");
+  // The data files of a sequence / optional input are not TensorProtos: name the input first.
+  check_input_kinds(*load_model(o.model_path)->graph);
   TempDir tmp;
   int failed = 0, index = 0;
   Compiled shared;

@@ -123,6 +123,7 @@ double Tensor::float_at(int64_t i) const {
   case DType::Float8E5M2FNUZ: return minifloat_to_double(p[i], 5, 2, 16, true);
   case DType::Float4E2M1:
     return minifloat_to_double((p[i / 2] >> (4 * (i % 2))) & 0xfu, 2, 1, 1, false);
+  case DType::Float8E8M0: return p[i] == 0xff ? NAN : std::ldexp(1.0, int(p[i]) - 127);
   case DType::Float16: return half_to_double(load<uint16_t>(bytes_.data(), i));
   case DType::BFloat16: return bfloat16_to_double(load<uint16_t>(bytes_.data(), i));
   case DType::Float: return load<float>(bytes_.data(), i);

@@ -52,6 +52,10 @@ std::vector<Tensor> run_kernel(const Node &n, const std::vector<const Tensor *> 
 
 } // namespace
 
+bool native_kernel_exists(const std::string &name) {
+  return dlsym(RTLD_DEFAULT, name.c_str()) != nullptr;
+}
+
 std::vector<Tensor> evaluate_node(const Node &n, const std::vector<const Tensor *> &inputs) {
   if (!n.def)
     node_fail(n, "operator is not supported");

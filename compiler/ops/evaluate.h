@@ -14,4 +14,8 @@ namespace onnxc {
 /// The node's output types must be inferred and static. Throws Error naming the node.
 std::vector<Tensor> evaluate_node(const Node &n, const std::vector<const Tensor *> &inputs);
 
+/// True if this onnxc build has the kernel `name` (the natively compiled kernels and the
+/// embedded bitcode come from the same sources, so they define the same names).
+bool native_kernel_exists(const std::string &name);
+
 } // namespace onnxc

@@ -66,6 +66,14 @@ static void bind_input_value(Graph &g, const std::string &name, const TensorPtr 
   g.initializers.push_back(v);
 }
 
+void check_input_kinds(const Graph &g) {
+  for (const Value *v : g.inputs)
+    if (v->type.dtype == DType::Undefined)
+      fail("graph input '{}' is not a tensor (sequence, map and optional inputs are not "
+           "supported)",
+           v->name);
+}
+
 void bind_input_shapes(Graph &g, const ShapeBindings &b) {
   for (const auto &[name, value] : b.input_values)
     bind_input_value(g, name, value);
@@ -89,11 +97,8 @@ void bind_input_shapes(Graph &g, const ShapeBindings &b) {
       }
     v->type.shape.emplace(dims.begin(), dims.end());
   }
+  check_input_kinds(g);
   for (Value *v : g.inputs) {
-    if (v->type.dtype == DType::Undefined)
-      fail("graph input '{}' is not a tensor (sequence, map and optional inputs are not "
-           "supported)",
-           v->name);
     if (v->type.dtype == DType::String)
       fail("graph input '{}' has element type string, which compiled models do not support",
            v->name);

@@ -26,4 +26,9 @@ void parse_dim_flag(const std::string &flag, ShapeBindings &b);
 
 void bind_input_shapes(Graph &g, const ShapeBindings &b);
 
+/// Throws Error for a graph input that is not a tensor (sequence, map, optional).
+/// bind_input_shapes checks this too; `verify` calls it before reading test data, whose files
+/// for such inputs are not TensorProtos.
+void check_input_kinds(const Graph &g);
+
 } // namespace onnxc

@@ -4,8 +4,10 @@
 #include "compiler/ops/op_def.h"
 #include "compiler/ops/op_util.h"
 #include "compiler/passes/control_flow.h"
+#include "compiler/passes/promote_half.h"
 
 #include <memory>
+#include <optional>
 
 namespace onnxc {
 namespace {
@@ -58,17 +60,47 @@ void infer_node(Node &n, const InferOptions &opts) {
     propagate_constant(n, opts);
 }
 
+/// Infers nodes[k]; one with float16/bfloat16 inputs and no half kernel is computed in float
+/// (promote_half.h). Returns the index of the last node now standing for it.
+size_t infer_at(Graph &g, size_t k, const InferOptions &opts, HalfPromoter &promoter) {
+  Node &n = *g.nodes[k];
+  if (!has_half_input(n)) {
+    infer_node(n, opts);
+    return k;
+  }
+  std::optional<Error> native_error;
+  try {
+    infer_node(n, opts);
+    if (half_is_native(n))
+      return k;
+  } catch (const Error &e) {
+    native_error = e;
+  }
+  try {
+    return promoter.promote_to_float(k, [&](Node &m) { infer_node(m, opts); });
+  } catch (const Error &e) {
+    if (!native_error)
+      throw;
+    // Both failed: the half error first, then why the float fallback failed too.
+    std::string in_float = e.what(), prefix = n.describe() + ": ";
+    if (in_float.rfind(prefix, 0) == 0)
+      in_float.erase(0, prefix.size());
+    throw Error(fmt::format("{}; computed in float instead: {}", native_error->what(), in_float));
+  }
+}
+
 } // namespace
 
 void infer_shapes(Graph &g, const InferOptions &opts) {
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    Node *n = g.nodes[i].get();
+  HalfPromoter promoter(g);
+  for (size_t k = 0; k < g.nodes.size(); ++k) {
+    Node *n = g.nodes[k].get();
     try {
       // An If on a constant: its branch's nodes (at least one Identity per output) take its
       // place and are inferred next.
-      while (opts.propagate_constants && inline_constant_if(g, i))
-        n = g.nodes[i].get();
-      infer_node(*n, opts);
+      while (opts.propagate_constants && inline_constant_if(g, k))
+        n = g.nodes[k].get();
+      k = infer_at(g, k, opts, promoter);
     } catch (const Error &e) {
       std::string msg = e.what();
       if (msg.rfind(n->describe(), 0) != 0)
@@ -76,6 +108,7 @@ void infer_shapes(Graph &g, const InferOptions &opts) {
       throw Error(msg);
     }
   }
+  promoter.finish();
   for (const Value *o : g.outputs)
     if (o->type.dtype == DType::Undefined || !o->type.is_static())
       fail("could not infer the shape of graph output '{}'", o->name);

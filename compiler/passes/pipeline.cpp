@@ -9,6 +9,7 @@
 #include "compiler/passes/form_regions.h"
 #include "compiler/passes/fuse_qdq.h"
 #include "compiler/passes/lower_regions.h"
+#include "compiler/passes/promote_half.h"
 #include "compiler/passes/verify_graph.h"
 
 #include <chrono>
@@ -47,13 +48,14 @@ private:
 } // namespace
 
 std::vector<std::string> pipeline_pass_names() {
-  return {"check-supported", "bind-shapes",    "infer-shapes",    "fuse-qdq",   "fold-constants",
-          "fold-batchnorm",  "fuse-activation", "dce",             "form-regions",
-          "lower-regions",   "plan-memory"};
+  return {"check-supported", "bind-shapes",     "infer-shapes",   "fuse-half-casts",
+          "fuse-qdq",        "fold-constants",  "fold-batchnorm", "fuse-activation",
+          "dce",             "form-regions",    "lower-regions",  "plan-memory"};
 }
 
 std::vector<std::string> optional_pass_names() {
-  return {"fuse-qdq", "fold-batchnorm", "fuse-activation", kInplacePass, kSpecialiseParallelPass};
+  return {"fuse-half-casts", "fuse-qdq",    "fold-batchnorm",
+          "fuse-activation", kInplacePass, kSpecialiseParallelPass};
 }
 
 bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
@@ -99,7 +101,10 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   // Symbolic input dims are bound by --shape/--dim; all shapes become static from here on.
   run("bind-shapes", [&] { bind_input_shapes(g, opts.bindings); });
   // Types and shapes of every value; constant values propagated (shape subgraphs fold here).
+  // float16/bfloat16 nodes without a half kernel run in float between Casts (promote_half.h).
   run("infer-shapes", [&] { infer_shapes(g, opts.infer); });
+  // Consecutive promoted nodes pass float values on instead of rounding to half in between.
+  run("fuse-half-casts", [&] { fuse_half_casts(g); });
   // DequantizeLinear -> Conv/MatMul/Gemm -> QuantizeLinear runs as integer QLinearConv/...
   run("fuse-qdq", [&] { fuse_qdq(g); });
   // Nodes whose outputs are all known become weights.

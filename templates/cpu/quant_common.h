@@ -20,7 +20,7 @@ namespace quant {
 /* ONNX dtype numbers used here. */
 constexpr i64 kF32 = 1, kU8 = 2, kI8 = 3, kU16 = 4, kI16 = 5, kI32 = 6, kF16 = 10, kF64 = 11,
               kBF16 = 16, kE4M3FN = 17, kE4M3FNUZ = 18, kE5M2 = 19, kE5M2FNUZ = 20, kU4 = 21,
-              kI4 = 22, kF4E2M1 = 23, kU2 = 25, kI2 = 26;
+              kI4 = 22, kF4E2M1 = 23, kE8M0 = 24, kU2 = 25, kI2 = 26;
 
 /// Bits per element of a packed sub-byte type (4 or 2), 0 for whole-byte types.
 inline int packed_bits(i64 dt) {
@@ -130,6 +130,34 @@ inline unsigned minifloat_encode(const MiniFloat &f, float v, bool saturate) {
   if (f.fnuz && mag == 0)
     sign = 0;
   return sign | mag;
+}
+
+/// float8e8m0 (exponent only, no sign): code c is 2^(c - 127), 0xff is NaN.
+inline float e8m0_decode(unsigned code) {
+  if (code == 0xffu)
+    return __builtin_nanf("");
+  return half::u2f(code ? code << 23 : 0x400000u); /* code 0: the subnormal 2^-127 */
+}
+
+/// Rounding of float8e8m0_encode: toward +infinity magnitude, toward zero, or to nearest.
+enum E8M0Round : i64 { kE8M0Up = 0, kE8M0Down = 1, kE8M0Nearest = 2 };
+
+/// float to float8e8m0 as onnx.numpy_helper.to_float8e8m0: the float's exponent field,
+/// incremented per `round` (`nearest` rounds up on the guard bit unless the rest is zero and
+/// the exponent field is 0); NaN and infinity give 0xff; with `saturate`, rounding stops at 0xfe.
+inline unsigned e8m0_encode(float v, i64 round, bool saturate) {
+  const half::u32 bits = half::f2u(v);
+  unsigned e = (bits >> 23) & 0xffu;
+  if (e == 0xffu)
+    return 0xffu;
+  bool up = false;
+  if (round == kE8M0Up)
+    up = (bits & 0x7fffffu) != 0;
+  else if (round == kE8M0Nearest)
+    up = (bits & 0x400000u) && ((bits & 0x3fffffu) || e > 0);
+  if (up && !(saturate && e == 0xfeu))
+    ++e;
+  return e;
 }
 
 /// Reads element i of a real tensor of ONNX dtype `dt` (float16/bfloat16/float/double).

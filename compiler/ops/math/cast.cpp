@@ -1,7 +1,11 @@
 // Cast (to the `to` attribute's dtype) and CastLike (opset 15: to the second input's dtype)
-// between float, double, float16, bfloat16, int8..int64, uint8..uint64 and bool. The float8
-// `saturate` attribute is accepted and ignored: float8, 4-bit and string types are rejected.
+// between float, double, float16, bfloat16, int8..int64, uint8..uint64, bool, the float8 types
+// (with `saturate`, default 1), float8e8m0 (with `round_mode`), float4e2m1 and the packed
+// (u)int4 / (u)int2. Kernel and rounding rules: templates/cpu/cast.cpp. Strings and complex
+// are rejected.
 #include "compiler/ops/op_util.h"
+#include "templates/cpu/cast_params.h"
+#include "templates/cpu/quant_common.h"
 
 namespace onnxc {
 
@@ -20,11 +24,22 @@ static void check_castable(const Node &n, DType t, const char *which) {
   case DType::Uint32:
   case DType::Uint64:
   case DType::Bool:
+  case DType::Float8E4M3FN:
+  case DType::Float8E4M3FNUZ:
+  case DType::Float8E5M2:
+  case DType::Float8E5M2FNUZ:
+  case DType::Float4E2M1:
+  case DType::Uint4:
+  case DType::Int4:
+  case DType::Uint2:
+  case DType::Int2:
+  case DType::Float8E8M0:
     return;
   default:
     node_fail(n,
               "cannot cast {} element type {}: only float, double, float16, bfloat16, "
-              "(u)int8..(u)int64 and bool are supported",
+              "(u)int2..(u)int64, bool, float8 (e4m3fn, e4m3fnuz, e5m2, e5m2fnuz, e8m0) and "
+              "float4e2m1 are supported",
               which, dtype_name(t));
   }
 }
@@ -40,11 +55,25 @@ static DType cast_target(const Node &n) {
   return static_cast<DType>(to);
 }
 
+/// The `round_mode` attribute (float8e8m0 targets) as onnxc_k::quant::E8M0Round.
+static int64_t round_mode(const Node &n) {
+  std::string m = attr_string(n, "round_mode", "up");
+  if (m == "up")
+    return onnxc_k::quant::kE8M0Up;
+  if (m == "down")
+    return onnxc_k::quant::kE8M0Down;
+  if (m == "nearest")
+    return onnxc_k::quant::kE8M0Nearest;
+  node_fail(n, "attribute 'round_mode' = '{}' is not one of up, down, nearest", m);
+}
+
 static OpDef cast_def(const char *name, int64_t min_opset) {
   OpDef d;
   d.name = name;
   d.min_opset = min_opset;
-  d.attrs = {{"to", Attribute::Kind::Int}, {"saturate", Attribute::Kind::Int}};
+  d.attrs = {{"to", Attribute::Kind::Int},
+             {"saturate", Attribute::Kind::Int},
+             {"round_mode", Attribute::Kind::String}};
   d.infer = [](Node &n) {
     DType to = cast_target(n);
     check_castable(n, input_dtype(n, 0), "from");
@@ -56,10 +85,12 @@ static OpDef cast_def(const char *name, int64_t min_opset) {
     if (from == to)
       return KernelCall{
           "onnxc_k_copy", {n.inputs[0], n.outputs[0]}, {type_bytes(n.outputs[0]->type)}};
-    return KernelCall{
-        "onnxc_k_cast",
-        {n.inputs[0], n.outputs[0]},
-        {static_cast<int64_t>(from), static_cast<int64_t>(to), product(output_dims(n, 0))}};
+    onnxc_k::CastParams p{static_cast<int64_t>(from), static_cast<int64_t>(to),
+                          product(output_dims(n, 0)), attr_int(n, "saturate", 1) != 0,
+                          round_mode(n)};
+    KernelCall call{"onnxc_k_cast", {n.inputs[0], n.outputs[0]}, {}};
+    set_params(call, p);
+    return call;
   };
   return d;
 }
