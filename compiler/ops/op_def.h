@@ -33,6 +33,15 @@ struct KernelCall {
   std::vector<int64_t> params; ///< constants: a typed struct (set_params) or, in older
                                ///< kernels, a hand-laid list (doubles stored with param_f64())
   int64_t scratch_bytes = 0;  ///< temporary buffer the planner provides as the last tensor
+  /// Constants the lowering derives from constant inputs (weights pre-packed in a kernel's
+  /// layout): args[slot] is nullptr in the lowering's result; plan-memory adds the tensor to the
+  /// graph as a weight (named after `name`) and the evaluator passes it as is.
+  struct Derived {
+    size_t slot;
+    TensorPtr tensor;
+    std::string name;
+  };
+  std::vector<Derived> derived{};
 };
 
 /// Encodes a double as an int64 parameter (bit copy); kernels read it with onnxc_param_f64().

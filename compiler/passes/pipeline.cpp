@@ -7,6 +7,7 @@
 #include "compiler/passes/fold_constants.h"
 #include "compiler/passes/fuse_activation.h"
 #include "compiler/passes/fuse_qdq.h"
+#include "compiler/passes/pack_weights.h"
 #include "compiler/passes/verify_graph.h"
 
 #include <chrono>
@@ -46,11 +47,12 @@ private:
 
 std::vector<std::string> pipeline_pass_names() {
   return {"check-supported", "bind-shapes",    "infer-shapes",    "fuse-qdq",   "fold-constants",
-          "fold-batchnorm",  "fuse-activation", "dce",             "plan-memory"};
+          "fold-batchnorm",  "fuse-activation", "dce",             "pack-weights",
+          "plan-memory"};
 }
 
 std::vector<std::string> optional_pass_names() {
-  return {"fuse-qdq", "fold-batchnorm", "fuse-activation"};
+  return {"fuse-qdq", "fold-batchnorm", "fuse-activation", "pack-weights"};
 }
 
 bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
@@ -58,7 +60,7 @@ bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
   if (std::find(optional.begin(), optional.end(), pass) == optional.end())
     return true;
   for (const std::string &d : opts.disabled_passes)
-    if (d == pass || d == "all-fusion")
+    if (d == pass || (d == "all-fusion" && pass != "pack-weights"))
       return false;
   return true;
 }
@@ -107,6 +109,8 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   run("fuse-activation", [&] { fuse_activation(g); });
   // Nodes that no graph output depends on are removed.
   run("dce", [&] { eliminate_dead_code(g); });
+  // Constant GEMM weights (Conv, Gemm, MatMul) are packed in the kernels' layout when lowered.
+  run("pack-weights", [&] { pack_weights(g); });
   // Lower to kernel calls; place every intermediate tensor in one arena by liveness.
   ExecutionPlan plan;
   run("plan-memory", [&] { plan = plan_memory(g, opts.model_name, opts.plan); });

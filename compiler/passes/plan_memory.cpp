@@ -141,6 +141,11 @@ ExecutionPlan plan_memory(Graph &g, const std::string &model_name, const PlanOpt
   for (auto &n : g.nodes) {
     PlannedCall pc;
     pc.call = n->def->lower(*n);
+    for (const KernelCall::Derived &d : pc.call.derived) { // e.g. pre-packed weights
+      Value *v = g.add_constant("", d.tensor);
+      v->name = d.name;
+      pc.call.args.at(d.slot) = v;
+    }
     pc.node_desc = n->describe();
     pc.profile = describe_for_profile(*n);
     plan.calls.push_back(std::move(pc));

@@ -19,36 +19,77 @@ namespace {
 
 /// The params with the window's fields at top level, as the algorithms below read them.
 struct ConvGeom : WindowGeom {
-  i64 N, C, M, G, algo, has_bias;
+  i64 N, C, M, G, algo, has_bias, w_packed;
   explicit ConvGeom(const ConvParams &p)
-      : WindowGeom(p.w), N(p.N), C(p.C), M(p.M), G(p.G), algo(p.algo), has_bias(p.has_bias) {}
+      : WindowGeom(p.w), N(p.N), C(p.C), M(p.M), G(p.G), algo(p.algo), has_bias(p.has_bias),
+        w_packed(p.w_packed) {}
 };
 
-/// Packs columns [pn*NR, +NR) of the im2col matrix of one image's group (x: its Cg channels).
-template <typename T> void pack_im2col(const ConvGeom &g, const T *x, T *dst, i64 K, i64 pn) {
+/// Output index range [lo, hi) whose input coordinate o*s - p + off lies in [0, in).
+inline void valid_range(i64 in, i64 out, i64 s, i64 p, i64 off, i64 &lo, i64 &hi) {
+  const i64 a = p - off; /* need o*s >= a */
+  lo = a <= 0 ? 0 : (a + s - 1) / s;
+  const i64 b = in + p - off - 1; /* need o*s <= b */
+  hi = b < 0 ? 0 : gemm::min_i(out, b / s + 1);
+  if (hi < lo)
+    hi = lo;
+}
+
+/// Writes n consecutive columns o.. of row kk of the packed K x Nsp matrix (panels of NR
+/// columns, each `kstride` elements apart): src[t*s] for t < n, or zeros if src is null.
+template <typename T> void put_run(T *row, i64 kstride, i64 o, i64 n, const T *src, i64 s) {
   constexpr i64 NR = gemm::nr<T>();
-  const i64 j0 = pn * NR, cols = gemm::min_i(NR, g.out_size() - j0);
-  i64 base[3][NR];
-  for (i64 j = 0; j < NR; ++j) {
-    i64 o = j0 + (j < cols ? j : 0);
-    const i64 ow = o % g.out[2], oh = (o / g.out[2]) % g.out[1], od = o / (g.out[2] * g.out[1]);
-    base[0][j] = od * g.s[0] - g.p[0];
-    base[1][j] = oh * g.s[1] - g.p[1];
-    base[2][j] = ow * g.s[2] - g.p[2];
+  while (n > 0) {
+    const i64 j = o % NR, m = gemm::min_i(NR - j, n);
+    T *d = row + (o / NR) * kstride + j;
+    if (!src) {
+      for (i64 t = 0; t < m; ++t)
+        d[t] = T(0);
+    } else if (s == 1) {
+      for (i64 t = 0; t < m; ++t)
+        d[t] = src[t];
+      src += m;
+    } else {
+      for (i64 t = 0; t < m; ++t)
+        d[t] = src[t * s];
+      src += m * s;
+    }
+    o += m;
+    n -= m;
   }
-  const i64 ks = g.k_size(), plane = g.in_size();
-  for (i64 kk = 0; kk < K; ++kk) {
+}
+
+/// Packs rows [k_lo, k_hi) of the im2col matrix of one image's group (x: its Cg channels) into
+/// GEMM panels, one output row segment at a time (contiguous input runs for stride 1).
+template <typename T>
+void pack_im2col(const ConvGeom &g, const T *x, T *dst, i64 K, i64 k_lo, i64 k_hi) {
+  constexpr i64 NR = gemm::nr<T>();
+  const i64 ks = g.k_size(), kstride = K * NR, Nsp = g.out_size();
+  const i64 pad_cols = gemm::ceil_div(Nsp, NR) * NR - Nsp;
+  for (i64 kk = k_lo; kk < k_hi; ++kk) {
     const i64 c = kk / ks, r = kk % ks;
     const i64 kd = r / (g.k[1] * g.k[2]), kh = (r / g.k[2]) % g.k[1], kw = r % g.k[2];
-    const i64 od = kd * g.d[0], oh = kh * g.d[1], ow = kw * g.d[2];
-    const T *xc = x + c * plane;
+    const i64 off = kw * g.d[2] - g.p[2];
+    i64 o0, o1;
+    valid_range(g.in[2], g.out[2], g.s[2], g.p[2], kw * g.d[2], o0, o1);
+    const T *xc = x + c * g.in_size();
     T *row = dst + kk * NR;
-    for (i64 j = 0; j < NR; ++j) {
-      const i64 id = base[0][j] + od, ih = base[1][j] + oh, iw = base[2][j] + ow;
-      const bool in =
-          j < cols && id >= 0 && id < g.in[0] && ih >= 0 && ih < g.in[1] && iw >= 0 && iw < g.in[2];
-      row[j] = in ? xc[(id * g.in[1] + ih) * g.in[2] + iw] : T(0);
+    for (i64 od = 0; od < g.out[0]; ++od) {
+      const i64 id = od * g.s[0] - g.p[0] + kd * g.d[0];
+      for (i64 oh = 0; oh < g.out[1]; ++oh) {
+        const i64 ih = oh * g.s[1] - g.p[1] + kh * g.d[1];
+        const i64 ob = (od * g.out[1] + oh) * g.out[2];
+        if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1] || o1 <= o0) {
+          put_run<T>(row, kstride, ob, g.out[2], nullptr, 0);
+          continue;
+        }
+        const T *xr = xc + (id * g.in[1] + ih) * g.in[2];
+        put_run<T>(row, kstride, ob, o0, nullptr, 0);
+        put_run(row, kstride, ob + o0, o1 - o0, xr + o0 * g.s[2] + off, g.s[2]);
+        put_run<T>(row, kstride, ob + o1, g.out[2] - o1, nullptr, 0);
+      }
     }
+    put_run<T>(row, kstride, Nsp, pad_cols, nullptr, 0);
   }
 }
 
@@ -63,48 +104,25 @@ void conv_gemm(onnxc_rt *rt, const ConvGeom &g, const Act<T> &act, const T *x, c
     for (i64 grp = 0; grp < g.G; ++grp) {
       const T *xg = x + (n * g.C + grp * Cg) * g.in_size();
       auto pack = [&](i64 lo, i64 hi) {
-        for (i64 pn = lo; pn < hi; ++pn) {
-          if (g.algo == kConvPointwise)
-            pack_panel(packed + pn * kk * NR, xg, K, Nsp, Nsp, 1, pn);
-          else
-            pack_im2col(g, xg, packed + pn * kk * NR, K, pn);
-        }
+        for (i64 pn = lo; pn < hi; ++pn)
+          pack_panel(packed + pn * kk * NR, xg, K, Nsp, Nsp, 1, pn);
       };
-      parallel_for(rt, panels, 1 + 4096 / (kk * NR), pack);
-      auto problem = [&](i64) {
-        return Problem<T>{Mg,
-                          Nsp,
-                          K,
-                          w + grp * Mg * K,
-                          K,
-                          1,
-                          packed,
-                          nullptr,
-                          0,
-                          0,
-                          y + (n * g.M + grp * Mg) * Nsp,
-                          Nsp,
-                          1,
-                          T(1),
-                          T(1),
-                          bias ? bias + grp * Mg : nullptr,
-                          1,
-                          0,
-                          act};
-      };
+      auto pack_rows = [&](i64 lo, i64 hi) { pack_im2col(g, xg, packed, K, lo, hi); };
+      if (g.algo == kConvPointwise)
+        parallel_for(rt, panels, 1 + 4096 / (kk * NR), pack);
+      else if (K > 0)
+        parallel_for(rt, K, 1 + 4096 / (panels * NR), pack_rows);
+      Problem<T> pr{Mg, Nsp, K, w + grp * Mg * K, K, 1, packed, nullptr, 0, 0,
+                    y + (n * g.M + grp * Mg) * Nsp, Nsp, 1, T(1), T(1),
+                    bias ? bias + grp * Mg : nullptr, 1, 0, act};
+      if (g.w_packed) {
+        pr.a = w + grp * packed_a_elems(Mg, K);
+        pr.a_packed = 1;
+      }
+      auto problem = [&](i64) { return pr; };
       run<T>(rt, 1, Mg, Nsp, problem);
     }
   }
-}
-
-/// Output index range [lo, hi) whose input coordinate o*s - p + off lies in [0, in).
-inline void valid_range(i64 in, i64 out, i64 s, i64 p, i64 off, i64 &lo, i64 &hi) {
-  const i64 a = p - off; /* need o*s >= a */
-  lo = a <= 0 ? 0 : (a + s - 1) / s;
-  const i64 b = in + p - off - 1; /* need o*s <= b */
-  hi = b < 0 ? 0 : gemm::min_i(out, b / s + 1);
-  if (hi < lo)
-    hi = lo;
 }
 
 template <typename T>

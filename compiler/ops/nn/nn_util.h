@@ -47,6 +47,10 @@ struct GemmSpec {
 inline constexpr char kActivationAttr[] = "onnxc.activation";              ///< String: op name
 inline constexpr char kActivationParamsAttr[] = "onnxc.activation_params"; ///< Floats: {a, b}
 
+/// Int attribute (1) by which the pack-weights pass lets a Conv, Gemm or MatMul lowering store
+/// its constant weight operand pre-packed (templates/cpu/gemm_params.h).
+inline constexpr char kPackWeightsAttr[] = "onnxc.pack_weights";
+
 /// Kernel activation kind for an activation name ("Relu", "Clip", "LeakyRelu", "Sigmoid",
 /// "HardSigmoid", "HardSwish", "Silu"), or -1 if it cannot be fused.
 int64_t activation_kind(const std::string &name);
