@@ -35,6 +35,9 @@ inline void valid_range(i64 in, i64 out, i64 s, i64 p, i64 off, i64 &lo, i64 &hi
     hi = lo;
 }
 
+/// Column blocks (of gemm::kNC) from which each work item packs the columns it multiplies.
+constexpr i64 kConvFusedBlocks = 4;
+
 /// Writes n consecutive columns o.. of row kk of the packed K x Nsp matrix (panels of NR
 /// columns, each `kstride` elements apart): src[t*s] for t < n, or zeros if src is null.
 template <typename T> void put_run(T *row, i64 kstride, i64 o, i64 n, const T *src, i64 s) {
@@ -59,37 +62,53 @@ template <typename T> void put_run(T *row, i64 kstride, i64 o, i64 n, const T *s
   }
 }
 
-/// Packs rows [k_lo, k_hi) of the im2col matrix of one image's group (x: its Cg channels) into
-/// GEMM panels, one output row segment at a time (contiguous input runs for stride 1).
+/// Packs rows [k_lo, k_hi), columns [oa, ob) of the im2col matrix of one image's group (x: its
+/// Cg channels) into GEMM panels (oa a multiple of NR; ob == Nsp pads the last panel with
+/// zeros), one output row segment at a time (contiguous input runs for stride 1).
 template <typename T>
-void pack_im2col(const ConvGeom &g, const T *x, T *dst, i64 K, i64 k_lo, i64 k_hi) {
+void pack_im2col(const ConvGeom &g, const T *x, T *dst, i64 K, i64 k_lo, i64 k_hi, i64 oa,
+                 i64 ob) {
   constexpr i64 NR = gemm::nr<T>();
-  const i64 ks = g.k_size(), kstride = K * NR, Nsp = g.out_size();
-  const i64 pad_cols = gemm::ceil_div(Nsp, NR) * NR - Nsp;
+  const i64 ks = g.k_size(), kstride = K * NR, Nsp = g.out_size(), W = g.out[2];
+  const i64 pad_cols = ob < Nsp ? 0 : gemm::ceil_div(Nsp, NR) * NR - Nsp;
   for (i64 kk = k_lo; kk < k_hi; ++kk) {
     const i64 c = kk / ks, r = kk % ks;
     const i64 kd = r / (g.k[1] * g.k[2]), kh = (r / g.k[2]) % g.k[1], kw = r % g.k[2];
     const i64 off = kw * g.d[2] - g.p[2];
     i64 o0, o1;
-    valid_range(g.in[2], g.out[2], g.s[2], g.p[2], kw * g.d[2], o0, o1);
+    valid_range(g.in[2], W, g.s[2], g.p[2], kw * g.d[2], o0, o1);
     const T *xc = x + c * g.in_size();
     T *row = dst + kk * NR;
-    for (i64 od = 0; od < g.out[0]; ++od) {
+    for (i64 line = oa / W; line * W < ob; ++line) { /* output rows (od, oh) meeting [oa, ob) */
+      const i64 od = line / g.out[1], oh = line % g.out[1], base = line * W;
+      const i64 s0 = oa > base ? oa - base : 0, s1 = ob < base + W ? ob - base : W;
       const i64 id = od * g.s[0] - g.p[0] + kd * g.d[0];
-      for (i64 oh = 0; oh < g.out[1]; ++oh) {
-        const i64 ih = oh * g.s[1] - g.p[1] + kh * g.d[1];
-        const i64 ob = (od * g.out[1] + oh) * g.out[2];
-        if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1] || o1 <= o0) {
-          put_run<T>(row, kstride, ob, g.out[2], nullptr, 0);
-          continue;
-        }
-        const T *xr = xc + (id * g.in[1] + ih) * g.in[2];
-        put_run<T>(row, kstride, ob, o0, nullptr, 0);
-        put_run(row, kstride, ob + o0, o1 - o0, xr + o0 * g.s[2] + off, g.s[2]);
-        put_run<T>(row, kstride, ob + o1, g.out[2] - o1, nullptr, 0);
+      const i64 ih = oh * g.s[1] - g.p[1] + kh * g.d[1];
+      if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {
+        put_run<T>(row, kstride, base + s0, s1 - s0, nullptr, 0);
+        continue;
       }
+      const T *xr = xc + (id * g.in[1] + ih) * g.in[2];
+      const i64 v0 = o0 > s0 ? (o0 < s1 ? o0 : s1) : s0, v1 = o1 < s1 ? (o1 > v0 ? o1 : v0) : s1;
+      put_run<T>(row, kstride, base + s0, v0 - s0, nullptr, 0);
+      put_run(row, kstride, base + v0, v1 - v0, xr + v0 * g.s[2] + off, g.s[2]);
+      put_run<T>(row, kstride, base + v1, s1 - v1, nullptr, 0);
     }
     put_run<T>(row, kstride, Nsp, pad_cols, nullptr, 0);
+  }
+}
+
+/// Packs columns [oa, ob) of one image's group's GEMM B (pointwise: the input plane; else
+/// im2col) into its panels.
+template <typename T>
+void pack_cols(const ConvGeom &g, const T *xg, T *packed, i64 K, i64 oa, i64 ob) {
+  constexpr i64 NR = gemm::nr<T>();
+  const i64 kk = K > 0 ? K : 1, Nsp = g.out_size();
+  if (g.algo == kConvPointwise) {
+    for (i64 pn = oa / NR; pn * NR < ob; ++pn)
+      gemm::pack_panel(packed + pn * kk * NR, xg, K, Nsp, Nsp, 1, pn);
+  } else {
+    pack_im2col(g, xg, packed, K, 0, K, oa, ob);
   }
 }
 
@@ -100,18 +119,10 @@ void conv_gemm(onnxc_rt *rt, const ConvGeom &g, const Act<T> &act, const T *x, c
   constexpr i64 NR = nr<T>();
   const i64 Cg = g.C / g.G, Mg = g.M / g.G, K = Cg * g.k_size(), Nsp = g.out_size();
   const i64 panels = ceil_div(Nsp, NR), kk = K > 0 ? K : 1;
+  const i64 nb = ceil_div(Nsp, kNC);
   for (i64 n = 0; n < g.N; ++n) {
     for (i64 grp = 0; grp < g.G; ++grp) {
       const T *xg = x + (n * g.C + grp * Cg) * g.in_size();
-      auto pack = [&](i64 lo, i64 hi) {
-        for (i64 pn = lo; pn < hi; ++pn)
-          pack_panel(packed + pn * kk * NR, xg, K, Nsp, Nsp, 1, pn);
-      };
-      auto pack_rows = [&](i64 lo, i64 hi) { pack_im2col(g, xg, packed, K, lo, hi); };
-      if (g.algo == kConvPointwise)
-        parallel_for(rt, panels, 1 + 4096 / (kk * NR), pack);
-      else if (K > 0)
-        parallel_for(rt, K, 1 + 4096 / (panels * NR), pack_rows);
       Problem<T> pr{Mg, Nsp, K, w + grp * Mg * K, K, 1, packed, nullptr, 0, 0,
                     y + (n * g.M + grp * Mg) * Nsp, Nsp, 1, T(1), T(1),
                     bias ? bias + grp * Mg : nullptr, 1, 0, act};
@@ -119,6 +130,23 @@ void conv_gemm(onnxc_rt *rt, const ConvGeom &g, const Act<T> &act, const T *x, c
         pr.a = w + grp * packed_a_elems(Mg, K);
         pr.a_packed = 1;
       }
+      if (nb >= kConvFusedBlocks) { /* each work item packs its columns and uses them at once */
+        auto body = [&](i64 lo, i64 hi) {
+          for (i64 bn = lo; bn < hi; ++bn) {
+            const i64 n0 = bn * kNC, n1 = min_i(Nsp, n0 + kNC);
+            pack_cols(g, xg, packed, K, n0, n1);
+            for (i64 m0 = 0; m0 < Mg; m0 += kMC)
+              block(pr, m0, min_i(Mg, m0 + kMC), n0, n1);
+          }
+        };
+        parallel_for(rt, nb, 1, body);
+        continue;
+      }
+      auto pack = [&](i64 lo, i64 hi) {
+        for (i64 pn = lo; pn < hi; ++pn)
+          pack_cols(g, xg, packed, K, pn * NR, min_i(Nsp, pn * NR + NR));
+      };
+      parallel_for(rt, panels, 1 + 4096 / (kk * NR), pack);
       auto problem = [&](i64) { return pr; };
       run<T>(rt, 1, Mg, Nsp, problem);
     }

@@ -65,7 +65,11 @@ template <> struct Vec<double> { typedef double type __attribute__((vector_size(
 /// Y tile [i0, i0+rows) x [j0, j0+cols) from K range [k0, k0+kc), computed as MR rows (with a
 /// packed A the rows past M are zeros): the first K block writes alpha*acc + beta*C, later ones
 /// add alpha*acc; the last one applies the activation. The MR accumulators live in registers.
-template <typename T, int MR>
+/// How the micro-kernel addresses A: a compile-time layout, so that the inner loop has constant
+/// offsets (the Problem reaches it through the thread pool, so its fields are not constants).
+enum ALayout { kAPacked, kARowMajor, kAStrided };
+
+template <typename T, int MR, ALayout L>
 inline void micro(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 cols, i64 k0, i64 kc) {
   typedef typename Vec<T>::type V;
   constexpr i64 NR = nr<T>();
@@ -76,8 +80,9 @@ inline void micro(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 cols, i64 k
   for (int i = 0; i < MR; ++i)
     acc[i] = V{};
   const i64 kk = p.K > 0 ? p.K : 1;
-  const i64 rsa = p.a_packed ? 1 : p.rsa, csa = p.a_packed ? kMR : p.csa;
-  const T *a = p.a_packed ? p.a + (i0 / kMR) * kMR * kk + k0 * kMR : p.a + i0 * rsa + k0 * csa;
+  const i64 rsa = L == kAPacked ? 1 : p.rsa;
+  const i64 csa = L == kAPacked ? kMR : L == kARowMajor ? 1 : p.csa;
+  const T *a = L == kAPacked ? p.a + (i0 / kMR) * kMR * kk + k0 * kMR : p.a + i0 * rsa + k0 * csa;
   const T *b = p.bp + (j0 / NR) * kk * NR + k0 * NR;
   for (i64 k = 0; k < kc; ++k) {
     V bv;
@@ -107,24 +112,32 @@ inline void micro(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 cols, i64 k
   }
 }
 
-template <typename T>
-inline void tile(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 cols, i64 k0, i64 kc) {
-  if (p.a_packed) /* zero-padded panels: always the full register tile */
-    return micro<T, kMR>(p, i0, rows, j0, cols, k0, kc);
+template <typename T, ALayout L>
+inline void tile_rows(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 cols, i64 k0, i64 kc) {
   switch (rows) {
   case 6:
-    return micro<T, 6>(p, i0, rows, j0, cols, k0, kc);
+    return micro<T, 6, L>(p, i0, rows, j0, cols, k0, kc);
   case 5:
-    return micro<T, 5>(p, i0, rows, j0, cols, k0, kc);
+    return micro<T, 5, L>(p, i0, rows, j0, cols, k0, kc);
   case 4:
-    return micro<T, 4>(p, i0, rows, j0, cols, k0, kc);
+    return micro<T, 4, L>(p, i0, rows, j0, cols, k0, kc);
   case 3:
-    return micro<T, 3>(p, i0, rows, j0, cols, k0, kc);
+    return micro<T, 3, L>(p, i0, rows, j0, cols, k0, kc);
   case 2:
-    return micro<T, 2>(p, i0, rows, j0, cols, k0, kc);
+    return micro<T, 2, L>(p, i0, rows, j0, cols, k0, kc);
   default:
-    return micro<T, 1>(p, i0, rows, j0, cols, k0, kc);
+    return micro<T, 1, L>(p, i0, rows, j0, cols, k0, kc);
   }
+}
+
+template <typename T>
+inline void tile(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 cols, i64 k0, i64 kc) {
+  static_assert(kMR == 6, "tile_rows covers 1..6 rows");
+  if (p.a_packed) /* zero-padded panels: always the full register tile */
+    return micro<T, kMR, kAPacked>(p, i0, rows, j0, cols, k0, kc);
+  if (p.csa == 1)
+    return tile_rows<T, kARowMajor>(p, i0, rows, j0, cols, k0, kc);
+  return tile_rows<T, kAStrided>(p, i0, rows, j0, cols, k0, kc);
 }
 
 /// Writes Y[i, j] = act(alpha * acc + beta * C[i, j]) (the epilogue of the direct path).
