@@ -57,8 +57,8 @@ void add_codegen_flags(CLI::App *cmd, CompileOptions &o, CompileFlags &f) {
   cmd->add_option("--print-after", o.pipeline.print_after,
                   "Dump the IR after a pass (or 'all') to stderr");
   cmd->add_option("--disable-pass", o.pipeline.disabled_passes,
-                  "Do not run an optional pass: fuse-qdq, fold-batchnorm, fuse-activation or "
-                  "all-fusion (repeatable)");
+                  "Do not run an optional pass: fuse-qdq, fold-batchnorm, fuse-activation, "
+                  "all-fusion (those three) or pack-weights (repeatable)");
   cmd->add_flag("--verify-each", o.pipeline.verify_each, "Run the IR verifier after every pass");
   cmd->add_option("--max-arena-bytes", o.pipeline.plan.max_arena_bytes,
                   "Refuse models whose arena exceeds this many bytes (default 1 TiB)")

@@ -1,12 +1,17 @@
 /* Conv (1-D to 3-D, grouped), three algorithms chosen by the lowering (templates/cpu/conv_params.h
  * holds the params struct, the algorithms and the scratch size):
  *   im2col: per image and group, the K = Cg*kD*kH*kW by N = oD*oH*oW patch matrix is packed
- *      straight into GEMM panels (no separate column buffer), then Y = W * cols + bias;
+ *      straight into GEMM panels (no separate column buffer; contiguous input runs per output
+ *      row), then Y = W * cols + bias;
  *   direct: Cg == 1 (depthwise, with any channel multiplier): per output row, one axpy per
  *      kernel tap over the output row (vectorises for stride 1);
- *   pointwise: 1x1 kernel, stride 1, no padding: the input plane is the GEMM's B as is.
- * The fused activation (templates/cpu/activation.h) is applied to each output element when it
- * is final. tensors {X, W, B (may be null), Y, scratch (GEMM algos: one packed K x N matrix)}.
+ *   pointwise: 1x1 kernel, stride 1, no padding: the input plane is the GEMM's B, packed.
+ * With enough columns (kConvFusedBlocks blocks of gemm::kNC), each work item packs the columns it
+ * multiplies and runs every row block over them while they are in cache; otherwise B is packed
+ * first, in parallel, and the GEMM splits rows and columns. W is normally pre-packed at compile
+ * time (w_packed: the pack-weights pass; conv_pack_weights). The fused activation
+ * (templates/cpu/activation.h) is applied to each output element when it is final.
+ * tensors {X, W (or packed W), B (may be null), Y, scratch (GEMM algos: one packed K x N)}.
  */
 #include "templates/cpu/activation.h"
 #include "templates/cpu/conv_params.h"

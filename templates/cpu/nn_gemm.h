@@ -5,7 +5,10 @@
  * A, Y and C are read/written through (row, column) element strides, so transposed operands and
  * broadcast C (stride 0) cost nothing. B is first packed (by the caller's packer, e.g. im2col)
  * into panels of NR columns: panel p holds B[0..K, p*NR .. p*NR+NR) as K rows of NR contiguous
- * elements, zero-padded past N. The micro-kernel then accumulates an MR x NR tile of Y in MR
+ * elements, zero-padded past N (gemm_params.h; constant B may come pre-packed). A is read with
+ * its strides, or as MR-row panels when pre-packed (a_packed); the A layout is a template
+ * parameter of the micro-kernel, so its inner loop has constant offsets even though the Problem
+ * reaches it through the thread pool. The micro-kernel accumulates an MR x NR tile of Y in MR
  * 64-byte vectors with the K loop outermost (NR = 16 floats: 6 zmm on AVX-512, 12 ymm on AVX2,
  * 24 q registers on NEON). The vectors are written with the generic vector extension rather than
  * left to the auto-vectoriser, because the bitcode is optimised before the target's vector

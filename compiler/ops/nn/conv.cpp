@@ -1,7 +1,8 @@
 // Conv: N-D convolution (1-D to 3-D) with groups (incl. depthwise), strides, pads, dilations,
 // auto_pad and optional bias. float/double. The kernel (templates/cpu/conv.cpp) runs depthwise
 // convolutions directly, 1x1 stride-1 unpadded ones as a plain GEMM on the input, and all others
-// as a GEMM on im2col panels packed into the scratch buffer.
+// as a GEMM on im2col panels packed into the scratch buffer. A constant W of the GEMM algorithms
+// is stored pre-packed (the pack-weights pass marks the node; gemm_params.h has the layout).
 #include "compiler/ops/nn/nn_util.h"
 #include "templates/cpu/conv_params.h"
 
