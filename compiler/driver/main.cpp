@@ -58,8 +58,8 @@ void add_codegen_flags(CLI::App *cmd, CompileOptions &o, CompileFlags &f) {
                   "Dump the IR after a pass (or 'all') to stderr");
   cmd->add_option("--disable-pass", o.pipeline.disabled_passes,
                   "Do not run an optional pass: fuse-half-casts, fuse-qdq, fold-batchnorm, "
-                  "fuse-activation, all-fusion (those four), inplace or specialise-parallel "
-                  "(repeatable)");
+                  "fuse-activation, all-fusion (those four), pack-weights, inplace or "
+                  "specialise-parallel (repeatable)");
   cmd->add_flag("--verify-each", o.pipeline.verify_each, "Run the IR verifier after every pass");
   cmd->add_option("--max-arena-bytes", o.pipeline.plan.max_arena_bytes,
                   "Refuse models whose arena exceeds this many bytes (default 1 TiB)")

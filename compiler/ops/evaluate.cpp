@@ -40,6 +40,8 @@ std::vector<Tensor> run_kernel(const Node &n, const std::vector<const Tensor *> 
   std::vector<void *> ptrs;
   for (Value *arg : call.args)
     ptrs.push_back(arg ? argument_data(n, arg, inputs, outs) : nullptr);
+  for (const KernelCall::Derived &d : call.derived) // constants the lowering made (packed W)
+    ptrs.at(d.slot) = const_cast<uint8_t *>(d.tensor->data());
   std::vector<uint8_t> scratch(static_cast<size_t>(call.scratch_bytes));
   if (call.scratch_bytes > 0)
     ptrs.push_back(scratch.data());

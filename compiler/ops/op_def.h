@@ -37,6 +37,15 @@ struct KernelCall {
   /// this call: the kernel reads each element of the input before it writes the output element
   /// at the same index, and nothing else (element-wise ops). plan-memory decides.
   std::vector<std::pair<int, int>> inplace;
+  /// Constants the lowering derives from constant inputs (weights pre-packed in a kernel's
+  /// layout): args[slot] is nullptr in the lowering's result; plan-memory adds the tensor to the
+  /// graph as a weight (named after `name`) and the evaluator passes it as is.
+  struct Derived {
+    size_t slot;
+    TensorPtr tensor;
+    std::string name;
+  };
+  std::vector<Derived> derived{};
 };
 
 /// Encodes a double as an int64 parameter (bit copy); kernels read it with onnxc_param_f64().

@@ -3,6 +3,7 @@
 #include "compiler/ir/error.h"
 #include "compiler/ops/op_util.h"
 #include "compiler/passes/control_flow.h"
+#include "compiler/passes/lower_regions.h"
 #include "templates/cpu/scan_params.h"
 
 #include <algorithm>
@@ -204,6 +205,7 @@ void lower_nodes(Graph &g, std::vector<PlannedCall> &calls) {
     }
     PlannedCall pc;
     pc.call = n->def->lower(*n);
+    attach_derived(g, pc.call);
     pc.node_desc = n->describe();
     pc.profile = describe_for_profile(*n);
     calls.push_back(std::move(pc));

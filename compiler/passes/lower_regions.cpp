@@ -12,7 +12,16 @@ KernelCall lower_region_cpu(const Region &r) {
   return r.root->def->lower(*r.root);
 }
 
-void lower_regions(ExecutionPlan &plan, const RegionLowering &lower) {
+void attach_derived(Graph &g, KernelCall &call) {
+  for (const KernelCall::Derived &d : call.derived) { // e.g. pre-packed weights
+    Value *v = g.add_constant("", d.tensor);
+    v->name = d.name;
+    call.args.at(d.slot) = v;
+  }
+  call.derived.clear();
+}
+
+void lower_regions(Graph &g, ExecutionPlan &plan, const RegionLowering &lower) {
   plan.calls.clear();
   for (size_t i = 0; i < plan.regions.size(); ++i) {
     const Region &r = plan.regions[i];
@@ -25,6 +34,7 @@ void lower_regions(ExecutionPlan &plan, const RegionLowering &lower) {
     }
     PlannedCall pc;
     pc.call = lower(r);
+    attach_derived(g, pc.call);
     pc.node_desc = r.desc;
     pc.profile = r.profile;
     pc.region = i;

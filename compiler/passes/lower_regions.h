@@ -23,6 +23,11 @@ KernelCall lower_region_cpu(const Region &r);
 
 /// An If/Loop/Scan region becomes control markers around its bodies' calls, lowered with the
 /// CPU kernels (compiler/passes/lower_control_flow.h); every other region goes through `lower`.
-void lower_regions(ExecutionPlan &plan, const RegionLowering &lower);
+/// Constants a lowering derived (KernelCall::derived, e.g. pre-packed weights) become weights of
+/// `g`, the graph whose nodes it lowers.
+void lower_regions(Graph &g, ExecutionPlan &plan, const RegionLowering &lower);
+
+/// Turns call.derived into constants of g and puts them in their argument slots.
+void attach_derived(Graph &g, KernelCall &call);
 
 } // namespace onnxc

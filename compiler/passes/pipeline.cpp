@@ -10,6 +10,7 @@
 #include "compiler/passes/fuse_qdq.h"
 #include "compiler/passes/lower_regions.h"
 #include "compiler/passes/promote_half.h"
+#include "compiler/passes/pack_weights.h"
 #include "compiler/passes/verify_graph.h"
 
 #include <chrono>
@@ -50,12 +51,13 @@ private:
 std::vector<std::string> pipeline_pass_names() {
   return {"check-supported", "bind-shapes",     "infer-shapes",   "fuse-half-casts",
           "fuse-qdq",        "fold-constants",  "fold-batchnorm", "fuse-activation",
-          "dce",             "form-regions",    "lower-regions",  "plan-memory"};
+          "dce",             "pack-weights",    "form-regions",   "lower-regions",
+          "plan-memory"};
 }
 
 std::vector<std::string> optional_pass_names() {
-  return {"fuse-half-casts", "fuse-qdq",    "fold-batchnorm",
-          "fuse-activation", kInplacePass, kSpecialiseParallelPass};
+  return {"fuse-half-casts", "fuse-qdq",     "fold-batchnorm", "fuse-activation",
+          "pack-weights",    kInplacePass, kSpecialiseParallelPass};
 }
 
 bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
@@ -63,7 +65,8 @@ bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
   if (std::find(optional.begin(), optional.end(), pass) == optional.end())
     return true;
   for (const std::string &d : opts.disabled_passes)
-    if (d == pass || (d == "all-fusion" && pass != kSpecialiseParallelPass && pass != kInplacePass))
+    if (d == pass || (d == "all-fusion" && pass != kSpecialiseParallelPass &&
+                      pass != kInplacePass && pass != "pack-weights"))
       return false;
   return true;
 }
@@ -115,12 +118,14 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   run("fuse-activation", [&] { fuse_activation(g); });
   // Nodes that no graph output depends on are removed.
   run("dce", [&] { eliminate_dead_code(g); });
+  // Constant GEMM weights (Conv, Gemm, MatMul) are packed in the kernels' layout when lowered.
+  run("pack-weights", [&] { pack_weights(g); });
   // The backend-neutral plan: one region per (fused) node, plus output copies.
   ExecutionPlan plan;
   run("form-regions", [&] { plan = form_regions(g, opts.model_name); });
   // The backend's kernels for each region (CPU unless the caller gives another lowering).
   run("lower-regions",
-      [&] { lower_regions(plan, opts.lower ? opts.lower : RegionLowering(lower_region_cpu)); });
+      [&] { lower_regions(g, plan, opts.lower ? opts.lower : RegionLowering(lower_region_cpu)); });
   // Every intermediate tensor and scratch buffer placed in one arena by liveness.
   run("plan-memory", [&] {
     PlanOptions popts = opts.plan;

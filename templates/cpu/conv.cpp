@@ -1,12 +1,17 @@
 /* Conv (1-D to 3-D, grouped), three algorithms chosen by the lowering (templates/cpu/conv_params.h
  * holds the params struct, the algorithms and the scratch size):
  *   im2col: per image and group, the K = Cg*kD*kH*kW by N = oD*oH*oW patch matrix is packed
- *      straight into GEMM panels (no separate column buffer), then Y = W * cols + bias;
+ *      straight into GEMM panels (no separate column buffer; contiguous input runs per output
+ *      row), then Y = W * cols + bias;
  *   direct: Cg == 1 (depthwise, with any channel multiplier): per output row, one axpy per
  *      kernel tap over the output row (vectorises for stride 1);
- *   pointwise: 1x1 kernel, stride 1, no padding: the input plane is the GEMM's B as is.
- * The fused activation (templates/cpu/activation.h) is applied to each output element when it
- * is final. tensors {X, W, B (may be null), Y, scratch (GEMM algos: one packed K x N matrix)}.
+ *   pointwise: 1x1 kernel, stride 1, no padding: the input plane is the GEMM's B, packed.
+ * With enough columns (kConvFusedBlocks blocks of gemm::kNC), each work item packs the columns it
+ * multiplies and runs every row block over them while they are in cache; otherwise B is packed
+ * first, in parallel, and the GEMM splits rows and columns. W is normally pre-packed at compile
+ * time (w_packed: the pack-weights pass; conv_pack_weights). The fused activation
+ * (templates/cpu/activation.h) is applied to each output element when it is final.
+ * tensors {X, W (or packed W), B (may be null), Y, scratch (GEMM algos: one packed K x N)}.
  */
 #include "templates/cpu/activation.h"
 #include "templates/cpu/conv_params.h"
@@ -19,36 +24,96 @@ namespace {
 
 /// The params with the window's fields at top level, as the algorithms below read them.
 struct ConvGeom : WindowGeom {
-  i64 N, C, M, G, algo, has_bias;
+  i64 N, C, M, G, algo, has_bias, w_packed;
   explicit ConvGeom(const ConvParams &p)
-      : WindowGeom(p.w), N(p.N), C(p.C), M(p.M), G(p.G), algo(p.algo), has_bias(p.has_bias) {}
+      : WindowGeom(p.w), N(p.N), C(p.C), M(p.M), G(p.G), algo(p.algo), has_bias(p.has_bias),
+        w_packed(p.w_packed) {}
 };
 
-/// Packs columns [pn*NR, +NR) of the im2col matrix of one image's group (x: its Cg channels).
-template <typename T> void pack_im2col(const ConvGeom &g, const T *x, T *dst, i64 K, i64 pn) {
+/// Output index range [lo, hi) whose input coordinate o*s - p + off lies in [0, in).
+inline void valid_range(i64 in, i64 out, i64 s, i64 p, i64 off, i64 &lo, i64 &hi) {
+  const i64 a = p - off; /* need o*s >= a */
+  lo = a <= 0 ? 0 : (a + s - 1) / s;
+  const i64 b = in + p - off - 1; /* need o*s <= b */
+  hi = b < 0 ? 0 : gemm::min_i(out, b / s + 1);
+  if (hi < lo)
+    hi = lo;
+}
+
+/// Column blocks (of gemm::kNC) from which each work item packs the columns it multiplies.
+constexpr i64 kConvFusedBlocks = 4;
+
+/// Writes n consecutive columns o.. of row kk of the packed K x Nsp matrix (panels of NR
+/// columns, each `kstride` elements apart): src[t*s] for t < n, or zeros if src is null.
+template <typename T> void put_run(T *row, i64 kstride, i64 o, i64 n, const T *src, i64 s) {
   constexpr i64 NR = gemm::nr<T>();
-  const i64 j0 = pn * NR, cols = gemm::min_i(NR, g.out_size() - j0);
-  i64 base[3][NR];
-  for (i64 j = 0; j < NR; ++j) {
-    i64 o = j0 + (j < cols ? j : 0);
-    const i64 ow = o % g.out[2], oh = (o / g.out[2]) % g.out[1], od = o / (g.out[2] * g.out[1]);
-    base[0][j] = od * g.s[0] - g.p[0];
-    base[1][j] = oh * g.s[1] - g.p[1];
-    base[2][j] = ow * g.s[2] - g.p[2];
+  while (n > 0) {
+    const i64 j = o % NR, m = gemm::min_i(NR - j, n);
+    T *d = row + (o / NR) * kstride + j;
+    if (!src) {
+      for (i64 t = 0; t < m; ++t)
+        d[t] = T(0);
+    } else if (s == 1) {
+      for (i64 t = 0; t < m; ++t)
+        d[t] = src[t];
+      src += m;
+    } else {
+      for (i64 t = 0; t < m; ++t)
+        d[t] = src[t * s];
+      src += m * s;
+    }
+    o += m;
+    n -= m;
   }
-  const i64 ks = g.k_size(), plane = g.in_size();
-  for (i64 kk = 0; kk < K; ++kk) {
+}
+
+/// Packs rows [k_lo, k_hi), columns [oa, ob) of the im2col matrix of one image's group (x: its
+/// Cg channels) into GEMM panels (oa a multiple of NR; ob == Nsp pads the last panel with
+/// zeros), one output row segment at a time (contiguous input runs for stride 1).
+template <typename T>
+void pack_im2col(const ConvGeom &g, const T *x, T *dst, i64 K, i64 k_lo, i64 k_hi, i64 oa,
+                 i64 ob) {
+  constexpr i64 NR = gemm::nr<T>();
+  const i64 ks = g.k_size(), kstride = K * NR, Nsp = g.out_size(), W = g.out[2];
+  const i64 pad_cols = ob < Nsp ? 0 : gemm::ceil_div(Nsp, NR) * NR - Nsp;
+  for (i64 kk = k_lo; kk < k_hi; ++kk) {
     const i64 c = kk / ks, r = kk % ks;
     const i64 kd = r / (g.k[1] * g.k[2]), kh = (r / g.k[2]) % g.k[1], kw = r % g.k[2];
-    const i64 od = kd * g.d[0], oh = kh * g.d[1], ow = kw * g.d[2];
-    const T *xc = x + c * plane;
+    const i64 off = kw * g.d[2] - g.p[2];
+    i64 o0, o1;
+    valid_range(g.in[2], W, g.s[2], g.p[2], kw * g.d[2], o0, o1);
+    const T *xc = x + c * g.in_size();
     T *row = dst + kk * NR;
-    for (i64 j = 0; j < NR; ++j) {
-      const i64 id = base[0][j] + od, ih = base[1][j] + oh, iw = base[2][j] + ow;
-      const bool in =
-          j < cols && id >= 0 && id < g.in[0] && ih >= 0 && ih < g.in[1] && iw >= 0 && iw < g.in[2];
-      row[j] = in ? xc[(id * g.in[1] + ih) * g.in[2] + iw] : T(0);
+    for (i64 line = oa / W; line * W < ob; ++line) { /* output rows (od, oh) meeting [oa, ob) */
+      const i64 od = line / g.out[1], oh = line % g.out[1], base = line * W;
+      const i64 s0 = oa > base ? oa - base : 0, s1 = ob < base + W ? ob - base : W;
+      const i64 id = od * g.s[0] - g.p[0] + kd * g.d[0];
+      const i64 ih = oh * g.s[1] - g.p[1] + kh * g.d[1];
+      if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {
+        put_run<T>(row, kstride, base + s0, s1 - s0, nullptr, 0);
+        continue;
+      }
+      const T *xr = xc + (id * g.in[1] + ih) * g.in[2];
+      const i64 v0 = o0 > s0 ? (o0 < s1 ? o0 : s1) : s0, v1 = o1 < s1 ? (o1 > v0 ? o1 : v0) : s1;
+      put_run<T>(row, kstride, base + s0, v0 - s0, nullptr, 0);
+      put_run(row, kstride, base + v0, v1 - v0, xr + v0 * g.s[2] + off, g.s[2]);
+      put_run<T>(row, kstride, base + v1, s1 - v1, nullptr, 0);
     }
+    put_run<T>(row, kstride, Nsp, pad_cols, nullptr, 0);
+  }
+}
+
+/// Packs columns [oa, ob) of one image's group's GEMM B (pointwise: the input plane; else
+/// im2col) into its panels.
+template <typename T>
+void pack_cols(const ConvGeom &g, const T *xg, T *packed, i64 K, i64 oa, i64 ob) {
+  constexpr i64 NR = gemm::nr<T>();
+  const i64 kk = K > 0 ? K : 1, Nsp = g.out_size();
+  if (g.algo == kConvPointwise) {
+    for (i64 pn = oa / NR; pn * NR < ob; ++pn)
+      gemm::pack_panel(packed + pn * kk * NR, xg, K, Nsp, Nsp, 1, pn);
+  } else {
+    pack_im2col(g, xg, packed, K, 0, K, oa, ob);
   }
 }
 
@@ -59,52 +124,38 @@ void conv_gemm(onnxc_rt *rt, const ConvGeom &g, const Act<T> &act, const T *x, c
   constexpr i64 NR = nr<T>();
   const i64 Cg = g.C / g.G, Mg = g.M / g.G, K = Cg * g.k_size(), Nsp = g.out_size();
   const i64 panels = ceil_div(Nsp, NR), kk = K > 0 ? K : 1;
+  const i64 nb = ceil_div(Nsp, kNC);
   for (i64 n = 0; n < g.N; ++n) {
     for (i64 grp = 0; grp < g.G; ++grp) {
       const T *xg = x + (n * g.C + grp * Cg) * g.in_size();
+      Problem<T> pr{Mg, Nsp, K, w + grp * Mg * K, K, 1, packed, nullptr, 0, 0,
+                    y + (n * g.M + grp * Mg) * Nsp, Nsp, 1, T(1), T(1),
+                    bias ? bias + grp * Mg : nullptr, 1, 0, act};
+      if (g.w_packed) {
+        pr.a = w + grp * packed_a_elems(Mg, K);
+        pr.a_packed = 1;
+      }
+      if (nb >= kConvFusedBlocks) { /* each work item packs its columns and uses them at once */
+        auto body = [&](i64 lo, i64 hi) {
+          for (i64 bn = lo; bn < hi; ++bn) {
+            const i64 n0 = bn * kNC, n1 = min_i(Nsp, n0 + kNC);
+            pack_cols(g, xg, packed, K, n0, n1);
+            for (i64 m0 = 0; m0 < Mg; m0 += kMC)
+              block(pr, m0, min_i(Mg, m0 + kMC), n0, n1);
+          }
+        };
+        parallel_for(rt, nb, 1, body);
+        continue;
+      }
       auto pack = [&](i64 lo, i64 hi) {
-        for (i64 pn = lo; pn < hi; ++pn) {
-          if (g.algo == kConvPointwise)
-            pack_panel(packed + pn * kk * NR, xg, K, Nsp, Nsp, 1, pn);
-          else
-            pack_im2col(g, xg, packed + pn * kk * NR, K, pn);
-        }
+        for (i64 pn = lo; pn < hi; ++pn)
+          pack_cols(g, xg, packed, K, pn * NR, min_i(Nsp, pn * NR + NR));
       };
       parallel_for(rt, panels, 1 + 4096 / (kk * NR), pack);
-      auto problem = [&](i64) {
-        return Problem<T>{Mg,
-                          Nsp,
-                          K,
-                          w + grp * Mg * K,
-                          K,
-                          1,
-                          packed,
-                          nullptr,
-                          0,
-                          0,
-                          y + (n * g.M + grp * Mg) * Nsp,
-                          Nsp,
-                          1,
-                          T(1),
-                          T(1),
-                          bias ? bias + grp * Mg : nullptr,
-                          1,
-                          0,
-                          act};
-      };
+      auto problem = [&](i64) { return pr; };
       run<T>(rt, 1, Mg, Nsp, problem);
     }
   }
-}
-
-/// Output index range [lo, hi) whose input coordinate o*s - p + off lies in [0, in).
-inline void valid_range(i64 in, i64 out, i64 s, i64 p, i64 off, i64 &lo, i64 &hi) {
-  const i64 a = p - off; /* need o*s >= a */
-  lo = a <= 0 ? 0 : (a + s - 1) / s;
-  const i64 b = in + p - off - 1; /* need o*s <= b */
-  hi = b < 0 ? 0 : gemm::min_i(out, b / s + 1);
-  if (hi < lo)
-    hi = lo;
 }
 
 template <typename T>

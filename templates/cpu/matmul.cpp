@@ -1,14 +1,15 @@
 /* Batched GEMM for MatMul and Gemm (and anything else lowered through gemm_call()).
  *
- * params {M, N, K, rsa, csa, rsb, csb, rsy, csy, alpha (f64), beta (f64), has_c, rsc, csc,
- *         b_count, direct, rank, act_kind, act_a (f64), act_b (f64), batch[rank], a_bs[rank] (elements), b_bs[rank] (matrices)}
+ * params: gemm::GemmParams (templates/cpu/gemm_params.h).
  * tensors {A, B, C (may be null), Y, scratch}: Y[b] = alpha * A[b] B[b] + beta * C, where the
  * B matrices are dense K x N blocks (read through rsb/csb) and each output matrix is M*N elements.
  * The scratch holds the b_count packed B matrices (templates/cpu/nn_gemm.h), unless `direct`
- * (small M, B with unit stride along N or K): then B is read as it is and there is no scratch.
+ * (small M, B with unit stride along N or K: B is read as it is) or `b_packed` (B is a constant
+ * the lowering packed at compile time): then there is no scratch.
  * A fused activation (templates/cpu/activation.h) is applied as each element of Y is stored.
  */
 #include "templates/cpu/activation.h"
+#include "templates/cpu/gemm_params.h"
 #include "templates/cpu/kernel_abi.h"
 #include "templates/cpu/nn_gemm.h"
 #include "templates/cpu/types.h"
@@ -16,29 +17,29 @@
 namespace onnxc_k {
 namespace {
 
-template <typename T> int32_t gemm_kernel(onnxc_rt *rt, void *const *t, const i64 *p) {
+template <typename T> int32_t gemm_kernel(onnxc_rt *rt, void *const *t, const i64 *params) {
   using namespace gemm;
   constexpr i64 NR = nr<T>();
-  const i64 M = p[0], N = p[1], K = p[2], rsa = p[3], csa = p[4], rsb = p[5], csb = p[6];
-  const i64 rsy = p[7], csy = p[8], rsc = p[12], csc = p[13], b_count = p[14], direct = p[15],
-            rank = p[16];
-  const T alpha = (T)param_f64(p, 9), beta = (T)param_f64(p, 10);
-  const Act<T> act = read_act<T>(p, 17);
-  const i64 *dims = p + 20, *a_bs = dims + rank, *b_bs = a_bs + rank;
+  const GemmParams gp = params_of<GemmParams>(params);
+  const i64 M = gp.M, N = gp.N, K = gp.K, rank = gp.rank;
+  const T alpha = (T)gp.alpha, beta = (T)gp.beta;
+  const Act<T> act = make_act<T>(gp.act);
+  const i64 *dims = gp.batch, *a_bs = gp.a_bs, *b_bs = gp.b_bs;
   const T *A = static_cast<const T *>(t[0]), *B = static_cast<const T *>(t[1]);
-  const T *C = p[11] ? static_cast<const T *>(t[2]) : nullptr;
+  const T *C = gp.has_c ? static_cast<const T *>(t[2]) : nullptr;
   T *Y = static_cast<T *>(t[3]);
-  T *packed = direct ? nullptr : static_cast<T *>(t[4]);
+  const T *packed = gp.direct ? nullptr : gp.b_packed ? B : static_cast<T *>(t[4]);
   const i64 panels = ceil_div(N, NR), kk = K > 0 ? K : 1, pe = packed_elems<T>(K, N);
 
   auto pack = [&](i64 lo, i64 hi) {
+    T *dst = static_cast<T *>(t[4]);
     for (i64 w = lo; w < hi; ++w) {
       const i64 b = w / panels, pn = w % panels;
-      pack_panel(packed + b * pe + pn * kk * NR, B + b * K * N, K, N, rsb, csb, pn);
+      pack_panel(dst + b * pe + pn * kk * NR, B + b * K * N, K, N, gp.rsb, gp.csb, pn);
     }
   };
-  if (!direct)
-    parallel_for(rt, b_count * panels, 1 + 8192 / (kk * NR), pack);
+  if (!gp.direct && !gp.b_packed)
+    parallel_for(rt, gp.b_count * panels, 1 + 8192 / (kk * NR), pack);
 
   i64 batches = 1;
   for (i64 d = 0; d < rank; ++d)
@@ -55,20 +56,20 @@ template <typename T> int32_t gemm_kernel(onnxc_rt *rt, void *const *t, const i6
                       N,
                       K,
                       A + a_off,
-                      rsa,
-                      csa,
-                      direct ? nullptr : packed + b_idx * pe,
+                      gp.rsa,
+                      gp.csa,
+                      packed ? packed + b_idx * pe : nullptr,
                       B + b_idx * K * N,
-                      rsb,
-                      csb,
+                      gp.rsb,
+                      gp.csb,
                       Y + b * M * N,
-                      rsy,
-                      csy,
+                      gp.rsy,
+                      gp.csy,
                       alpha,
                       beta,
                       C,
-                      rsc,
-                      csc,
+                      gp.rsc,
+                      gp.csc,
                       act};
   };
   run<T>(rt, batches, M, N, problem);

@@ -5,7 +5,10 @@
  * A, Y and C are read/written through (row, column) element strides, so transposed operands and
  * broadcast C (stride 0) cost nothing. B is first packed (by the caller's packer, e.g. im2col)
  * into panels of NR columns: panel p holds B[0..K, p*NR .. p*NR+NR) as K rows of NR contiguous
- * elements, zero-padded past N. The micro-kernel then accumulates an MR x NR tile of Y in MR
+ * elements, zero-padded past N (gemm_params.h; constant B may come pre-packed). A is read with
+ * its strides, or as MR-row panels when pre-packed (a_packed); the A layout is a template
+ * parameter of the micro-kernel, so its inner loop has constant offsets even though the Problem
+ * reaches it through the thread pool. The micro-kernel accumulates an MR x NR tile of Y in MR
  * 64-byte vectors with the K loop outermost (NR = 16 floats: 6 zmm on AVX-512, 12 ymm on AVX2,
  * 24 q registers on NEON). The vectors are written with the generic vector extension rather than
  * left to the auto-vectoriser, because the bitcode is optimised before the target's vector
@@ -19,25 +22,18 @@
 #define ONNXC_NN_GEMM_H
 
 #include "templates/cpu/activation.h"
+#include "templates/cpu/gemm_params.h"
 #include "templates/cpu/kernel_abi.h"
 
 namespace onnxc_k {
 namespace gemm {
 
-constexpr i64 kMR = 6;
-constexpr i64 kMC = 72; /* multiple of kMR */
-constexpr i64 kKC = 256;
-constexpr i64 kNC = 128; /* multiple of NR */
-constexpr i64 kSmallM = 4;    /* M up to this reads B directly (no packing) */
-constexpr i64 kSmallNC = 512; /* columns per work item then */
-
-template <typename T> constexpr i64 nr() { return 64 / (i64)sizeof(T); }
-inline i64 min_i(i64 a, i64 b) { return a < b ? a : b; }
-inline i64 ceil_div(i64 a, i64 b) { return (a + b - 1) / b; }
+/* kMR, kMC, kKC, kNC, kSmallM, kSmallNC and the packed layouts: templates/cpu/gemm_params.h */
+template <typename T> constexpr i64 nr() { return panel_width(sizeof(T)); }
 
 /// Elements of one packed B (K x N).
 template <typename T> inline i64 packed_elems(i64 K, i64 N) {
-  return (K > 0 ? K : 1) * ceil_div(N, nr<T>()) * nr<T>();
+  return packed_b_elems(K, N, sizeof(T));
 }
 
 /// One GEMM on packed B. Element strides: A (rsa, csa), Y (rsy, csy), C (rsc, csc).
@@ -53,27 +49,14 @@ template <typename T> struct Problem {
   T alpha, beta;
   const T *c; /* nullptr: no C term */
   i64 rsc, csc;
-  Act<T> act; /* applied to the finished Y elements */
+  Act<T> act;      /* applied to the finished Y elements */
+  i64 a_packed = 0; /* 1: a is packed A (gemm_params.h), rsa/csa unused */
 };
 
-/// Packs panel `p` (columns p*NR ..) of the K x N matrix B(k, n) = b[k*rsb + n*csb].
+/// Packs panel `p` of B (gemm_params.h's pack_b_panel).
 template <typename T>
 inline void pack_panel(T *dst, const T *b, i64 K, i64 N, i64 rsb, i64 csb, i64 p) {
-  constexpr i64 NR = nr<T>();
-  const i64 j0 = p * NR, cols = min_i(NR, N - j0);
-  for (i64 k = 0; k < K; ++k) {
-    const T *src = b + k * rsb + j0 * csb;
-    T *d = dst + k * NR;
-    if (cols == NR && csb == 1) {
-      for (i64 j = 0; j < NR; ++j)
-        d[j] = src[j];
-    } else {
-      for (i64 j = 0; j < cols; ++j)
-        d[j] = src[j * csb];
-      for (i64 j = cols; j < NR; ++j)
-        d[j] = T(0);
-    }
-  }
+  pack_b_panel(dst, b, K, N, rsb, csb, p);
 }
 
 /// One 64-byte vector of T (generic vector extension: one zmm, two ymm or four NEON q registers,
@@ -82,21 +65,28 @@ template <typename T> struct Vec;
 template <> struct Vec<float> { typedef float type __attribute__((vector_size(64))); };
 template <> struct Vec<double> { typedef double type __attribute__((vector_size(64))); };
 
-/// Y tile [i0, i0+MR) x [j0, j0+cols) from K range [k0, k0+kc): the first K block writes
-/// alpha*acc + beta*C, later ones add alpha*acc; the last one applies the activation. The MR
-/// accumulators live in registers.
-template <typename T, int MR>
-inline void micro(const Problem<T> &p, i64 i0, i64 j0, i64 cols, i64 k0, i64 kc) {
+/// Y tile [i0, i0+rows) x [j0, j0+cols) from K range [k0, k0+kc), computed as MR rows (with a
+/// packed A the rows past M are zeros): the first K block writes alpha*acc + beta*C, later ones
+/// add alpha*acc; the last one applies the activation. The MR accumulators live in registers.
+/// How the micro-kernel addresses A: a compile-time layout, so that the inner loop has constant
+/// offsets (the Problem reaches it through the thread pool, so its fields are not constants).
+enum ALayout { kAPacked, kARowMajor, kAStrided };
+
+template <typename T, int MR, ALayout L>
+inline void micro(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 cols, i64 k0, i64 kc) {
   typedef typename Vec<T>::type V;
   constexpr i64 NR = nr<T>();
   static_assert(sizeof(V) == NR * sizeof(T), "one vector per tile row");
+  static_assert(MR <= kMR, "tile rows");
   V acc[MR];
 #pragma GCC unroll 8
   for (int i = 0; i < MR; ++i)
     acc[i] = V{};
-  const T *a = p.a + i0 * p.rsa + k0 * p.csa;
-  const T *b = p.bp + (j0 / NR) * (p.K > 0 ? p.K : 1) * NR + k0 * NR;
-  const i64 rsa = p.rsa, csa = p.csa;
+  const i64 kk = p.K > 0 ? p.K : 1;
+  const i64 rsa = L == kAPacked ? 1 : p.rsa;
+  const i64 csa = L == kAPacked ? kMR : L == kARowMajor ? 1 : p.csa;
+  const T *a = L == kAPacked ? p.a + (i0 / kMR) * kMR * kk + k0 * kMR : p.a + i0 * rsa + k0 * csa;
+  const T *b = p.bp + (j0 / NR) * kk * NR + k0 * NR;
   for (i64 k = 0; k < kc; ++k) {
     V bv;
     __builtin_memcpy(&bv, b + k * NR, sizeof bv);
@@ -105,7 +95,7 @@ inline void micro(const Problem<T> &p, i64 i0, i64 j0, i64 cols, i64 k0, i64 kc)
       acc[i] += a[i * rsa + k * csa] * bv;
   }
   const bool last = k0 + kc >= p.K;
-  for (int i = 0; i < MR; ++i) {
+  for (int i = 0; i < MR && i < rows; ++i) {
     T r[NR];
     __builtin_memcpy(r, &acc[i], sizeof r);
     T *y = p.y + (i0 + i) * p.rsy + j0 * p.csy;
@@ -125,28 +115,32 @@ inline void micro(const Problem<T> &p, i64 i0, i64 j0, i64 cols, i64 k0, i64 kc)
   }
 }
 
-template <typename T>
-inline void tile(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 cols, i64 k0, i64 kc) {
+template <typename T, ALayout L>
+inline void tile_rows(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 cols, i64 k0, i64 kc) {
   switch (rows) {
   case 6:
-    micro<T, 6>(p, i0, j0, cols, k0, kc);
-    break;
+    return micro<T, 6, L>(p, i0, rows, j0, cols, k0, kc);
   case 5:
-    micro<T, 5>(p, i0, j0, cols, k0, kc);
-    break;
+    return micro<T, 5, L>(p, i0, rows, j0, cols, k0, kc);
   case 4:
-    micro<T, 4>(p, i0, j0, cols, k0, kc);
-    break;
+    return micro<T, 4, L>(p, i0, rows, j0, cols, k0, kc);
   case 3:
-    micro<T, 3>(p, i0, j0, cols, k0, kc);
-    break;
+    return micro<T, 3, L>(p, i0, rows, j0, cols, k0, kc);
   case 2:
-    micro<T, 2>(p, i0, j0, cols, k0, kc);
-    break;
+    return micro<T, 2, L>(p, i0, rows, j0, cols, k0, kc);
   default:
-    micro<T, 1>(p, i0, j0, cols, k0, kc);
-    break;
+    return micro<T, 1, L>(p, i0, rows, j0, cols, k0, kc);
   }
+}
+
+template <typename T>
+inline void tile(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 cols, i64 k0, i64 kc) {
+  static_assert(kMR == 6, "tile_rows covers 1..6 rows");
+  if (p.a_packed) /* zero-padded panels: always the full register tile */
+    return micro<T, kMR, kAPacked>(p, i0, rows, j0, cols, k0, kc);
+  if (p.csa == 1)
+    return tile_rows<T, kARowMajor>(p, i0, rows, j0, cols, k0, kc);
+  return tile_rows<T, kAStrided>(p, i0, rows, j0, cols, k0, kc);
 }
 
 /// Writes Y[i, j] = act(alpha * acc + beta * C[i, j]) (the epilogue of the direct path).

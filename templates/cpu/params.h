@@ -40,9 +40,9 @@ struct ActParams {
 /// pools. Filled by onnxc::window_geom() (compiler/ops/nn/nn_util.h).
 struct WindowGeom {
   int64_t in[3], out[3], k[3], s[3], p[3], d[3], p_end[3]; ///< s: strides, p: pads, d: dilations
-  int64_t in_size() const { return in[0] * in[1] * in[2]; }
-  int64_t out_size() const { return out[0] * out[1] * out[2]; }
-  int64_t k_size() const { return k[0] * k[1] * k[2]; }
+  constexpr int64_t in_size() const { return in[0] * in[1] * in[2]; }
+  constexpr int64_t out_size() const { return out[0] * out[1] * out[2]; }
+  constexpr int64_t k_size() const { return k[0] * k[1] * k[2]; }
 };
 
 } // namespace onnxc_k

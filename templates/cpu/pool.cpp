@@ -125,6 +125,56 @@ template <typename T> T window_inside(const PoolGeom &g, const T *xp, const i64 
   return T(sum / (double)(g.k[0] * g.k[1] * g.k[2]));
 }
 
+/// Output index range [lo, hi) of a chunk [c0, c1) whose input coordinate o*s + off lies in
+/// [0, in).
+inline void valid_range(i64 in, i64 s, i64 off, i64 c0, i64 c1, i64 &lo, i64 &hi) {
+  lo = off >= 0 ? 0 : (-off + s - 1) / s;
+  hi = in - off <= 0 ? 0 : (in - off - 1) / s + 1;
+  lo = lo < c0 ? c0 : lo;
+  hi = hi > c1 ? c1 : hi;
+  if (hi < lo)
+    hi = lo;
+}
+
+/// MaxPool without indices, one output row in chunks of kChunk: per tap, a vectorisable pass
+/// over the chunk. Same result as the generic loop (the first valid tap, then strictly greater
+/// values), taps visited in the same order.
+template <typename T> void max_rows(const PoolGeom &g, const T *xp, T *yp) {
+  constexpr i64 kChunk = 128;
+  T best[kChunk];
+  bool set[kChunk];
+  for (i64 od = 0; od < g.out[0]; ++od)
+    for (i64 oh = 0; oh < g.out[1]; ++oh)
+      for (i64 c0 = 0; c0 < g.out[2]; c0 += kChunk) {
+        const i64 c1 = c0 + kChunk < g.out[2] ? c0 + kChunk : g.out[2];
+        for (i64 j = 0; j < c1 - c0; ++j)
+          set[j] = false, best[j] = lowest<T>();
+        for (i64 kd = 0; kd < g.k[0]; ++kd) {
+          const i64 id = od * g.s[0] - g.pb[0] + kd * g.d[0];
+          for (i64 kh = 0; kh < g.k[1] && id >= 0 && id < g.in[0]; ++kh) {
+            const i64 ih = oh * g.s[1] - g.pb[1] + kh * g.d[1];
+            if (ih < 0 || ih >= g.in[1])
+              continue;
+            const T *xr = xp + (id * g.in[1] + ih) * g.in[2];
+            for (i64 kw = 0; kw < g.k[2]; ++kw) {
+              const i64 off = kw * g.d[2] - g.pb[2];
+              i64 lo, hi;
+              valid_range(g.in[2], g.s[2], off, c0, c1, lo, hi);
+              for (i64 o = lo; o < hi; ++o) {
+                const T v = xr[o * g.s[2] + off];
+                const i64 j = o - c0;
+                best[j] = !set[j] || v > best[j] ? v : best[j];
+                set[j] = true;
+              }
+            }
+          }
+        }
+        T *yr = yp + (od * g.out[1] + oh) * g.out[2] + c0;
+        for (i64 j = 0; j < c1 - c0; ++j)
+          yr[j] = best[j];
+      }
+}
+
 template <typename T> int32_t pool_kernel(onnxc_rt *rt, void *const *t, const i64 *p) {
   const PoolGeom g = read_geom(p);
   const T *x = static_cast<const T *>(t[0]);
@@ -138,6 +188,14 @@ template <typename T> int32_t pool_kernel(onnxc_rt *rt, void *const *t, const i6
         y[plane] = reduce_plane(x + plane * isz, isz, g.mode == 0);
     };
     parallel_for(rt, g.planes, 1 + 4096 / isz, global);
+    return 0;
+  }
+  if (g.mode == 0 && t[2] == nullptr) { /* the common case: MaxPool without indices */
+    auto rows = [&](i64 lo, i64 hi) {
+      for (i64 plane = lo; plane < hi; ++plane)
+        max_rows(g, x + plane * isz, y + plane * osz);
+    };
+    parallel_for(rt, g.planes, 1, rows);
     return 0;
   }
   auto body = [&](i64 lo, i64 hi) {

@@ -324,7 +324,7 @@ TEST_CASE("form-regions: a fused Conv is one region with a typed epilogue; backe
   CHECK(plan.outputs[1] == plan.regions[1].dst);
   // Another backend's lowering sees the same regions and chooses its own kernels.
   std::vector<Region::Kind> seen;
-  lower_regions(plan, [&](const Region &r) {
+  lower_regions(b->g, plan, [&](const Region &r) {
     seen.push_back(r.kind);
     KernelCall c = lower_region_cpu(r);
     c.kernel = "other_" + c.kernel;

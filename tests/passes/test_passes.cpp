@@ -191,7 +191,7 @@ bool overlaps(const Value *a, const Value *b) {
 /// form-regions, lower-regions (CPU) and plan-memory, as the pipeline runs them.
 ExecutionPlan plan_of(Graph &g, const std::string &name, bool inplace = true) {
   ExecutionPlan plan = form_regions(g, name);
-  lower_regions(plan, lower_region_cpu);
+  lower_regions(g, plan, lower_region_cpu);
   PlanOptions o;
   o.inplace = inplace;
   plan_memory(plan, o);

@@ -1,7 +1,8 @@
 // Conv: N-D convolution (1-D to 3-D) with groups (incl. depthwise), strides, pads, dilations,
 // auto_pad and optional bias. float/double. The kernel (templates/cpu/conv.cpp) runs depthwise
 // convolutions directly, 1x1 stride-1 unpadded ones as a plain GEMM on the input, and all others
-// as a GEMM on im2col panels packed into the scratch buffer.
+// as a GEMM on im2col panels packed into the scratch buffer. A constant W of the GEMM algorithms
+// is stored pre-packed (the pack-weights pass marks the node; gemm_params.h has the layout).
 #include "compiler/ops/nn/nn_util.h"
 #include "templates/cpu/conv_params.h"
 
@@ -48,6 +49,38 @@ onnxc_k::ConvAlgo choose_algo(const ConvShape &s) {
   return kConvPointwise;
 }
 
+/// W in the GEMM kernel's packed-A layout (per group), as a new constant of call's slot 1.
+template <typename T>
+void pre_pack_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCall &call) {
+  const Tensor &w = *n.inputs[1]->constant;
+  auto packed = std::make_shared<Tensor>(w.dtype(),
+                                         std::vector<int64_t>{onnxc_k::conv_packed_w_elems(p)});
+  onnxc_k::conv_pack_weights(p, w.data_as<T>(), packed->data_as<T>());
+  call.derived.push_back({1, std::move(packed), n.inputs[1]->name + ".packed"});
+  call.args[1] = nullptr;
+}
+
+KernelCall lower_conv(const Node &n) {
+  ConvShape s = conv_shape(n);
+  onnxc_k::ConvParams p{s.N, s.C, s.M, s.group, window_geom(n, s.win), choose_algo(s),
+                        n.has_input(2), 0, activation(n)};
+  KernelCall call;
+  const DType dt = input_dtype(n, 0);
+  call.kernel = kernel_name(n, "conv", dt);
+  call.args = {n.inputs[0], n.inputs[1], n.input(2), n.outputs[0]};
+  if (p.algo != onnxc_k::kConvDirect && attr_int(n, kPackWeightsAttr, 0) != 0 &&
+      n.inputs[1]->constant) {
+    p.w_packed = 1;
+    if (dt == DType::Float)
+      pre_pack_weights<float>(n, p, call);
+    else
+      pre_pack_weights<double>(n, p, call);
+  }
+  set_params(call, p);
+  call.scratch_bytes = onnxc_k::conv_scratch_bytes(p, dtype_bits(dt) / 8);
+  return call;
+}
+
 } // namespace
 
 const OpDef &op_Conv() {
@@ -66,17 +99,7 @@ const OpDef &op_Conv() {
       out.insert(out.end(), s.win.out.begin(), s.win.out.end());
       set_output(n, 0, dt, out);
     };
-    d.lower = [](const Node &n) {
-      ConvShape s = conv_shape(n);
-      onnxc_k::ConvParams p{s.N, s.C, s.M, s.group, window_geom(n, s.win), choose_algo(s),
-                            n.has_input(2), activation(n)};
-      KernelCall call;
-      call.kernel = kernel_name(n, "conv", input_dtype(n, 0));
-      call.args = {n.inputs[0], n.inputs[1], n.input(2), n.outputs[0]};
-      set_params(call, p);
-      call.scratch_bytes = onnxc_k::conv_scratch_bytes(p, dtype_bits(input_dtype(n, 0)) / 8);
-      return call;
-    };
+    d.lower = lower_conv;
     return d;
   }();
   return def;

@@ -1,5 +1,6 @@
 #include "compiler/ops/nn/nn_util.h"
 #include "templates/cpu/activation.h"
+#include "templates/cpu/gemm_params.h"
 
 #include <cstring>
 
@@ -124,57 +125,71 @@ std::vector<int64_t> activation_params(const Node &n) {
   return {a.kind, param_f64(a.a), param_f64(a.b)};
 }
 
+namespace {
+
+/// The b_count K x N matrices of the constant b packed in the GEMM kernel's layout.
+template <typename T> TensorPtr pack_gemm_b(const Tensor &b, const onnxc_k::gemm::GemmParams &p) {
+  const int64_t pe = onnxc_k::gemm::packed_b_elems(p.K, p.N, sizeof(T));
+  auto packed = std::make_shared<Tensor>(b.dtype(), std::vector<int64_t>{p.b_count * pe});
+  for (int64_t i = 0; i < p.b_count; ++i)
+    onnxc_k::gemm::pack_b(packed->data_as<T>() + i * pe, b.data_as<T>() + i * p.K * p.N, p.K, p.N,
+                          p.rsb, p.csb);
+  return packed;
+}
+
+/// Y^T = B^T A^T: swaps the operands so that the wide side becomes the packed one.
+void transpose_product(GemmSpec &s) {
+  const int64_t b_mat = s.K * s.N;
+  std::swap(s.a, s.b);
+  std::swap(s.M, s.N);
+  int64_t rsa = s.csb, csa = s.rsb, rsb = s.csa, csb = s.rsa;
+  s.rsa = rsa, s.csa = csa, s.rsb = rsb, s.csb = csb;
+  std::swap(s.rsc, s.csc);
+  std::vector<int64_t> a_bs = s.b_bs, b_bs = s.a_bs;
+  for (int64_t &x : a_bs)
+    x *= b_mat;
+  s.a_bs = a_bs, s.b_bs = b_bs;
+  s.b_count = s.a_count;
+}
+
+} // namespace
+
 KernelCall gemm_call(const Node &n, GemmSpec s) {
-  DType dt = s.y->type.dtype;
-  const int64_t nr = 64 / (dtype_bits(dt) / 8);
-  const int64_t a_mat = s.M * s.K, b_mat = s.K * s.N;
-  int64_t rsy = s.N, csy = 1;
-  if (s.N < nr && s.N < s.M) { // Y^T = B^T A^T: the wide side becomes the packed one
-    std::swap(s.a, s.b);
-    std::swap(s.M, s.N);
-    int64_t rsa = s.csb, csa = s.rsb, rsb = s.csa, csb = s.rsa;
-    s.rsa = rsa, s.csa = csa, s.rsb = rsb, s.csb = csb;
-    std::swap(s.rsc, s.csc);
-    std::vector<int64_t> a_bs = s.b_bs, b_bs = s.a_bs;
-    for (int64_t &x : a_bs)
-      x *= b_mat;
-    s.a_bs = a_bs, s.b_bs = b_bs;
-    s.b_count = s.a_count;
-    rsy = 1, csy = s.M; // s.M is the original N now
+  using onnxc_k::gemm::GemmParams;
+  const DType dt = s.y->type.dtype;
+  const int64_t nr = onnxc_k::gemm::panel_width(dtype_bits(dt) / 8);
+  GemmParams p{};
+  p.rsy = s.N, p.csy = 1;
+  if (s.N < nr && s.N < s.M) {
+    transpose_product(s);
+    p.rsy = 1, p.csy = s.M; // s.M is the original N now
   } else {
     for (int64_t &x : s.a_bs)
-      x *= a_mat;
+      x *= s.M * s.K;
   }
+  const int64_t rank = static_cast<int64_t>(s.batch.size());
+  if (rank > onnxc_k::gemm::kMaxRank)
+    node_fail(n, "matrix products with more than {} batch dims are not supported (got {})",
+              onnxc_k::gemm::kMaxRank, rank);
+  p.M = s.M, p.N = s.N, p.K = s.K, p.rsa = s.rsa, p.csa = s.csa, p.rsb = s.rsb, p.csb = s.csb;
+  p.alpha = s.alpha, p.beta = s.beta, p.has_c = s.c != nullptr, p.rsc = s.rsc, p.csc = s.csc;
+  p.b_count = s.b_count, p.rank = rank, p.act = activation(n);
   // Matrix-vector like products stream B instead of packing it.
-  const bool direct = s.M <= 4 /* kSmallM */ && (s.csb == 1 || s.rsb == 1);
+  p.direct = s.M <= onnxc_k::gemm::kSmallM && (s.csb == 1 || s.rsb == 1);
+  for (int64_t d = 0; d < rank; ++d)
+    p.batch[d] = s.batch[d], p.a_bs[d] = s.a_bs[d], p.b_bs[d] = s.b_bs[d];
   KernelCall call;
   call.kernel = kernel_name(n, "gemm", dt);
   call.args = {s.a, s.b, s.c, s.y};
-  const int64_t rank = static_cast<int64_t>(s.batch.size());
-  call.params = {s.M,
-                 s.N,
-                 s.K,
-                 s.rsa,
-                 s.csa,
-                 s.rsb,
-                 s.csb,
-                 rsy,
-                 csy,
-                 param_f64(s.alpha),
-                 param_f64(s.beta),
-                 s.c != nullptr,
-                 s.rsc,
-                 s.csc,
-                 s.b_count,
-                 direct,
-                 rank};
-  std::vector<int64_t> act = activation_params(n);
-  call.params.insert(call.params.end(), act.begin(), act.end());
-  for (const auto *v : {&s.batch, &s.a_bs, &s.b_bs})
-    call.params.insert(call.params.end(), v->begin(), v->end());
-  const int64_t panels = (s.N + nr - 1) / nr;
-  if (!direct)
-    call.scratch_bytes = s.b_count * std::max<int64_t>(s.K, 1) * panels * nr * (dtype_bits(dt) / 8);
+  if (!p.direct && s.b->constant && attr_int(n, kPackWeightsAttr, 0) != 0) {
+    p.b_packed = 1;
+    TensorPtr packed = dt == DType::Float ? pack_gemm_b<float>(*s.b->constant, p)
+                                          : pack_gemm_b<double>(*s.b->constant, p);
+    call.derived.push_back({1, std::move(packed), s.b->name + ".packed"});
+    call.args[1] = nullptr;
+  }
+  set_params(call, p);
+  call.scratch_bytes = onnxc_k::gemm::gemm_scratch_bytes(p, dtype_bits(dt) / 8);
   return call;
 }
 

@@ -47,6 +47,10 @@ struct GemmSpec {
 inline constexpr char kActivationAttr[] = "onnxc.activation";              ///< String: op name
 inline constexpr char kActivationParamsAttr[] = "onnxc.activation_params"; ///< Floats: {a, b}
 
+/// Int attribute (1) by which the pack-weights pass lets a Conv, Gemm or MatMul lowering store
+/// its constant weight operand pre-packed (templates/cpu/gemm_params.h).
+inline constexpr char kPackWeightsAttr[] = "onnxc.pack_weights";
+
 /// Kernel activation kind for an activation name ("Relu", "Clip", "LeakyRelu", "Sigmoid",
 /// "HardSigmoid", "HardSwish", "Silu"), or -1 if it cannot be fused.
 int64_t activation_kind(const std::string &name);
@@ -67,8 +71,10 @@ struct MatMulShape {
 /// `out`), batch dims broadcast. Throws naming the node on mismatched inner dims.
 MatMulShape matmul_shape(const Node &n, size_t a = 0, size_t b = 1);
 
-/// Lowers to onnxc_k_gemm_<dtype> (templates/cpu/matmul.cpp), with a scratch buffer for the
-/// packed right-hand matrices and n's fused activation, if any. Narrow products (N small, M larger) run transposed.
+/// Lowers to onnxc_k_gemm_<dtype> (templates/cpu/matmul.cpp; params gemm::GemmParams), with a
+/// scratch buffer for the packed right-hand matrices (none when they are a constant the
+/// pack-weights pass lets it pre-pack) and n's fused activation, if any. Narrow products (N small,
+/// M larger) run transposed.
 KernelCall gemm_call(const Node &n, GemmSpec s);
 
 } // namespace onnxc

@@ -1,0 +1,26 @@
+#include "compiler/passes/pack_weights.h"
+#include "compiler/ops/nn/nn_util.h"
+
+namespace onnxc {
+
+int pack_weights(Graph &g) {
+  int marked = 0;
+  for (auto &np : g.nodes) {
+    Node &n = *np;
+    if (n.op_type != "Conv" && n.op_type != "Gemm" && n.op_type != "MatMul")
+      continue;
+    if (!n.domain.empty() || n.inputs.size() < 2 || !n.inputs[1] || !n.inputs[1]->constant)
+      continue;
+    const DType dt = n.outputs[0]->type.dtype;
+    if (dt != DType::Float && dt != DType::Double)
+      continue;
+    Attribute one;
+    one.kind = Attribute::Kind::Int;
+    one.i = 1;
+    n.attrs[kPackWeightsAttr] = one;
+    ++marked;
+  }
+  return marked;
+}
+
+} // namespace onnxc

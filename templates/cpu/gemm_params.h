@@ -1,0 +1,114 @@
+/* The contract between the GEMM lowerings (compiler/ops/nn/nn_util.cpp gemm_call, used by MatMul
+ * and Gemm; compiler/ops/nn/conv.cpp) and the GEMM kernels (templates/cpu/matmul.cpp, conv.cpp,
+ * nn_gemm.h): the blocking constants, the packed panel layouts and the packing functions, which
+ * the lowerings also run at compile time to pre-pack constant weights (so the kernels never
+ * repack them). Freestanding: included by the kernels and by onnxc itself.
+ *
+ * Layouts (T: float or double, NR = 64 / sizeof(T): one 64-byte vector):
+ *   packed B (K x N): panel p holds columns [p*NR, p*NR+NR) as K rows of NR contiguous elements,
+ *     zero-padded past N; panel p starts at p * max(K, 1) * NR.
+ *   packed A (M x K): panel q holds rows [q*MR, q*MR+MR) as K columns of MR contiguous elements,
+ *     zero-padded past M; panel q starts at q * MR * max(K, 1).
+ */
+#ifndef ONNXC_GEMM_PARAMS_H
+#define ONNXC_GEMM_PARAMS_H
+
+#include "templates/cpu/params.h"
+
+namespace onnxc_k {
+namespace gemm {
+
+constexpr int64_t kMR = 6;       ///< rows of A per micro-tile (broadcast operand)
+constexpr int64_t kMC = 72;      ///< rows per work item (multiple of kMR)
+constexpr int64_t kKC = 256;     ///< K block: the KC x NR panel of B stays in L1
+constexpr int64_t kNC = 128;     ///< columns per work item (multiple of NR)
+constexpr int64_t kSmallM = 4;   ///< M up to this reads B directly (no packing)
+constexpr int64_t kSmallNC = 512; ///< columns per work item then
+
+/// Panel width (columns of packed B) for elements of `elem_bytes`: one 64-byte vector.
+constexpr int64_t panel_width(int64_t elem_bytes) { return 64 / elem_bytes; }
+constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+constexpr int64_t min_i(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/// Elements of one packed B (K x N) for elements of `elem_bytes`.
+constexpr int64_t packed_b_elems(int64_t K, int64_t N, int64_t elem_bytes) {
+  const int64_t nr = panel_width(elem_bytes);
+  return (K > 0 ? K : 1) * ceil_div(N, nr) * nr;
+}
+
+/// Elements of one packed A (M x K).
+constexpr int64_t packed_a_elems(int64_t M, int64_t K) {
+  return ceil_div(M, kMR) * kMR * (K > 0 ? K : 1);
+}
+
+/// Packs panel `p` (columns p*NR ..) of the K x N matrix B(k, n) = b[k*rsb + n*csb].
+template <typename T>
+inline void pack_b_panel(T *dst, const T *b, int64_t K, int64_t N, int64_t rsb, int64_t csb,
+                         int64_t p) {
+  constexpr int64_t NR = panel_width(sizeof(T));
+  const int64_t j0 = p * NR, cols = min_i(NR, N - j0);
+  for (int64_t k = 0; k < K; ++k) {
+    const T *src = b + k * rsb + j0 * csb;
+    T *d = dst + k * NR;
+    if (cols == NR && csb == 1) {
+      for (int64_t j = 0; j < NR; ++j)
+        d[j] = src[j];
+    } else {
+      for (int64_t j = 0; j < cols; ++j)
+        d[j] = src[j * csb];
+      for (int64_t j = cols; j < NR; ++j)
+        d[j] = T(0);
+    }
+  }
+}
+
+/// Packs the whole K x N matrix B(k, n) = b[k*rsb + n*csb] (packed_b_elems elements).
+template <typename T>
+inline void pack_b(T *dst, const T *b, int64_t K, int64_t N, int64_t rsb, int64_t csb) {
+  const int64_t NR = panel_width(sizeof(T)), kk = K > 0 ? K : 1;
+  for (int64_t p = 0; p < ceil_div(N, NR); ++p)
+    pack_b_panel(dst + p * kk * NR, b, K, N, rsb, csb, p);
+}
+
+/// Packs the M x K matrix A(m, k) = a[m*rsa + k*csa] (packed_a_elems elements).
+template <typename T>
+inline void pack_a(T *dst, const T *a, int64_t M, int64_t K, int64_t rsa, int64_t csa) {
+  const int64_t kk = K > 0 ? K : 1;
+  for (int64_t q = 0; q < ceil_div(M, kMR); ++q)
+    for (int64_t k = 0; k < kk; ++k)
+      for (int64_t i = 0; i < kMR; ++i) {
+        const int64_t m = q * kMR + i;
+        dst[(q * kk + k) * kMR + i] = m < M && k < K ? a[m * rsa + k * csa] : T(0);
+      }
+}
+
+/// Most batch dims of a MatMul (more: the lowering reports an error).
+constexpr int64_t kMaxRank = 8;
+
+/// Params of onnxc_k_gemm_<dtype> (templates/cpu/matmul.cpp), filled by gemm_call():
+/// Y[b] = act(alpha * A[b] B[b] + beta * C) for every batch index b.
+struct GemmParams {
+  int64_t M, N, K;
+  int64_t rsa, csa, rsb, csb, rsy, csy; ///< element strides of A, B (unpacked) and Y
+  double alpha, beta;
+  int64_t has_c, rsc, csc; ///< C (tensor 2) broadcast to M x N by these strides
+  int64_t b_count;         ///< distinct B matrices (dense K x N blocks)
+  int64_t direct;          ///< 0/1: small M, B read as it is (no packing, no scratch)
+  int64_t b_packed;        ///< 0/1: tensor 1 holds the b_count matrices already packed
+  int64_t rank;            ///< batch dims
+  ActParams act;
+  int64_t batch[kMaxRank], a_bs[kMaxRank], b_bs[kMaxRank]; ///< dims, A strides (elements),
+                                                          ///< B strides (matrices)
+};
+
+/// Scratch bytes of a GEMM call: the packed B matrices unless they are packed already.
+constexpr int64_t gemm_scratch_bytes(const GemmParams &p, int64_t elem_bytes) {
+  if (p.direct || p.b_packed)
+    return 0;
+  return p.b_count * packed_b_elems(p.K, p.N, elem_bytes) * elem_bytes;
+}
+
+} // namespace gemm
+} // namespace onnxc_k
+
+#endif

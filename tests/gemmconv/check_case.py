@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Differential test of the GEMM weight pre-packing on one generated case (make_cases.py):
+
+  check_case.py ONNXC CASE_DIR WORK_DIR
+
+compiles CASE_DIR/model.onnx twice, as is (constant weights pre-packed at compile time by the
+pack-weights pass) and with --disable-pass=pack-weights (packed by the kernel at run time), runs
+both with `onnxc run` at 1 and 2 threads, and compares every output with the numpy reference
+(output_0.pb) and the two libraries with each other.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+TOL = {np.dtype(np.float32): (1e-4, 1e-5), np.dtype(np.float64): (1e-10, 1e-12)}  # rtol, atol
+
+
+def compile_model(onnxc, model, lib, extra):
+    r = subprocess.run([onnxc, "compile", model, "-o", lib] + extra, capture_output=True,
+                       text=True)
+    if r.returncode != 0:
+        sys.exit(f"FAIL: onnxc compile {' '.join(extra)} exited {r.returncode}:\n{r.stderr}")
+
+
+def run_model(onnxc, lib, data, out, threads):
+    r = subprocess.run([onnxc, "run", lib, data, "-o", out, "--threads", str(threads)],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"FAIL: onnxc run {lib} exited {r.returncode}:\n{r.stderr}")
+    return numpy_helper.to_array(onnx.load_tensor(os.path.join(out, "output_0.pb")))
+
+
+def compare(what, got, want):
+    if got.shape != want.shape or got.dtype != want.dtype:
+        sys.exit(f"FAIL: {what}: {got.dtype}{got.shape} != {want.dtype}{want.shape}")
+    rtol, atol = TOL[want.dtype]
+    scale = np.max(np.abs(want))
+    bad = ~np.isclose(got, want, rtol=rtol, atol=atol * scale)
+    if bad.any():
+        i = np.unravel_index(np.argmax(np.abs(got - want)), got.shape)
+        sys.exit(f"FAIL: {what}: {bad.sum()} of {got.size} elements differ; worst at {i}: "
+                 f"{got[i]} vs {want[i]}")
+    print(f"ok: {what}: max abs diff {np.max(np.abs(got - want)):.3g}")
+
+
+def main(onnxc, case_dir, work):
+    os.makedirs(work, exist_ok=True)
+    model, data = os.path.join(case_dir, "model.onnx"), os.path.join(case_dir, "test_data_set_0")
+    want = numpy_helper.to_array(onnx.load_tensor(os.path.join(data, "output_0.pb")))
+    libs = {"packed": [], "unpacked": ["--disable-pass=pack-weights"]}
+    outs = {}
+    for name, extra in libs.items():
+        lib = os.path.join(work, f"{name}.so")
+        compile_model(onnxc, model, lib, extra)
+        for threads in (1, 2):
+            got = run_model(onnxc, lib, data, os.path.join(work, f"out_{name}_{threads}"), threads)
+            compare(f"{name}, {threads} thread(s) vs numpy", got, want)
+            outs[name, threads] = got
+    for threads in (1, 2):
+        compare(f"packed vs unpacked, {threads} thread(s)", outs["packed", threads],
+                outs["unpacked", threads])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(*sys.argv[1:]))

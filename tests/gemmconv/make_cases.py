@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Writes the GEMM / convolution kernel test models: OUT_DIR/<case>/{model.onnx, test_data_set_0/}.
+
+Each case is one Conv, Gemm or MatMul whose shape exercises a path of the CPU GEMM kernels
+(templates/cpu/nn_gemm.h, conv.cpp, matmul.cpp): tile and panel remainders, groups, strides,
+dilations, padding, 1-D/3-D windows, double, batched and transposed products, weights that are
+graph inputs (never pre-packed). output_0.pb is a float64 numpy reference computed here,
+independently of onnxc.
+
+  make_cases.py OUT_DIR
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper, TensorProto
+import itertools
+
+RNG = np.random.default_rng(11)
+
+
+def conv_ref(x, w, b, strides=None, pads=None, dilations=None, group=1):
+    """N-D convolution (N, C, spatial...) by kernel taps, in float64."""
+    sp = x.ndim - 2
+    strides, dilations = strides or [1] * sp, dilations or [1] * sp
+    pads = pads or [0] * (2 * sp)
+    xp = np.pad(x, [(0, 0), (0, 0)] + [(pads[d], pads[d + sp]) for d in range(sp)])
+    ks = w.shape[2:]
+    out = [(xp.shape[2 + d] - (ks[d] - 1) * dilations[d] - 1) // strides[d] + 1 for d in range(sp)]
+    m, cg = w.shape[0], w.shape[1]
+    mg = m // group
+    y = np.zeros([x.shape[0], m] + out)
+    for g in range(group):
+        xs = xp[:, g * cg:(g + 1) * cg]
+        for tap in itertools.product(*[range(k) for k in ks]):
+            sl = tuple(slice(tap[d] * dilations[d], tap[d] * dilations[d] + strides[d] * out[d],
+                             strides[d]) for d in range(sp))
+            patch = xs[(slice(None), slice(None)) + sl]
+            wt = w[(slice(g * mg, (g + 1) * mg), slice(None)) + tuple(tap)]
+            y[:, g * mg:(g + 1) * mg] += np.tensordot(patch, wt, axes=([1], [1])).transpose(
+                [0, sp + 1] + list(range(1, sp + 1)))
+    if b is not None:
+        y += b.reshape([1, -1] + [1] * sp)
+    return y
+
+
+def reference(op, vals, attrs):
+    """float64 numpy value of the node's output."""
+    v = [None if a is None else a.astype(np.float64) for a in vals]
+    if op == "Conv":
+        return conv_ref(v[0], v[1], v[2], attrs.get("strides"), attrs.get("pads"),
+                        attrs.get("dilations"), attrs.get("group", 1))
+    if op == "MatMul":
+        return v[0] @ v[1]
+    a = v[0].T if attrs.get("transA") else v[0]
+    b = v[1].T if attrs.get("transB") else v[1]
+    y = attrs.get("alpha", 1.0) * (a @ b)
+    return y if v[2] is None else y + attrs.get("beta", 1.0) * v[2]
+
+
+def conv(x, w, bias=True, dt=np.float32, w_input=False, **attrs):
+    return ("Conv", [x, w, [w[0]] if bias else None], attrs, dt, w_input)
+
+
+def gemm(a, b, c=None, dt=np.float32, **attrs):
+    return ("Gemm", [a, b, c], attrs, dt, False)
+
+
+def matmul(a, b, dt=np.float32):
+    return ("MatMul", [a, b, None], {}, dt, False)
+
+
+CASES = {
+    # 3x3 pad 1: M not a multiple of the tile rows, spatial size not a multiple of the panel.
+    "conv3x3_m13": conv([1, 8, 9, 11], [13, 8, 3, 3], pads=[1, 1, 1, 1]),
+    "conv3x3_stride2": conv([2, 16, 15, 15], [24, 16, 3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+    "conv3x3_big_k": conv([1, 64, 10, 10], [20, 64, 3, 3], pads=[1, 1, 1, 1]),  # K > KC
+    "conv_dilated_asym": conv([1, 5, 12, 10], [7, 5, 3, 2], dilations=[2, 3], pads=[1, 0, 2, 1]),
+    "conv_grouped": conv([1, 12, 8, 8], [18, 4, 3, 3], group=3, pads=[1, 1, 1, 1]),
+    "conv_pointwise": conv([1, 32, 7, 7], [50, 32, 1, 1], bias=False),
+    "conv_pointwise_stride2": conv([1, 16, 9, 9], [8, 16, 1, 1], strides=[2, 2]),
+    "conv7x7_stem": conv([1, 3, 32, 32], [16, 3, 7, 7], strides=[2, 2], pads=[3, 3, 3, 3]),
+    "conv1d": conv([2, 6, 40], [9, 6, 5], pads=[2, 2]),
+    "conv3d": conv([1, 4, 5, 6, 7], [5, 4, 3, 3, 3], pads=[1, 1, 1, 1, 1, 1]),
+    "conv_double": conv([1, 6, 10, 10], [11, 6, 3, 3], dt=np.float64, pads=[1, 1, 1, 1]),
+    "conv_w_input": conv([1, 8, 6, 6], [10, 8, 3, 3], w_input=True, pads=[1, 1, 1, 1]),
+    "gemm_transb": gemm([10, 70], [33, 70], [33], transB=1),
+    "gemm_alpha_beta": gemm([17, 20], [20, 40], [17, 40], alpha=0.5, beta=2.0),
+    "gemm_small_n": gemm([40, 30], [30, 5], [5]),  # runs transposed: the constant B becomes A
+    "gemm_double": gemm([9, 300], [300, 19], [19], dt=np.float64),
+    "matmul_batched": matmul([3, 2, 14, 24], [24, 37]),
+    "matmul_batched_b": matmul([2, 13, 24], [2, 24, 21]),
+    "matmul_vec": matmul([3, 50], [50, 64]),  # small M: B streamed, never packed
+}
+
+ONNX_TYPE = {np.float32: TensorProto.FLOAT, np.float64: TensorProto.DOUBLE}
+
+
+def build(name, spec, out_dir):
+    op, shapes, attrs, dt, w_input = spec
+    tt = ONNX_TYPE[dt]
+    names = ["x", "w", "b"]
+    inputs, inits, feeds, vals = [], [], {}, [None, None, None]
+    x = RNG.uniform(-1, 1, shapes[0]).astype(dt)
+    inputs.append(helper.make_tensor_value_info("x", tt, shapes[0]))
+    feeds["x"] = vals[0] = x
+    node_inputs = ["x"]
+    for i in (1, 2):
+        if shapes[i] is None:
+            continue
+        v = vals[i] = RNG.uniform(-1, 1, shapes[i]).astype(dt)
+        node_inputs.append(names[i])
+        if i == 1 and w_input:
+            inputs.append(helper.make_tensor_value_info(names[i], tt, shapes[i]))
+            feeds[names[i]] = v
+        else:
+            inits.append(numpy_helper.from_array(v, names[i]))
+    node = helper.make_node(op, node_inputs, ["y"], **attrs)
+    graph = helper.make_graph([node], name, inputs,
+                              [helper.make_tensor_value_info("y", tt, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    y = reference(op, vals, attrs)
+    case = os.path.join(out_dir, name)
+    data = os.path.join(case, "test_data_set_0")
+    os.makedirs(data, exist_ok=True)
+    onnx.save(model, os.path.join(case, "model.onnx"))
+    for i, inp in enumerate(inputs):
+        t = numpy_helper.from_array(feeds[inp.name], inp.name)
+        open(os.path.join(data, f"input_{i}.pb"), "wb").write(t.SerializeToString())
+    t = numpy_helper.from_array(np.asarray(y, dtype=dt), "y")
+    open(os.path.join(data, "output_0.pb"), "wb").write(t.SerializeToString())
+
+
+def main(out_dir):
+    for name, spec in CASES.items():
+        build(name, spec, out_dir)
+    print(f"wrote {len(CASES)} cases to {out_dir}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(*sys.argv[1:]))
