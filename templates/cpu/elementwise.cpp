@@ -77,25 +77,31 @@ int32_t binary(onnxc_rt *rt, void *const *t, const i64 *p, F f) {
     parallel_for(rt, p[1], kGrain, body);
     return 0;
   }
-  const i64 *dims = p + 1, *sa = p + 1 + rank, *sb = p + 1 + 2 * rank;
-  const i64 inner = dims[rank - 1], ia = sa[rank - 1], ib = sb[rank - 1];
+  const i64 *dims = p + 1;
+  const i64 inner = dims[rank - 1];
   i64 outer = 1;
   for (i64 d = 0; d + 1 < rank; ++d)
     outer *= dims[d];
-  auto body = [&](i64 lo, i64 hi) {
+  // The shape is read again from the body's params argument, so that it folds also in the
+  // node-specialised copy the thread pool runs (codegen/cpu/specialise_parallel.h).
+  auto body = [&](const i64 *pp, i64 lo, i64 hi) {
+    const i64 r = pp[0];
+    const i64 *pd = pp + 1, *psa = pp + 1 + r, *psb = pp + 1 + 2 * r;
+    const i64 n = pd[r - 1], pia = psa[r - 1], pib = psb[r - 1];
+    const double c0 = param_f64(pp, 1 + 3 * static_cast<int>(r));
     for (i64 o = lo; o < hi; ++o) {
       i64 rem = o, oa = 0, ob = 0;
-      for (i64 d = rank - 2; d >= 0; --d) {
-        i64 c = rem % dims[d];
-        rem /= dims[d];
-        oa += c * sa[d];
-        ob += c * sb[d];
+      for (i64 d = r - 2; d >= 0; --d) {
+        i64 c = rem % pd[d];
+        rem /= pd[d];
+        oa += c * psa[d];
+        ob += c * psb[d];
       }
-      binary_row(a + oa, ia, b + ob, ib, y + o * inner, inner, a0, f);
+      binary_row(a + oa, pia, b + ob, pib, y + o * n, n, c0, f);
     }
   };
   i64 grain = inner >= kGrain ? 1 : kGrain / (inner ? inner : 1);
-  parallel_for(rt, outer, grain, body);
+  parallel_for(rt, p, outer, grain, body);
   return 0;
 }
 
