@@ -118,13 +118,16 @@ template <typename T> int32_t instnorm(onnxc_rt *rt, void *const *t, const i64 *
 }
 
 template <typename T> int32_t layernorm(onnxc_rt *rt, void *const *t, const i64 *p) {
-  const i64 outer = p[0], inner = p[1], ss = p[3], bs = p[4];
-  const double eps = param_f64(p, 2);
+  const i64 outer = p[0], inner = p[1];
   const T *x = static_cast<const T *>(t[0]), *scale = static_cast<const T *>(t[1]),
           *bias = static_cast<const T *>(t[2]);
   T *y = static_cast<T *>(t[3]), *mean_out = static_cast<T *>(t[4]),
     *inv_out = static_cast<T *>(t[5]);
-  auto body = [&](i64 lo, i64 hi) {
+  // Row length, strides and epsilon are read from the body's params: node-specialised also on
+  // the thread pool (codegen/cpu/specialise_parallel.h).
+  auto body = [&](const i64 *pp, i64 lo, i64 hi) {
+    const i64 inner = pp[1], ss = pp[3], bs = pp[4];
+    const double eps = param_f64(pp, 2);
     for (i64 r = lo; r < hi; ++r) {
       const T *xr = x + r * inner;
       T *yr = y + r * inner;
@@ -151,7 +154,7 @@ template <typename T> int32_t layernorm(onnxc_rt *rt, void *const *t, const i64 
         inv_out[r] = s;
     }
   };
-  parallel_for(rt, outer, 1 + 4096 / (inner + 1), body);
+  parallel_for(rt, p, outer, 1 + 4096 / (inner + 1), body);
   return 0;
 }
 

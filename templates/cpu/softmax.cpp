@@ -102,13 +102,15 @@ template <typename T> void softmax_cols(const T *x, T *y, i64 len, i64 inner, i6
 
 template <typename T> int32_t softmax(onnxc_rt *rt, void *const *t, const i64 *p) {
   const i64 outer = p[0], len = p[1], inner = p[2];
-  const bool log = p[3] != 0;
   const T *x = static_cast<const T *>(t[0]);
   T *y = static_cast<T *>(t[1]);
   if (len <= 0)
     return 0;
   const i64 chunks = (inner + kChunk - 1) / kChunk;
-  auto body = [&](i64 lo, i64 hi) {
+  // The shape is read from the body's params: node-specialised also on the thread pool.
+  auto body = [&](const i64 *pp, i64 lo, i64 hi) {
+    const i64 len = pp[1], inner = pp[2], chunks = (inner + kChunk - 1) / kChunk;
+    const bool log = pp[3] != 0;
     for (i64 w = lo; w < hi; ++w) {
       if (inner == 1) {
         softmax_row(x + w * len, y + w * len, len, log);
@@ -119,7 +121,7 @@ template <typename T> int32_t softmax(onnxc_rt *rt, void *const *t, const i64 *p
       }
     }
   };
-  parallel_for(rt, inner == 1 ? outer : outer * chunks, 1 + 4096 / (len + 1), body);
+  parallel_for(rt, p, inner == 1 ? outer : outer * chunks, 1 + 4096 / (len + 1), body);
   return 0;
 }
 
