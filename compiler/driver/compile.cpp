@@ -118,8 +118,8 @@ int cmd_compile(const CompileOptions &o) {
         "wrote {}{}{}\n", o.out_path, s.header_path.empty() ? "" : " and " + s.header_path,
         o.codegen.weights_file.empty() ? "" : " and " + o.codegen.weights_file);
     std::cout << fmt::format("arena size: {} bytes\n", s.arena_size);
-    std::cout << fmt::format("intermediates: {} bytes if none shared memory ({} computed in "
-                             "place)\n",
+    std::cout << fmt::format("intermediates: {} bytes if no buffer shared memory ({} computed "
+                             "in place)\n",
                              s.intermediates_size, s.inplace_values);
     std::cout << fmt::format("weights: {} bytes\n", s.weights_size);
     if (s.budget.measured)

@@ -36,7 +36,7 @@ struct KernelCall {
   /// (input arg, output arg) pairs that may share storage when the input is not used after
   /// this call: the kernel reads each element of the input before it writes the output element
   /// at the same index, and nothing else (element-wise ops). plan-memory decides.
-  std::vector<std::pair<int, int>> inplace;
+  std::vector<std::pair<int, int>> inplace{};
   /// Constants the lowering derives from constant inputs (weights pre-packed in a kernel's
   /// layout): args[slot] is nullptr in the lowering's result; plan-memory adds the tensor to the
   /// graph as a weight (named after `name`) and the evaluator passes it as is.

@@ -64,7 +64,7 @@ struct ExecutionPlan {
   std::vector<PlannedCall> calls;    ///< in execution order (lower-regions)
   std::vector<Value *> weights;      ///< constants the calls read, each with its offset
   int64_t arena_size = 0;            ///< bytes, a multiple of kArenaAlignment
-  int64_t intermediates_size = 0;    ///< bytes of all arena tensors, unshared (for reports)
+  int64_t intermediates_size = 0;    ///< bytes of all arena tensors and scratch buffers, unshared
   int64_t inplace_values = 0;        ///< outputs that took over their input's buffer
   int64_t weights_size = 0;          ///< bytes of the weight blob
   static constexpr int64_t kArenaAlignment = 64;

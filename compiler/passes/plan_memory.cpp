@@ -177,8 +177,10 @@ void assign_arena(ExecutionPlan &plan, const PlanOptions &opts) {
   for (const Interval &i : iv) {
     if (i.value)
       plan.intermediates_size += align_up(type_bytes(i.value->type));
-    else
+    else {
+      plan.intermediates_size += align_up(i.size);
       plan.calls[static_cast<size_t>(i.scratch_of)].scratch_offset = i.offset;
+    }
   }
   for (auto [v, i] : index) { // values sharing an interval (in place) share its offset
     v->offset = iv[i].offset;

@@ -299,13 +299,15 @@ def case_progress(onnxc, work, model, data):
         err_text = f.read()
     check(err_text == "", f"stderr is a file, yet onnxc wrote to it: {err_text!r}")
     lines = p.stdout.splitlines()
-    pattern = [r"wrote \S+ and \S+\.h", r"arena size: \d+ bytes", r"weights: \d+ bytes",
+    pattern = [r"wrote \S+ and \S+\.h", r"arena size: \d+ bytes",
+               r"intermediates: \d+ bytes if no buffer shared memory \(\d+ computed in place\)",
+               r"weights: \d+ bytes",
                r"code size: \d+ bytes \(beyond the weights\)",
                r"stack size: \d+ bytes \(estimate, per thread\)", r"kernel calls: \d+",
                r"compile time: [\d.]+ s"]
     check(len(lines) == len(pattern) and all(re.fullmatch(r, l) for r, l in zip(pattern, lines)),
           f"unexpected compile output: {p.stdout!r}")
-    kernel_calls = int(lines[5].split(": ")[1])
+    kernel_calls = int(lines[6].split(": ")[1])
     if not shutil.which("script"):
         print("SKIP: the terminal half needs util-linux `script`")
         sys.exit(SKIP)
