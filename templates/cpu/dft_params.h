@@ -15,8 +15,8 @@ namespace onnxc_k {
 
 /// Modes of DftParams::mode.
 enum DftMode : int64_t {
-  kDftForward = 0, ///< y[k] = sum_t x[t] e^{-2 pi i k t / n}
-  kDftInverse = 1, ///< y[t] = 1/n sum_k x[k] e^{+2 pi i k t / n}
+  kDftForward = 0,     ///< y[k] = sum_t x[t] e^{-2 pi i k t / n}
+  kDftInverse = 1,     ///< y[t] = 1/n sum_k x[k] e^{+2 pi i k t / n}
   kDftInverseReal = 2, ///< the inverse of a one-sided spectrum (x[n - k] = conj(x[k])), real y
 };
 

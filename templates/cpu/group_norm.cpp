@@ -41,7 +41,7 @@ template <typename T> int32_t group_norm(onnxc_rt *rt, void *const *t, const i64
 } // namespace onnxc_k
 
 #define ONNXC_GROUP_NORM_KERNEL(ct, sfx, unused)                                                   \
-  extern "C" int32_t onnxc_k_group_norm_##sfx(onnxc_rt *rt, void *const *t, const int64_t *p) {   \
+  extern "C" int32_t onnxc_k_group_norm_##sfx(onnxc_rt *rt, void *const *t, const int64_t *p) {    \
     return onnxc_k::group_norm<ct>(rt, t, p);                                                      \
   }
 ONNXC_FLOAT_TYPES(ONNXC_GROUP_NORM_KERNEL, 0)

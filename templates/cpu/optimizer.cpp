@@ -36,8 +36,7 @@ void update(const OptimizerParams &p, double r, i64 t, i64 j, void *const *ts) {
     } else if (p.kind == kAdam) {
       v1 = p.alpha * double(s1[i]) + (1.0 - p.alpha) * gr;
       v2 = p.beta * double(s2[i]) + (1.0 - p.beta) * gr * gr;
-      xn = (1.0 - p.norm_coefficient_post) *
-           (xv - lr * (v1 / (__builtin_sqrt(v2) + p.epsilon)));
+      xn = (1.0 - p.norm_coefficient_post) * (xv - lr * (v1 / (__builtin_sqrt(v2) + p.epsilon)));
     } else {
       v1 = p.alpha * double(s1[i]) + beta_m * gr;
       xn = xv - lr * (p.kind == kNesterov ? gr + p.alpha * v1 : v1);
@@ -64,7 +63,7 @@ template <typename T> int32_t optimizer(void *const *ts, const i64 *params) {
 } // namespace onnxc_k
 
 #define ONNXC_OPTIMIZER_KERNEL(ct, sfx, unused)                                                    \
-  extern "C" int32_t onnxc_k_optimizer_##sfx(onnxc_rt *, void *const *t, const int64_t *p) {      \
+  extern "C" int32_t onnxc_k_optimizer_##sfx(onnxc_rt *, void *const *t, const int64_t *p) {       \
     return onnxc_k::optimizer<ct>(t, p);                                                           \
   }
 ONNXC_FLOAT_TYPES(ONNXC_OPTIMIZER_KERNEL, 0)

@@ -23,9 +23,8 @@ onnxc_k::GroupNormParams group_norm_params(const Node &n) {
   int64_t want = p.per_group ? p.groups : p.channels;
   for (size_t i : {size_t(1), size_t(2)})
     if (input_dims(n, i) != std::vector<int64_t>{want})
-      node_fail(n, "{} must have shape [{}] (one value per {}), got {}",
-                i == 1 ? "scale" : "bias", want, p.per_group ? "group" : "channel",
-                dims_to_string(input_dims(n, i)));
+      node_fail(n, "{} must have shape [{}] (one value per {}), got {}", i == 1 ? "scale" : "bias",
+                want, p.per_group ? "group" : "channel", dims_to_string(input_dims(n, i)));
   p.epsilon = attr_float(n, "epsilon", 1e-5f);
   return p;
 }

@@ -17,14 +17,16 @@ DftParams dft_geometry(const Node &n, int64_t &axis) {
   std::vector<int64_t> x = input_dims(n, 0);
   const auto r = static_cast<int64_t>(x.size());
   if (r < 2 || (x.back() != 1 && x.back() != 2))
-    node_fail(n, "input must have rank 2 or more and a last dimension of 1 (real) or 2 "
-                 "(complex), not [{}]",
+    node_fail(n,
+              "input must have rank 2 or more and a last dimension of 1 (real) or 2 "
+              "(complex), not [{}]",
               fmt::join(x, ", "));
   axis = n.opset >= 20 ? (n.has_input(2) ? constant_scalar_int(n, 2, "axis") : -2)
                        : attr_int(n, "axis", 1);
   if (axis < -r || axis > r - 2 || axis == -1)
-    node_fail(n, "axis {} is out of range for rank {} (the last dimension holds the complex "
-                 "parts)",
+    node_fail(n,
+              "axis {} is out of range for rank {} (the last dimension holds the complex "
+              "parts)",
               axis, r);
   axis = normalize_axis(n, axis, r);
   DftParams p{};

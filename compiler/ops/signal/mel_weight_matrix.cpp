@@ -31,16 +31,18 @@ Tensor mel_value(const Node &n) {
   double lo_hz = require_constant(n, 3, "lower_edge_hertz").float_at(0);
   double hi_hz = require_constant(n, 4, "upper_edge_hertz").float_at(0);
   if (bins <= 0 || dft_length <= 0 || rate <= 0 || bins > 65536 || dft_length > (1 << 24))
-    node_fail(n, "num_mel_bins ({}), dft_length ({}) and sample_rate ({}) must be positive (and "
-                 "num_mel_bins at most 65536, dft_length at most 2^24)",
+    node_fail(n,
+              "num_mel_bins ({}), dft_length ({}) and sample_rate ({}) must be positive (and "
+              "num_mel_bins at most 65536, dft_length at most 2^24)",
               bins, dft_length, rate);
   const int64_t rows = dft_length / 2 + 1;
   std::vector<int64_t> e = edge_bins(bins, dft_length, rate, lo_hz, hi_hz);
   std::vector<double> w(static_cast<size_t>(rows * bins), 0.0);
   auto at = [&](int64_t j, int64_t i) -> double & {
     if (j < 0 || j >= rows)
-      node_fail(n, "a mel filter edge falls on DFT bin {}, outside 0..{} (check the edge "
-                   "frequencies against sample_rate)",
+      node_fail(n,
+                "a mel filter edge falls on DFT bin {}, outside 0..{} (check the edge "
+                "frequencies against sample_rate)",
                 j, rows - 1);
     return w[static_cast<size_t>(j * bins + i)];
   };

@@ -16,19 +16,40 @@ Tensor tensor_from_doubles(const Node &n, DType dtype, std::vector<int64_t> shap
                            const std::vector<double> &values) {
   Tensor t(dtype, std::move(shape));
   switch (dtype) {
-  case DType::Float: store_all<float>(t, values); break;
-  case DType::Double: store_all<double>(t, values); break;
-  case DType::Int8: store_all<int8_t>(t, values); break;
-  case DType::Int16: store_all<int16_t>(t, values); break;
-  case DType::Int32: store_all<int32_t>(t, values); break;
-  case DType::Int64: store_all<int64_t>(t, values); break;
-  case DType::Uint8: store_all<uint8_t>(t, values); break;
-  case DType::Uint16: store_all<uint16_t>(t, values); break;
-  case DType::Uint32: store_all<uint32_t>(t, values); break;
-  case DType::Uint64: store_all<uint64_t>(t, values); break;
+  case DType::Float:
+    store_all<float>(t, values);
+    break;
+  case DType::Double:
+    store_all<double>(t, values);
+    break;
+  case DType::Int8:
+    store_all<int8_t>(t, values);
+    break;
+  case DType::Int16:
+    store_all<int16_t>(t, values);
+    break;
+  case DType::Int32:
+    store_all<int32_t>(t, values);
+    break;
+  case DType::Int64:
+    store_all<int64_t>(t, values);
+    break;
+  case DType::Uint8:
+    store_all<uint8_t>(t, values);
+    break;
+  case DType::Uint16:
+    store_all<uint16_t>(t, values);
+    break;
+  case DType::Uint32:
+    store_all<uint32_t>(t, values);
+    break;
+  case DType::Uint64:
+    store_all<uint64_t>(t, values);
+    break;
   default:
-    node_fail(n, "output element type {} is not supported (supported: float, double and the "
-                 "integer types)",
+    node_fail(n,
+              "output element type {} is not supported (supported: float, double and the "
+              "integer types)",
               dtype_name(dtype));
   }
   return t;

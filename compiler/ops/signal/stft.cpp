@@ -18,8 +18,9 @@ int64_t frame_length(const Node &n) {
   if (has_window) {
     std::vector<int64_t> w = input_dims(n, 2);
     if (w.size() != 1 || (has_len && w[0] != len))
-      node_fail(n, "window must be 1-D with frame_length elements (window [{}], frame_length "
-                   "{})",
+      node_fail(n,
+                "window must be 1-D with frame_length elements (window [{}], frame_length "
+                "{})",
                 w.empty() ? 0 : w[0], len);
     len = w[0];
   }
@@ -33,8 +34,9 @@ DftParams stft_geometry(const Node &n) {
   int64_t step = constant_scalar_int(n, 1, "frame_step");
   int64_t len = frame_length(n);
   if (step < 1 || len < 1 || len > x[1] || len > (int64_t(1) << 24))
-    node_fail(n, "frame_step ({}) must be positive and frame_length ({}) between 1 and the "
-                 "signal length ({})",
+    node_fail(n,
+              "frame_step ({}) must be positive and frame_length ({}) between 1 and the "
+              "signal length ({})",
               step, len, x[1]);
   DftParams p{};
   p.outer = x[0];

@@ -18,13 +18,13 @@ onnxc_k::TensorScatterParams scatter_params(const Node &n) {
     node_fail(n, "axis must not be the batch axis 0");
   for (int64_t i = 0; i < r; ++i)
     if (i != axis && past[size_t(i)] != upd[size_t(i)])
-      node_fail(n, "update {} must match past_cache {} except along axis {}",
-                dims_to_string(upd), dims_to_string(past), axis);
+      node_fail(n, "update {} must match past_cache {} except along axis {}", dims_to_string(upd),
+                dims_to_string(past), axis);
   if (upd[size_t(axis)] > past[size_t(axis)])
-    node_fail(n, "update has {} rows along axis {}, more than the cache's {}",
-              upd[size_t(axis)], axis, past[size_t(axis)]);
-  if (n.has_input(2) && (input_dtype(n, 2) != DType::Int64 ||
-                         input_dims(n, 2) != std::vector<int64_t>{past[0]}))
+    node_fail(n, "update has {} rows along axis {}, more than the cache's {}", upd[size_t(axis)],
+              axis, past[size_t(axis)]);
+  if (n.has_input(2) &&
+      (input_dtype(n, 2) != DType::Int64 || input_dims(n, 2) != std::vector<int64_t>{past[0]}))
     node_fail(n, "write_indices must be int64 [{}]", past[0]);
   std::string mode = attr_string(n, "mode", "linear");
   if (mode != "linear" && mode != "circular")

@@ -98,11 +98,11 @@ const OpDef &op_Adagrad() {
 }
 
 const OpDef &op_Momentum() {
-  static const OpDef def = optimizer_op("Momentum", {{"alpha", Attribute::Kind::Float, true},
-                                                     {"beta", Attribute::Kind::Float, true},
-                                                     {"mode", Attribute::Kind::String, true},
-                                                     {"norm_coefficient", Attribute::Kind::Float,
-                                                      true}});
+  static const OpDef def =
+      optimizer_op("Momentum", {{"alpha", Attribute::Kind::Float, true},
+                                {"beta", Attribute::Kind::Float, true},
+                                {"mode", Attribute::Kind::String, true},
+                                {"norm_coefficient", Attribute::Kind::Float, true}});
   return def;
 }
 
