@@ -8,7 +8,8 @@ layout) and runs `onnxc verify --threads 2` on each. Covered: GroupNormalization
 TensorScatter linear (per-batch write indices, a non-default axis, int8 data) and circular
 (wrapping), with the cache also read afterwards (so it cannot be updated in place); Adam with
 several tensors and norm_coefficient_post, nesterov Momentum at T = 0; BitShift and the Bitwise
-ops on broadcast uint64 / int16 tensors, including shifts by the full width.
+ops on broadcast uint64 / int16 tensors, including shifts by the full width. Then invalid
+models, which `onnxc compile` must reject with exit status 1 and a message naming the node.
 
 Usage: make_cases.py OUT_DIR --onnxc ONNXC
 Exits 1 if any case fails.
@@ -166,13 +167,54 @@ def make_all(out):
     bit_cases(out)
 
 
+def error_models(out):
+    """(name, model, expected message part) for models onnxc must refuse."""
+    f, i64 = TensorProto.FLOAT, TensorProto.INT64
+    vi = helper.make_tensor_value_info
+
+    def model(node, x_shape, opset, x_type=f, inits=()):
+        g = helper.make_graph([node], "bad", [vi("x", x_type, x_shape)], [vi("y", f, None)],
+                              initializer=list(inits))
+        return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    axis = helper.make_tensor("a", i64, [], [2])
+    return [
+        ("bitcast_width", model(helper.make_node("BitCast", ["x"], ["y"], to=i64), [3], 26),
+         "must have the width of the input type"),
+        ("dft_axis", model(helper.make_node("DFT", ["x", "", "a"], ["y"]), [2, 8, 2], 20,
+                           inits=[axis]), "axis 2 is out of range"),
+        ("group_norm_groups",
+         model(helper.make_node("GroupNormalization", ["x", "x", "x"], ["y"], num_groups=3),
+               [2, 4, 5], 21), "num_groups (3) must be positive and divide"),
+        ("bitshift_direction",
+         model(helper.make_node("BitShift", ["x", "x"], ["y"], direction="UP"), [4], 11,
+               TensorProto.UINT8), "'direction' must be"),
+    ]
+
+
+def run_errors(onnxc, out):
+    failed = []
+    os.makedirs(out, exist_ok=True)
+    for name, m, want in error_models(out):
+        path = os.path.join(out, f"error_{name}.onnx")
+        onnx.save(m, path)
+        res = subprocess.run([onnxc, "compile", path, "-o", path + ".so"], capture_output=True,
+                             text=True)
+        ok = res.returncode == 1 and want in res.stderr and "node #0" in res.stderr \
+            and not os.path.exists(path + ".so")
+        print(f"{'ok' if ok else 'FAIL'} error_{name}")
+        if not ok:
+            print(res.stdout + res.stderr)
+            failed.append(name)
+    return failed
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--onnxc", required=True)
     args = ap.parse_args()
     make_all(args.out)
-    failed = []
+    failed = run_errors(args.onnxc, args.out.rstrip("/") + "_errors")
     for case in sorted(os.listdir(args.out)):
         d = os.path.join(args.out, case)
         cmd = [args.onnxc, "verify", os.path.join(d, "model.onnx"),
@@ -182,7 +224,7 @@ def main():
         if res.returncode != 0:
             print(res.stdout + res.stderr)
             failed.append(case)
-    print(f"{len(failed)} of {len(os.listdir(args.out))} cases failed")
+    print(f"{len(failed)} cases failed")
     return 1 if failed else 0
 
 
