@@ -4,6 +4,8 @@
 #include "compiler/ops/elementwise.h"
 #include "compiler/ops/op_util.h"
 
+#include <algorithm>
+
 namespace onnxc {
 namespace {
 
@@ -32,22 +34,28 @@ struct ScalarAttr {
   double get(const Node &n) const { return name.empty() ? 0.0 : attr_float(n, name, float(def)); }
 };
 
-OpDef unary(std::string op, std::string id, std::vector<DType> types, ScalarAttr a0, ScalarAttr a1) {
+OpDef unary(std::string op, std::string id, std::vector<DType> types, ScalarAttr a0, ScalarAttr a1,
+            bool predicate = false) {
   OpDef d;
   d.name = std::move(op);
   d.min_opset = 6;
+  if (d.name == "Not") { // Not-1 is today's Not
+    d.min_opset = 1;
+    d.before_min_opset = true;
+  }
   for (const ScalarAttr &a : {a0, a1})
     if (!a.name.empty())
       d.attrs.push_back({a.name, Attribute::Kind::Float});
-  d.infer = [types](Node &n) {
+  d.infer = [types, predicate](Node &n) {
     check_dtype(n, input_dtype(n, 0), types);
-    set_output(n, 0, input_dtype(n, 0), input_dims(n, 0));
+    set_output(n, 0, predicate ? DType::Bool : input_dtype(n, 0), input_dims(n, 0));
   };
-  d.lower = [id, a0, a1](const Node &n) {
+  d.lower = [id, a0, a1, predicate](const Node &n) {
     int64_t count = product(output_dims(n, 0));
     KernelCall call = call_on_all(n, kernel_name(n, id, input_dtype(n, 0)),
                                   {count, param_f64(a0.get(n)), param_f64(a1.get(n))});
-    call.inplace = {{0, 1}};
+    if (!predicate)
+      call.inplace = {{0, 1}};
     return call;
   };
   return d;
@@ -66,27 +74,55 @@ std::vector<int64_t> binary_params(const Node &n, double a0) {
   return p;
 }
 
+/// A binary op's attribute as a number: ints as they are; BitShift's "direction" RIGHT = 0,
+/// LEFT = 1.
+double binary_attr(const Node &n, const ScalarAttr &a) {
+  if (a.name.empty())
+    return 0.0;
+  if (a.name != "direction")
+    return static_cast<double>(attr_int(n, a.name, int64_t(a.def)));
+  std::string dir = attr_string(n, a.name, "");
+  if (dir != "LEFT" && dir != "RIGHT")
+    node_fail(n, "attribute 'direction' must be \"LEFT\" or \"RIGHT\", not \"{}\"", dir);
+  return dir == "LEFT" ? 1.0 : 0.0;
+}
+
+/// Pow's exponent may have another numeric type than its base (opset 12+); these have kernels.
+bool is_mixed_pow(const Node &n) {
+  auto in = [](DType t, std::initializer_list<DType> l) {
+    return std::find(l.begin(), l.end(), t) != l.end();
+  };
+  return n.op_type == "Pow" &&
+         in(input_dtype(n, 0), {DType::Float, DType::Double, DType::Int32, DType::Int64}) &&
+         in(input_dtype(n, 1), {DType::Float, DType::Double, DType::Int32, DType::Int64,
+                                DType::Uint32, DType::Uint64});
+}
+
 OpDef binary(std::string op, std::string id, std::vector<DType> types, bool compare,
              ScalarAttr a0 = {}) {
   OpDef d;
   d.name = std::move(op);
   d.min_opset = 7;
   if (!a0.name.empty())
-    d.attrs.push_back({a0.name, Attribute::Kind::Int});
+    d.attrs.push_back({a0.name, a0.name == "direction" ? Attribute::Kind::String
+                                                       : Attribute::Kind::Int});
   d.infer = [types, compare](Node &n) {
     DType t = input_dtype(n, 0);
     check_dtype(n, t, types);
-    if (input_dtype(n, 1) != t)
+    if (input_dtype(n, 1) != t && !is_mixed_pow(n))
       node_fail(n, "inputs have different element types ({} and {})", dtype_name(t),
                 dtype_name(input_dtype(n, 1)));
     set_output(n, 0, compare ? DType::Bool : t,
                broadcast_shapes(n, {input_dims(n, 0), input_dims(n, 1)}));
   };
   d.lower = [id, a0](const Node &n) {
-    double v = a0.name.empty() ? 0.0 : static_cast<double>(attr_int(n, a0.name, int64_t(a0.def)));
-    KernelCall call = call_on_all(n, kernel_name(n, id, input_dtype(n, 0)), binary_params(n, v));
+    std::string kernel = kernel_name(n, id, input_dtype(n, 0));
+    bool mixed = input_dtype(n, 1) != input_dtype(n, 0);
+    if (mixed) // onnxc_k_pow_<base>_<exponent>
+      kernel += "_" + std::string(dtype_suffix(input_dtype(n, 1)));
+    KernelCall call = call_on_all(n, kernel, binary_params(n, binary_attr(n, a0)));
     for (int i : {0, 1}) // an input of the output's shape (and size) may be overwritten
-      if (input_dims(n, static_cast<size_t>(i)) == output_dims(n, 0)) {
+      if (input_dims(n, static_cast<size_t>(i)) == output_dims(n, 0) && !(mixed && i == 1)) {
         call.inplace = {{i, 2}};
         break;
       }
@@ -103,6 +139,8 @@ std::vector<OpDef> elementwise_ops() {
   ops.push_back(unary(#op, #id, {types(ONNXC_DTYPE_OF)}, {n0, d0}, {n1, d1}));
 #define ONNXC_BINARY(op, id, types, n0, d0, expr)                                                  \
   ops.push_back(binary(#op, #id, {types(ONNXC_DTYPE_OF)}, false, {n0, d0}));
+#define ONNXC_PREDICATE(op, id, types, n0, d0, n1, d1, expr)                                       \
+  ops.push_back(unary(#op, #id, {types(ONNXC_DTYPE_OF)}, {n0, d0}, {n1, d1}, true));
 #define ONNXC_COMPARE(op, id, types, expr) ops.push_back(binary(#op, #id, {types(ONNXC_DTYPE_OF)}, true));
 #include "templates/cpu/types.h"
 #include "templates/cpu/elementwise.def"

@@ -86,6 +86,10 @@ struct OpDef {
   /// false: the outputs depend only on the inputs' types (Shape, Size), so they fold even when
   /// the inputs are computed at run time; `eval` then gets nullptr for those inputs.
   bool reads_input_values = true;
+  /// true: the op is also accepted from models importing an ai.onnx opset older than onnxc's
+  /// general minimum (kMinOpset, compiler/passes/check_supported.h), down to min_opset: its
+  /// semantics have not changed since then (Not).
+  bool before_min_opset = false;
 };
 
 } // namespace onnxc

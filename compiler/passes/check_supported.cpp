@@ -52,7 +52,8 @@ std::string why_unsupported(const Node &n) {
     return fmt::format("onnxc does not support {} operator {} (opset {}) yet (see "
                        "docs/SupportedOps.md)",
                        n.domain.empty() ? "ai.onnx" : n.domain, n.op_type, n.opset);
-  if (n.domain.empty() && (n.opset < kMinOpset || n.opset > kMaxOpset))
+  if (n.domain.empty() &&
+      ((n.opset < kMinOpset && !n.def->before_min_opset) || n.opset > kMaxOpset))
     return fmt::format("the model imports ai.onnx opset {}, outside the supported range {}..{}; "
                        "convert it with onnx.version_converter",
                        n.opset, kMinOpset, kMaxOpset);

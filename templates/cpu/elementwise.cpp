@@ -24,12 +24,13 @@ template <typename Op> struct VecForm {
 };
 
 /// y = Op(x): the 16-lane form for float where VecForm<Op> has one, else the scalar expression.
-template <typename T, typename Op> int32_t unary(onnxc_rt *rt, void *const *t, const i64 *p) {
+template <typename T, typename Op, typename R = T>
+int32_t unary(onnxc_rt *rt, void *const *t, const i64 *p) {
   const T *x = static_cast<const T *>(t[0]);
-  T *y = static_cast<T *>(t[1]);
+  R *y = static_cast<R *>(t[1]);
   const double a0 = param_f64(p, 1), a1 = param_f64(p, 2);
   auto body = [&](i64 b, i64 e) {
-    if constexpr (is_f32<T> && VecForm<Op>::ok) {
+    if constexpr (is_f32<T> && is_f32<R> && VecForm<Op>::ok) {
       map_f32(x + b, y + b, e - b, [](vf32 v) { return VecForm<Op>::f(v); });
     } else {
       for (i64 i = b; i < e; ++i)
@@ -42,13 +43,13 @@ template <typename T, typename Op> int32_t unary(onnxc_rt *rt, void *const *t, c
 
 /// One output row: py[i] = f(pa[i * ia], pb[i * ib]). The common stride pairs (both unit, one
 /// broadcast) get loops of their own, which vectorise whatever the node's constant strides are.
-template <typename T, typename R, typename F>
-inline void binary_row(const T *pa, i64 ia, const T *pb, i64 ib, R *py, i64 n, double a0, F f) {
+template <typename T, typename TB, typename R, typename F>
+inline void binary_row(const T *pa, i64 ia, const TB *pb, i64 ib, R *py, i64 n, double a0, F f) {
   if (ia == 1 && ib == 1) {
     for (i64 i = 0; i < n; ++i)
       py[i] = f(pa[i], pb[i], a0);
   } else if (ia == 1 && ib == 0) {
-    const T b = *pb;
+    const TB b = *pb;
     for (i64 i = 0; i < n; ++i)
       py[i] = f(pa[i], b, a0);
   } else if (ia == 0 && ib == 1) {
@@ -62,10 +63,10 @@ inline void binary_row(const T *pa, i64 ia, const T *pb, i64 ib, R *py, i64 n, d
 }
 
 /* Iterates the output in row-major order; the innermost dimension runs as a flat loop. */
-template <typename T, typename R, typename F>
+template <typename T, typename R, typename F, typename TB = T>
 int32_t binary(onnxc_rt *rt, void *const *t, const i64 *p, F f) {
   const T *a = static_cast<const T *>(t[0]);
-  const T *b = static_cast<const T *>(t[1]);
+  const TB *b = static_cast<const TB *>(t[1]);
   R *y = static_cast<R *>(t[2]);
   const i64 rank = p[0];
   const double a0 = param_f64(p, rank == 0 ? 2 : 1 + 3 * static_cast<int>(rank));
@@ -116,6 +117,10 @@ using namespace onnxc_k;
   extern "C" int32_t onnxc_k_##id##_##sfx(onnxc_rt *rt, void *const *t, const i64 *p) {           \
     return unary<ct, unary_##id>(rt, t, p);                                                        \
   }
+#define ONNXC_PREDICATE_KERNEL(ct, sfx, id)                                                        \
+  extern "C" int32_t onnxc_k_##id##_##sfx(onnxc_rt *rt, void *const *t, const i64 *p) {           \
+    return unary<ct, unary_##id, bool>(rt, t, p);                                                  \
+  }
 #define ONNXC_BINARY_KERNEL(ct, sfx, id)                                                           \
   extern "C" int32_t onnxc_k_##id##_##sfx(onnxc_rt *rt, void *const *t, const i64 *p) {           \
     return binary<ct, ct>(rt, t, p, [](ct a, ct b, double a0) {                                  \
@@ -146,6 +151,14 @@ using namespace onnxc_k;
       return static_cast<T>(expr);                                                                 \
     }                                                                                              \
   };
+#define ONNXC_PREDICATE(op, id, types, n0, d0, n1, d1, expr)                                       \
+  struct unary_##id {                                                                              \
+    template <typename T> static bool eval(T x, double a0, double a1) {                           \
+      (void)a0;                                                                                    \
+      (void)a1;                                                                                    \
+      return expr;                                                                                 \
+    }                                                                                              \
+  };
 #define ONNXC_BINARY(op, id, types, n0, d0, expr)
 #define ONNXC_COMPARE(op, id, types, expr)
 namespace onnxc_k {
@@ -169,6 +182,7 @@ ONNXC_VEC_FORM(erf, erf)
 
 /* Second pass: the kernels. */
 #define ONNXC_UNARY(op, id, types, n0, d0, n1, d1, expr) types(ONNXC_UNARY_KERNEL, id)
+#define ONNXC_PREDICATE(op, id, types, n0, d0, n1, d1, expr) types(ONNXC_PREDICATE_KERNEL, id)
 #define ONNXC_BINARY(op, id, types, n0, d0, expr)                                                  \
   namespace binary_##id {                                                                          \
   template <typename T> inline T eval(T a, T b, double a0) {                                       \
@@ -183,3 +197,24 @@ ONNXC_VEC_FORM(erf, erf)
   }                                                                                                \
   types(ONNXC_COMPARE_KERNEL, id)
 #include "templates/cpu/elementwise.def"
+
+/* Pow with exponents of another type (opset 12+): computed in double, converted to the base's
+ * type as the reference does (np.power(x, y).astype(x.dtype)). onnxc_k_pow_<x>_<y>. */
+#define ONNXC_POW_MIXED_KERNEL(cb, sb, ce, se)                                                     \
+  extern "C" int32_t onnxc_k_pow_##sb##_##se(onnxc_rt *rt, void *const *t, const i64 *p) {        \
+    return binary<cb, cb, decltype(&pow_mixed<cb, ce>), ce>(rt, t, p, &pow_mixed<cb, ce>);        \
+  }
+#define ONNXC_POW_EXPONENTS(cb, sb, ...)                                                           \
+  ONNXC_POW_MIXED_KERNEL(cb, sb, float, f32) ONNXC_POW_MIXED_KERNEL(cb, sb, double, f64)           \
+  ONNXC_POW_MIXED_KERNEL(cb, sb, int, i32) ONNXC_POW_MIXED_KERNEL(cb, sb, long long, i64)          \
+  ONNXC_POW_MIXED_KERNEL(cb, sb, unsigned, u32)                                                    \
+  ONNXC_POW_MIXED_KERNEL(cb, sb, unsigned long long, u64)
+namespace {
+template <typename B, typename E> B pow_mixed(B a, E b, double) {
+  return static_cast<B>(__builtin_pow(static_cast<double>(a), static_cast<double>(b)));
+}
+} // namespace
+ONNXC_POW_EXPONENTS(float, f32)
+ONNXC_POW_EXPONENTS(double, f64)
+ONNXC_POW_EXPONENTS(int, i32)
+ONNXC_POW_EXPONENTS(long long, i64)

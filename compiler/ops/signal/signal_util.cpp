@@ -1,0 +1,73 @@
+#include "compiler/ops/signal/signal_util.h"
+
+#include <cstring>
+
+namespace onnxc {
+
+namespace {
+template <typename T> void store_all(Tensor &t, const std::vector<double> &v) {
+  T *p = t.data_as<T>();
+  for (size_t i = 0; i < v.size(); ++i)
+    p[i] = static_cast<T>(v[i]);
+}
+} // namespace
+
+Tensor tensor_from_doubles(const Node &n, DType dtype, std::vector<int64_t> shape,
+                           const std::vector<double> &values) {
+  Tensor t(dtype, std::move(shape));
+  switch (dtype) {
+  case DType::Float:
+    store_all<float>(t, values);
+    break;
+  case DType::Double:
+    store_all<double>(t, values);
+    break;
+  case DType::Int8:
+    store_all<int8_t>(t, values);
+    break;
+  case DType::Int16:
+    store_all<int16_t>(t, values);
+    break;
+  case DType::Int32:
+    store_all<int32_t>(t, values);
+    break;
+  case DType::Int64:
+    store_all<int64_t>(t, values);
+    break;
+  case DType::Uint8:
+    store_all<uint8_t>(t, values);
+    break;
+  case DType::Uint16:
+    store_all<uint16_t>(t, values);
+    break;
+  case DType::Uint32:
+    store_all<uint32_t>(t, values);
+    break;
+  case DType::Uint64:
+    store_all<uint64_t>(t, values);
+    break;
+  default:
+    node_fail(n,
+              "output element type {} is not supported (supported: float, double and the "
+              "integer types)",
+              dtype_name(dtype));
+  }
+  return t;
+}
+
+KernelCall write_constant_call(const Node &n, const Tensor &t) {
+  std::vector<int64_t> params{static_cast<int64_t>(t.nbytes())};
+  params.resize(1 + (t.nbytes() + 7) / 8);
+  if (t.nbytes())
+    std::memcpy(params.data() + 1, t.data(), t.nbytes());
+  return KernelCall{"onnxc_k_write_bytes", {n.outputs[0]}, params};
+}
+
+int64_t constant_scalar_int(const Node &n, size_t i, const char *what) {
+  const Tensor &t = require_constant(n, i, what);
+  if (t.numel() != 1)
+    node_fail(n, "input '{}' must be a scalar", what);
+  return t.int_at(0);
+}
+
+} // namespace onnxc

@@ -1,0 +1,34 @@
+/* DFT and STFT (compiler/ops/signal/dft.cpp, stft.cpp; kernel templates/cpu/dft.cpp).
+ *
+ * One kernel computes a direct DFT of length n along one axis of X viewed as
+ * [outer, n_in, inner, cin] (cin = 1 real, 2 complex), for `frames` windows per line starting
+ * at f * step (DFT: frames 1, step 0; STFT: the frames of the signal, each multiplied by the
+ * window when there is one). Y is [outer, frames, out_len, inner, cout]. Twiddles come from a
+ * table of n complex doubles in the scratch; sums run in double.
+ * tensors {X, window (or null), Y, scratch}. */
+#ifndef ONNXC_DFT_PARAMS_H
+#define ONNXC_DFT_PARAMS_H
+
+#include "templates/cpu/params.h"
+
+namespace onnxc_k {
+
+/// Modes of DftParams::mode.
+enum DftMode : int64_t {
+  kDftForward = 0,     ///< y[k] = sum_t x[t] e^{-2 pi i k t / n}
+  kDftInverse = 1,     ///< y[t] = 1/n sum_k x[k] e^{+2 pi i k t / n}
+  kDftInverseReal = 2, ///< the inverse of a one-sided spectrum (x[n - k] = conj(x[k])), real y
+};
+
+struct DftParams {
+  int64_t outer, n_in, inner, cin;
+  int64_t frames, step, frame_len; ///< frame_len: input samples per frame (zero-padded to n)
+  int64_t n, out_len, cout, mode;
+};
+
+/// Scratch bytes: the twiddle table.
+constexpr int64_t dft_scratch_bytes(const DftParams &p) { return p.n * 16; }
+
+} // namespace onnxc_k
+
+#endif

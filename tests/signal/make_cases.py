@@ -1,0 +1,143 @@
+#!/usr/bin/python3
+"""DFT and STFT on larger signals than the ONNX backend cases, against numpy.fft (float64).
+
+Writes OUT/<case>/model.onnx and OUT/<case>/test_data_set_0/{input,output}_N.pb (the backend-test
+layout; the constant inputs — axis, dft_length, frame_step — are initializers) and runs
+`onnxc verify --threads 2` on each. Covered: complex forward / inverse DFT of odd and composite
+lengths (1000, 999, 240) along the middle and an inner axis, float and double, the one-sided
+real transform with zero padding (dft_length > n) and truncation (dft_length < n), the real
+inverse of a one-sided spectrum (numpy.fft.irfft, even and odd lengths), opset 17's axis
+attribute, STFT with a Hann window (one-sided) and a complex STFT without a window.
+
+Usage: make_cases.py OUT_DIR --onnxc ONNXC
+Exits 1 if any case fails.
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+ELEM = {np.float32: TensorProto.FLOAT, np.float64: TensorProto.DOUBLE,
+        np.int64: TensorProto.INT64}
+
+
+def save_case(out_dir, name, node, inputs, consts, output, opset):
+    """inputs: [(name, array)] graph inputs; consts: [(name, array)] initializers."""
+    def info(nm, a):
+        return helper.make_tensor_value_info(nm, ELEM[a.dtype.type], a.shape)
+    graph = helper.make_graph([node], name, [info(k, v) for k, v in inputs],
+                              [info("y", output)],
+                              initializer=[numpy_helper.from_array(v, k) for k, v in consts])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    data = os.path.join(out_dir, name, "test_data_set_0")
+    os.makedirs(data, exist_ok=True)
+    onnx.save(model, os.path.join(out_dir, name, "model.onnx"))
+    for i, (k, v) in enumerate(inputs):
+        onnx.save_tensor(numpy_helper.from_array(v, k), os.path.join(data, f"input_{i}.pb"))
+    onnx.save_tensor(numpy_helper.from_array(output, "y"), os.path.join(data, "output_0.pb"))
+
+
+def to_complex(x):
+    return x[..., 0].astype(np.float64) + (1j * x[..., 1] if x.shape[-1] == 2 else 0)
+
+
+def split(c, dtype):
+    return np.stack([c.real, c.imag], axis=-1).astype(dtype)
+
+
+def dft_case(out, name, x, axis, dtype, inverse=0, onesided=0, length=None, opset=20):
+    """x: real ([..., 1]) or complex ([..., 2]); axis counts x's dims."""
+    c = to_complex(x.astype(np.float64))
+    ax = axis if axis >= 0 else axis + x.ndim
+    if inverse and onesided:
+        y = np.fft.irfft(c, n=length, axis=ax)[..., None]
+    elif inverse:
+        y = split(np.fft.ifft(c, n=length, axis=ax), np.float64)
+    elif onesided:
+        y = split(np.fft.rfft(c.real, n=length, axis=ax), np.float64)
+    else:
+        y = split(np.fft.fft(c, n=length, axis=ax), np.float64)
+    names, consts = ["x", "", ""], []
+    if length is not None:
+        names[1] = "dft_length"
+        consts.append(("dft_length", np.array(length, np.int64)))
+    attrs = dict(inverse=inverse, onesided=onesided)
+    if opset >= 20:
+        names[2] = "axis"
+        consts.append(("axis", np.array(axis, np.int64)))
+    else:
+        attrs["axis"] = axis
+    while names[-1] == "":
+        names.pop()
+    node = helper.make_node("DFT", names, ["y"], **attrs)
+    save_case(out, name, node, [("x", x.astype(dtype))], consts, y.astype(dtype), opset)
+
+
+def stft_case(out, name, x, step, window, frame_len, onesided, dtype):
+    c = to_complex(x.astype(np.float64))
+    frames = (x.shape[1] - frame_len) // step + 1
+    w = np.ones(frame_len) if window is None else window.astype(np.float64)
+    segs = np.stack([c[:, f * step:f * step + frame_len] * w for f in range(frames)], axis=1)
+    spec = np.fft.fft(segs, axis=2)
+    if onesided:
+        spec = spec[:, :, :frame_len // 2 + 1]
+    inputs, consts, names = [("signal", x.astype(dtype))], [("frame_step", np.array(step))], \
+        ["signal", "frame_step", "", ""]
+    if window is not None:
+        names[2] = "window"
+        inputs.append(("window", window.astype(dtype)))
+    else:
+        names[3] = "frame_length"
+        consts.append(("frame_length", np.array(frame_len, np.int64)))
+    while names[-1] == "":
+        names.pop()
+    node = helper.make_node("STFT", names, ["y"], onesided=onesided)
+    save_case(out, name, node, inputs, consts, split(spec, dtype), 17)
+
+
+def make_all(out):
+    rng = np.random.default_rng(7)
+    r = lambda *s: rng.uniform(-1, 1, s)
+    f32, f64 = np.float32, np.float64
+    dft_case(out, "dft_c2c_1000", r(3, 1000, 2), 1, f32)
+    dft_case(out, "dft_c2c_inner_axis", r(2, 5, 240, 3, 2), 2, f64)
+    dft_case(out, "dft_inverse_999", r(2, 999, 2), -2, f64, inverse=1)
+    dft_case(out, "dft_rfft_padded", r(4, 300, 3, 1), 1, f32, onesided=1, length=512)
+    dft_case(out, "dft_truncated", r(2, 700, 2), 1, f64, length=333)
+    dft_case(out, "dft_irfft_even", r(2, 129, 2), 1, f64, inverse=1, onesided=1)
+    dft_case(out, "dft_irfft_odd", r(2, 100, 2), 1, f64, inverse=1, onesided=1, length=199)
+    dft_case(out, "dft_opset17_axis_attr", r(2, 400, 1), 1, f32, opset=17)
+    hann = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(256) / 256)
+    stft_case(out, "stft_hann", r(2, 4000, 1), 100, hann, 256, 1, f32)
+    stft_case(out, "stft_complex_no_window", r(1, 1500, 2), 64, None, 200, 0, f64)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("--onnxc", required=True)
+    args = ap.parse_args()
+    make_all(args.out)
+    failed = []
+    for case in sorted(os.listdir(args.out)):
+        d = os.path.join(args.out, case)
+        # float32 outputs are sums of up to 1000 terms of magnitude 1: an absolute tolerance of
+        # 1e-5 covers float32 rounding of results near 0; the relative one is onnxc verify's.
+        cmd = [args.onnxc, "verify", os.path.join(d, "model.onnx"),
+               os.path.join(d, "test_data_set_0"), "--threads", "2", "--atol", "1e-5"]
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        status = "ok" if res.returncode == 0 else "FAIL"
+        print(f"{status} {case}")
+        if res.returncode != 0:
+            print(res.stdout + res.stderr)
+            failed.append(case)
+    print(f"{len(failed)} of {len(os.listdir(args.out))} cases failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
