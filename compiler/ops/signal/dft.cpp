@@ -72,13 +72,7 @@ const OpDef &op_DFT() {
     };
     d.lower = [](const Node &n) {
       int64_t axis = 0;
-      DftParams p = dft_geometry(n, axis);
-      KernelCall call;
-      call.kernel = kernel_name(n, "dft", input_dtype(n, 0));
-      call.args = {n.inputs[0], nullptr, n.outputs[0]};
-      set_params(call, p);
-      call.scratch_bytes = onnxc_k::dft_scratch_bytes(p);
-      return call;
+      return dft_call(n, dft_geometry(n, axis), nullptr);
     };
     return d;
   }();

@@ -70,4 +70,13 @@ int64_t constant_scalar_int(const Node &n, size_t i, const char *what) {
   return t.int_at(0);
 }
 
+KernelCall dft_call(const Node &n, const onnxc_k::DftParams &p, Value *window) {
+  KernelCall call;
+  call.kernel = kernel_name(n, "dft", input_dtype(n, 0));
+  call.args = {n.inputs[0], window, n.outputs[0]};
+  set_params(call, p);
+  call.scratch_bytes = onnxc_k::dft_scratch_bytes(p);
+  return call;
+}
+
 } // namespace onnxc

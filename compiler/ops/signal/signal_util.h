@@ -4,6 +4,7 @@
 #define ONNXC_OPS_SIGNAL_UTIL_H
 
 #include "compiler/ops/op_util.h"
+#include "templates/cpu/dft_params.h"
 
 namespace onnxc {
 
@@ -17,6 +18,9 @@ KernelCall write_constant_call(const Node &n, const Tensor &t);
 
 /// Input i as a scalar integer; it must be a compile-time constant with one element.
 int64_t constant_scalar_int(const Node &n, size_t i, const char *what);
+
+/// The call of onnxc_k_dft_<dtype> (DFT and STFT) on signal x, an optional window, output y.
+KernelCall dft_call(const Node &n, const onnxc_k::DftParams &p, Value *window);
 
 } // namespace onnxc
 

@@ -70,13 +70,7 @@ const OpDef &op_STFT() {
       set_output(n, 0, t, {p.outer, p.frames, p.out_len, 2});
     };
     d.lower = [](const Node &n) {
-      DftParams p = stft_geometry(n);
-      KernelCall call;
-      call.kernel = kernel_name(n, "dft", input_dtype(n, 0));
-      call.args = {n.inputs[0], n.input(2), n.outputs[0]};
-      set_params(call, p);
-      call.scratch_bytes = onnxc_k::dft_scratch_bytes(p);
-      return call;
+      return dft_call(n, stft_geometry(n), n.input(2));
     };
     return d;
   }();
