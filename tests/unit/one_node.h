@@ -24,6 +24,10 @@ template <typename T> TensorPtr make(DType dt, std::vector<int64_t> dims, std::v
   return t;
 }
 
+/// float32 and int64 tensors of shape d.
+inline TensorPtr f32(std::vector<int64_t> d, std::vector<float> v) { return make(DType::Float, d, v); }
+inline TensorPtr i64(std::vector<int64_t> d, std::vector<int64_t> v) { return make(DType::Int64, d, v); }
+
 /// The elements of t as a vector of T.
 template <typename T> std::vector<T> values(const Tensor &t) {
   return std::vector<T>(t.data_as<T>(), t.data_as<T>() + t.numel());

@@ -13,6 +13,8 @@
 #include <limits>
 
 using namespace onnxc;
+using test::f32;
+using test::i64;
 using test::make;
 using test::OneNode;
 using test::values;
@@ -20,8 +22,6 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-TensorPtr f32(std::vector<int64_t> d, std::vector<float> v) { return make(DType::Float, d, v); }
-TensorPtr i64(std::vector<int64_t> d, std::vector<int64_t> v) { return make(DType::Int64, d, v); }
 TensorPtr i32(std::vector<int64_t> d, std::vector<int32_t> v) { return make(DType::Int32, d, v); }
 TensorPtr boolean(std::vector<int64_t> d, std::vector<uint8_t> v) {
   return make(DType::Bool, d, v);
