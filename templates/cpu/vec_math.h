@@ -101,9 +101,10 @@ template <typename F> inline F log(F x) {
   const auto tiny = x < 1.17549435e-38f; /* denormal (or <= 0): scale by 2^23 first */
   const F xs = sel(tiny, x * 8388608.0f, x);
   const I e0 = sel(tiny, cst<I>(-23), cst<I>(0));
-  const I ix = __builtin_bit_cast(I, bits(xs));
-  const I k = (ix - 0x3f3504f3) >> 23; /* exponent for m in [sqrt(1/2), sqrt(2)) */
-  const F m = from_bits<F>(__builtin_bit_cast(U, ix - (k << 23)));
+  /* Unsigned arithmetic: negative x (answered NaN below) must not overflow a signed int. */
+  const U ux = bits(xs);
+  const I k = __builtin_bit_cast(I, ux - 0x3f3504f3u) >> 23; /* m in [sqrt(1/2), sqrt(2)) */
+  const F m = from_bits<F>(ux - (__builtin_bit_cast(U, k) << 23));
   const F f = m - 1.0f;
   const F s = f / (f + 2.0f), z = s * s;
   F R = cst<F>(0.181818182f); /* 2/11 */
