@@ -7,10 +7,43 @@
 
 namespace onnxc {
 
+Dim::Dim(const SymInt &s) {
+  if (auto c = s.as_const()) {
+    if (*c < 0)
+      fail("dimension {} is negative", *c);
+    value = *c;
+    return;
+  }
+  sym = s;
+  auto names = s.symbols();
+  if (names.size() == 1 && SymInt::symbol(*names.begin()) == s)
+    param = *names.begin();
+}
+
+SymInt Dim::expr() const {
+  if (is_static())
+    return value;
+  if (!is_known())
+    fail("dimension '?' is unknown");
+  return sym;
+}
+
+std::string Dim::str() const {
+  if (is_static())
+    return std::to_string(value);
+  return is_known() ? sym.str() : "?";
+}
+
 bool Type::is_static() const {
   if (!shape)
     return false;
   return std::all_of(shape->begin(), shape->end(), [](const Dim &d) { return d.is_static(); });
+}
+
+bool Type::is_known() const {
+  if (!shape)
+    return false;
+  return std::all_of(shape->begin(), shape->end(), [](const Dim &d) { return d.is_known(); });
 }
 
 std::vector<int64_t> Type::static_dims() const {
@@ -19,9 +52,18 @@ std::vector<int64_t> Type::static_dims() const {
   std::vector<int64_t> out;
   for (const Dim &d : *shape) {
     if (!d.is_static())
-      fail("dimension '{}' is symbolic", d.param.empty() ? "?" : d.param);
+      fail("dimension '{}' is symbolic", d.str());
     out.push_back(d.value);
   }
+  return out;
+}
+
+std::vector<SymInt> Type::sym_dims() const {
+  if (!shape)
+    fail("the rank of this value is unknown");
+  std::vector<SymInt> out;
+  for (const Dim &d : *shape)
+    out.push_back(d.expr());
   return out;
 }
 
@@ -29,6 +71,15 @@ Type Type::of(DType dt, const std::vector<int64_t> &dims) {
   Type t;
   t.dtype = dt;
   t.shape.emplace(dims.begin(), dims.end());
+  return t;
+}
+
+Type Type::of_sym(DType dt, const std::vector<SymInt> &dims) {
+  Type t;
+  t.dtype = dt;
+  t.shape.emplace();
+  for (const SymInt &d : dims)
+    t.shape->push_back(Dim(d));
   return t;
 }
 
@@ -48,7 +99,7 @@ std::string shape_to_string(const Type &t) {
     const Dim &d = (*t.shape)[i];
     if (i)
       s += 'x';
-    s += d.is_static() ? std::to_string(d.value) : (d.param.empty() ? "?" : d.param);
+    s += d.is_known() ? shape_dim_text(d.str()) : "?";
   }
   return s;
 }

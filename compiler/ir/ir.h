@@ -18,6 +18,7 @@
 #pragma once
 
 #include "compiler/ir/dtype.h"
+#include "compiler/ir/sym.h"
 #include "compiler/ir/tensor.h"
 
 #include <cstdint>
@@ -33,19 +34,31 @@ class Graph;
 class Node;
 struct OpDef;
 
-/// One dimension: static (value >= 0) or symbolic (value == -1, `param` names it if known).
+/// One dimension: static (value >= 0) or symbolic (value == -1). A symbolic dim is known as an
+/// expression over named symbols (`sym`: "batch", "seq*4"; `param` names it when it is exactly
+/// one symbol), or unknown (`sym` is the constant 0: an unnamed "?" dim of the model).
 struct Dim {
   int64_t value = -1;
   std::string param;
+  SymInt sym;
   Dim() = default;
   Dim(int64_t v) : value(v) {}
+  /// A constant expression gives a static dim.
+  Dim(const SymInt &s);
   static Dim symbolic(std::string name) {
-    Dim d;
-    d.param = std::move(name);
-    return d;
+    if (name.empty())
+      return Dim();
+    return Dim(SymInt::symbol(name));
   }
   bool is_static() const { return value >= 0; }
-  bool operator==(const Dim &o) const { return value == o.value && param == o.param; }
+  /// Static, or symbolic with a known expression.
+  bool is_known() const { return is_static() || !sym.is_const(); }
+  /// The dim as an expression; throws Error for an unknown dim.
+  SymInt expr() const;
+  std::string str() const;
+  bool operator==(const Dim &o) const {
+    return value == o.value && param == o.param && sym == o.sym;
+  }
 };
 
 /// Type of a value: dtype plus an optional shape (nullopt = rank unknown).
@@ -58,10 +71,15 @@ struct Type {
   int64_t rank() const { return shape ? static_cast<int64_t>(shape->size()) : -1; }
   /// Static dims; throws Error if any dim is symbolic or the rank is unknown.
   std::vector<int64_t> static_dims() const;
+  /// Every dim as an expression; throws Error if a dim or the rank is unknown.
+  std::vector<SymInt> sym_dims() const;
+  /// True when the rank and every dim are known (static or symbolic expressions).
+  bool is_known() const;
   static Type of(DType dt, const std::vector<int64_t> &dims);
+  static Type of_sym(DType dt, const std::vector<SymInt> &dims);
 };
 
-/// "1x3x224x224", "batchx3", "?" for an unknown rank, "scalar" for rank 0.
+/// "1x3x224x224", "batchx3", "(seq*4)x2", "?" for an unknown rank or dim, "scalar" for rank 0.
 std::string shape_to_string(const Type &t);
 std::string dims_to_string(const std::vector<int64_t> &dims);
 
