@@ -102,7 +102,11 @@ int cmd_inspect(const InspectOptions &o) {
     // Infer shapes when the model can be compiled as is; otherwise dump the IR as loaded.
     try {
       if (find_unsupported_ops(*model->graph).empty()) {
-        bind_input_shapes(*model->graph, o.bindings);
+        ShapeBindings b = o.bindings;
+        b.keep_symbolic = true; // show run-time dims as expressions over the symbols
+        bind_input_shapes(*model->graph, b);
+        for (const auto &[name, r] : model->graph->symbols)
+          std::cout << fmt::format("symbol {}: {}..{}\n", name, r.lo, r.hi);
         infer_shapes(*model->graph);
       }
     } catch (const Error &e) {

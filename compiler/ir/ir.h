@@ -61,6 +61,12 @@ struct Dim {
   }
 };
 
+/// The values a symbolic dim may take at run time (--dim NAME=LO..HI; default 1..kDefaultMax).
+struct SymRange {
+  static constexpr int64_t kDefaultMax = 4096;
+  int64_t lo = 1, hi = kDefaultMax;
+};
+
 /// Type of a value: dtype plus an optional shape (nullopt = rank unknown).
 struct Type {
   DType dtype = DType::Undefined;
@@ -99,6 +105,10 @@ public:
   int producer_index = 0;
   std::vector<Use> uses;
   TensorPtr constant; ///< set for constants
+  /// For a small int64 tensor (rank <= 1) computed from symbolic shapes (Shape, Gather,
+  /// Concat, ...): its values as expressions, so Reshape/Expand/... can use them at compile
+  /// time. Unset when unknown; a value whose expressions are all constant becomes a constant.
+  std::optional<std::vector<SymInt>> sym_value;
   bool is_graph_input = false;
   bool is_graph_output = false;
   // Memory planning annotations.
@@ -160,6 +170,8 @@ public:
   std::vector<Value *> inputs;
   std::vector<Value *> outputs;
   std::vector<Value *> initializers;
+  /// The symbols the graph inputs' dims use, with their ranges (root graph; set by bind-shapes).
+  std::map<std::string, SymRange> symbols;
 
   Value *add_value(std::string name, Type type = {});
   Value *add_constant(std::string name, TensorPtr t);

@@ -259,6 +259,30 @@ SymInt SymInt::floordiv(const SymInt &a, const SymInt &b) {
   return of_atom(SymAtom::make(SymAtom::Kind::FloorDiv, "", a, b));
 }
 
+std::optional<SymInt> SymInt::exact_div(const SymInt &a, const SymInt &b) {
+  if (b.terms_.size() != 1)
+    return std::nullopt;
+  const Term &d = b.terms_.begin()->second;
+  SymInt q;
+  for (const auto &[key, t] : a.terms_) {
+    if (t.coeff % d.coeff != 0)
+      return std::nullopt;
+    std::vector<std::shared_ptr<const SymAtom>> rest = t.atoms;
+    for (const auto &at : d.atoms) {
+      auto it = std::find_if(rest.begin(), rest.end(),
+                             [&](const auto &x) { return x->key == at->key; });
+      if (it == rest.end())
+        return std::nullopt;
+      rest.erase(it);
+    }
+    std::string k;
+    for (const auto &at : rest)
+      k += (k.empty() ? "" : "*") + at->key;
+    q.add_term(k, Term{rest, t.coeff / d.coeff});
+  }
+  return q;
+}
+
 SymInt SymInt::ceildiv(const SymInt &a, const SymInt &b) {
   if (auto bc = b.as_const(); bc && *bc > 0)
     return floordiv(a + (*bc - 1), b); // reads as (h + 3)/4

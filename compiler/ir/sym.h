@@ -51,6 +51,9 @@ public:
   /// a - b*floor(a/b) (the sign of b, as Python's %).
   static SymInt mod(const SymInt &a, const SymInt &b);
   static SymInt min(const SymInt &a, const SymInt &b);
+  /// a / b when b divides a as polynomials: b a non-zero constant or a single term whose
+  /// atoms every term of a contains, with coefficients that divide. nullopt otherwise.
+  static std::optional<SymInt> exact_div(const SymInt &a, const SymInt &b);
   static SymInt max(const SymInt &a, const SymInt &b);
 
 private:

@@ -2,7 +2,7 @@
 // shape rule (identity for unary, multidirectional broadcasting for binary) and lowering to the
 // generated kernels onnxc_k_<id>_<dtype>.
 #include "compiler/ops/elementwise.h"
-#include "compiler/ops/op_util.h"
+#include "compiler/ops/sym_util.h"
 
 #include <algorithm>
 
@@ -48,7 +48,7 @@ OpDef unary(std::string op, std::string id, std::vector<DType> types, ScalarAttr
       d.attrs.push_back({a.name, Attribute::Kind::Float});
   d.infer = [types, predicate](Node &n) {
     check_dtype(n, input_dtype(n, 0), types);
-    set_output(n, 0, predicate ? DType::Bool : input_dtype(n, 0), input_dims(n, 0));
+    set_output_sym(n, 0, predicate ? DType::Bool : input_dtype(n, 0), input_sym_dims(n, 0));
   };
   d.lower = [id, a0, a1, predicate](const Node &n) {
     int64_t count = product(output_dims(n, 0));
@@ -112,8 +112,8 @@ OpDef binary(std::string op, std::string id, std::vector<DType> types, bool comp
     if (input_dtype(n, 1) != t && !is_mixed_pow(n))
       node_fail(n, "inputs have different element types ({} and {})", dtype_name(t),
                 dtype_name(input_dtype(n, 1)));
-    set_output(n, 0, compare ? DType::Bool : t,
-               broadcast_shapes(n, {input_dims(n, 0), input_dims(n, 1)}));
+    set_output_sym(n, 0, compare ? DType::Bool : t,
+                   broadcast_sym_shapes(n, {input_sym_dims(n, 0), input_sym_dims(n, 1)}));
   };
   d.lower = [id, a0](const Node &n) {
     std::string kernel = kernel_name(n, id, input_dtype(n, 0));

@@ -2,6 +2,7 @@
 #include "compiler/ir/error.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 
 namespace onnxc {
@@ -43,7 +44,18 @@ void parse_shape_flag(const std::string &flag, ShapeBindings &b) {
 
 void parse_dim_flag(const std::string &flag, ShapeBindings &b) {
   auto [name, value] = split_eq(flag, "--dim");
-  b.dims[name] = parse_int(value, flag);
+  auto dots = value.find("..");
+  if (dots == std::string::npos) {
+    b.dims[name] = parse_int(value, flag);
+    return;
+  }
+  SymRange r{parse_int(value.substr(0, dots), flag), parse_int(value.substr(dots + 2), flag)};
+  if (r.lo > r.hi)
+    fail("invalid range in '{}': {} is greater than {}", flag, r.lo, r.hi);
+  if (r.lo == r.hi)
+    b.dims[name] = r.lo;
+  else
+    b.ranges[name] = r;
 }
 
 /// Turns graph input `name` into a constant holding `value`.
@@ -72,6 +84,40 @@ void check_input_kinds(const Graph &g) {
       fail("graph input '{}' is not a tensor (sequence, map and optional inputs are not "
            "supported)",
            v->name);
+}
+
+/// Binds dim k of graph input v from the flags, or keeps it symbolic (b.keep_symbolic).
+static void bind_dim(Graph &g, const ShapeBindings &b, Value &v, size_t k) {
+  Dim &d = (*v.type.shape)[k];
+  if (d.is_static())
+    return;
+  auto it = d.param.empty() ? b.dims.end() : b.dims.find(d.param);
+  if (it != b.dims.end()) {
+    d = Dim(it->second);
+    return;
+  }
+  if (b.keep_symbolic) {
+    std::string name = d.param;
+    if (name.empty()) { // an unnamed dim is a symbol of its own
+      name = fmt::format("{}_dim{}", v.name, k);
+      for (char &c : name)
+        c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    }
+    auto r = b.ranges.find(name);
+    g.symbols.emplace(name, r == b.ranges.end() ? SymRange{} : r->second);
+    d = Dim::symbolic(name);
+    return;
+  }
+  if (auto r = b.ranges.find(d.param); r != b.ranges.end())
+    fail("--dim {}={}..{}: compiled libraries take static dims only for now (run-time dims "
+         "are shown by 'onnxc inspect --ir'); bind it with --dim {}=N",
+         d.param, r->second.lo, r->second.hi, d.param);
+  if (!d.param.empty())
+    fail("graph input '{}' has the symbolic dimension '{}' ({}); bind it with --dim {}=N "
+         "or give the whole shape with --shape {}=...",
+         v.name, d.param, shape_to_string(v.type), d.param, v.name);
+  fail("graph input '{}' has an unnamed dynamic dimension ({}); pass --shape {}=AxBxC", v.name,
+       shape_to_string(v.type), v.name);
 }
 
 void bind_input_shapes(Graph &g, const ShapeBindings &b) {
@@ -104,21 +150,8 @@ void bind_input_shapes(Graph &g, const ShapeBindings &b) {
            v->name);
     if (!v->type.shape)
       fail("graph input '{}' has no shape in the model; pass --shape {}=AxBxC", v->name, v->name);
-    for (Dim &d : *v->type.shape) {
-      if (d.is_static())
-        continue;
-      auto it = d.param.empty() ? b.dims.end() : b.dims.find(d.param);
-      if (it != b.dims.end()) {
-        d = Dim(it->second);
-        continue;
-      }
-      if (!d.param.empty())
-        fail("graph input '{}' has the symbolic dimension '{}' ({}); bind it with --dim {}=N "
-             "or give the whole shape with --shape {}=...",
-             v->name, d.param, shape_to_string(v->type), d.param, v->name);
-      fail("graph input '{}' has an unnamed dynamic dimension ({}); pass --shape {}=AxBxC",
-           v->name, shape_to_string(v->type), v->name);
-    }
+    for (size_t k = 0; k < v->type.shape->size(); ++k)
+      bind_dim(g, b, *v, k);
   }
 }
 

@@ -3,6 +3,7 @@
 #include "compiler/ops/evaluate.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/ops/op_util.h"
+#include "compiler/ops/sym_util.h"
 #include "compiler/passes/control_flow.h"
 #include "compiler/passes/promote_half.h"
 
@@ -19,6 +20,13 @@ bool all_inputs_constant(const Node &n) {
   return true;
 }
 
+bool all_outputs_static(const Node &n) {
+  for (const Value *o : n.outputs)
+    if (o && !o->type.is_static())
+      return false;
+  return true;
+}
+
 int64_t output_bytes(const Node &n) {
   int64_t total = 0;
   for (const Value *o : n.outputs)
@@ -27,9 +35,15 @@ int64_t output_bytes(const Node &n) {
 }
 
 void propagate_constant(Node &n, const InferOptions &opts) {
-  bool inputs_known = !n.def->reads_input_values || all_inputs_constant(n);
-  if (!n.def->foldable || !inputs_known || output_bytes(n) > opts.max_folded_bytes)
+  if (has_symbolic_input(n) || !all_outputs_static(n)) { // no values to fold: expressions
+    infer_sym_value(n);
     return;
+  }
+  bool inputs_known = !n.def->reads_input_values || all_inputs_constant(n);
+  if (!n.def->foldable || !inputs_known || output_bytes(n) > opts.max_folded_bytes) {
+    infer_sym_value(n);
+    return;
+  }
   std::vector<const Tensor *> ins;
   for (const Value *v : n.inputs)
     ins.push_back(v ? v->constant.get() : nullptr);
@@ -54,7 +68,7 @@ void infer_node(Node &n, const InferOptions &opts) {
     if (o && o->type.dtype == DType::String)
       node_fail(n, "string tensors are not supported by compiled models");
   for (const Value *o : n.outputs)
-    if (o && !o->uses.empty() && (o->type.dtype == DType::Undefined || !o->type.is_static()))
+    if (o && !o->uses.empty() && (o->type.dtype == DType::Undefined || !o->type.is_known()))
       node_fail(n, "could not infer the shape of output '{}'", o->name);
   if (opts.propagate_constants)
     propagate_constant(n, opts);
@@ -110,7 +124,7 @@ void infer_shapes(Graph &g, const InferOptions &opts) {
   }
   promoter.finish();
   for (const Value *o : g.outputs)
-    if (o->type.dtype == DType::Undefined || !o->type.is_static())
+    if (o->type.dtype == DType::Undefined || !o->type.is_known())
       fail("could not infer the shape of graph output '{}'", o->name);
 }
 

@@ -3,7 +3,7 @@
 // (with `saturate`, default 1), float8e8m0 (with `round_mode`), float4e2m1 and the packed
 // (u)int4 / (u)int2. Kernel and rounding rules: templates/cpu/cast.cpp. Strings and complex
 // are rejected.
-#include "compiler/ops/op_util.h"
+#include "compiler/ops/sym_util.h"
 #include "templates/cpu/cast_params.h"
 #include "templates/cpu/quant_common.h"
 
@@ -78,7 +78,7 @@ static OpDef cast_def(const char *name, int64_t min_opset) {
     DType to = cast_target(n);
     check_castable(n, input_dtype(n, 0), "from");
     check_castable(n, to, "to");
-    set_output(n, 0, to, input_dims(n, 0));
+    set_output_sym(n, 0, to, input_sym_dims(n, 0));
   };
   d.lower = [](const Node &n) {
     DType from = input_dtype(n, 0), to = cast_target(n);

@@ -1,7 +1,7 @@
 // Gelu (opset 20): x * Phi(x), exactly (approximate="none", with erf) or with the tanh
 // approximation (approximate="tanh"). float/double. A normal op rather than an element-wise
 // table line because its attribute is a string. Kernel: templates/cpu/gelu.cpp.
-#include "compiler/ops/op_util.h"
+#include "compiler/ops/sym_util.h"
 
 namespace onnxc {
 namespace {
@@ -22,7 +22,7 @@ const OpDef &op_Gelu() {
     d.infer = [](Node &n) {
       require_dtype(n, input_dtype(n, 0), {DType::Float, DType::Double});
       gelu_tanh(n);
-      set_output(n, 0, input_dtype(n, 0), input_dims(n, 0));
+      set_output_sym(n, 0, input_dtype(n, 0), input_sym_dims(n, 0));
     };
     d.lower = [](const Node &n) {
       return call_on_all(n, kernel_name(n, "gelu", input_dtype(n, 0)),

@@ -1,6 +1,7 @@
 // MatMul: numpy matrix product. 1-D operands are promoted (A: [K] -> [1, K], B: [K] -> [K, 1])
 // and the added dim is removed from the result; leading batch dims broadcast. float/double.
 #include "compiler/ops/nn/nn_util.h"
+#include "compiler/ops/sym_util.h"
 
 namespace onnxc {
 
@@ -36,7 +37,24 @@ const OpDef &op_MatMul() {
       require_dtype(n, input_dtype(n, 0), {DType::Float, DType::Double});
       if (input_dtype(n, 1) != input_dtype(n, 0))
         node_fail(n, "A and B have different element types");
-      set_output(n, 0, input_dtype(n, 0), matmul_shape(n).out);
+      if (!has_symbolic_input(n)) {
+        set_output(n, 0, input_dtype(n, 0), matmul_shape(n).out);
+        return;
+      }
+      std::vector<SymInt> a = input_sym_dims(n, 0), b = input_sym_dims(n, 1);
+      if (a.empty() || b.empty())
+        node_fail(n, "matrix product operands must have rank >= 1");
+      if (a.back() != b[b.size() > 1 ? b.size() - 2 : 0])
+        node_fail(n, "inner dimensions differ: A is {} and B is {}", sym_dims_to_string(a),
+                  sym_dims_to_string(b));
+      std::vector<SymInt> out = broadcast_sym_shapes(
+          n, {{a.begin(), a.end() - std::min<size_t>(a.size(), 2)},
+              {b.begin(), b.end() - std::min<size_t>(b.size(), 2)}});
+      if (a.size() > 1)
+        out.push_back(a[a.size() - 2]);
+      if (b.size() > 1)
+        out.push_back(b.back());
+      set_output_sym(n, 0, input_dtype(n, 0), out);
     };
     d.lower = [](const Node &n) {
       MatMulShape ms = matmul_shape(n);

@@ -1,6 +1,7 @@
 // BatchNormalization (inference mode), InstanceNormalization and LayerNormalization.
 // float/double; kernels in templates/cpu/norm.cpp.
 #include "compiler/ops/nn/nn_util.h"
+#include "compiler/ops/sym_util.h"
 
 namespace onnxc {
 namespace {
@@ -144,13 +145,22 @@ const OpDef &op_LayerNormalization() {
                {"stash_type", Attribute::Kind::Int}};
     d.infer = [](Node &n) {
       require_float_inputs(n);
-      LayerNormShape s = layernorm_shape(n);
-      param_stride(n, 1, s.inner, "Scale");
+      std::vector<SymInt> x = input_sym_dims(n, 0), stats = x;
+      const int64_t rank = static_cast<int64_t>(x.size());
+      const int64_t axis = normalize_axis(n, attr_int(n, "axis", -1), rank);
+      SymInt inner = 1;
+      for (int64_t i = axis; i < rank; ++i)
+        inner = inner * x[i], stats[i] = 1;
+      if (!inner.is_const())
+        node_fail(n, "the normalised dims of X ({}) must be static; bind them with --dim "
+                     "NAME=N",
+                  sym_dims_to_string(x));
+      param_stride(n, 1, *inner.as_const(), "Scale");
       if (n.has_input(2))
-        param_stride(n, 2, s.inner, "B");
-      set_output(n, 0, input_dtype(n, 0), input_dims(n, 0));
-      set_output(n, 1, input_dtype(n, 0), s.stats);
-      set_output(n, 2, input_dtype(n, 0), s.stats);
+        param_stride(n, 2, *inner.as_const(), "B");
+      set_output_sym(n, 0, input_dtype(n, 0), x);
+      set_output_sym(n, 1, input_dtype(n, 0), stats);
+      set_output_sym(n, 2, input_dtype(n, 0), stats);
     };
     d.lower = [](const Node &n) {
       LayerNormShape s = layernorm_shape(n);

@@ -1,7 +1,7 @@
 // Softmax and LogSoftmax. Opset < 13: the input is coerced to 2-D at `axis` (default 1) and
 // normalised over the flattened trailing part; opset >= 13: along `axis` (default -1).
 // float/double; kernel templates/cpu/softmax.cpp.
-#include "compiler/ops/op_util.h"
+#include "compiler/ops/sym_util.h"
 
 namespace onnxc {
 namespace {
@@ -24,8 +24,11 @@ OpDef softmax_def(const char *name, bool log) {
   d.attrs = {{"axis", Attribute::Kind::Int}};
   d.infer = [](Node &n) {
     require_dtype(n, input_dtype(n, 0), {DType::Float, DType::Double});
-    softmax_view(n);
-    set_output(n, 0, input_dtype(n, 0), input_dims(n, 0));
+    if (input_type(n, 0).is_static())
+      softmax_view(n);
+    else // symbolic dims: the axis must be valid; the view is decided when dims are bound
+      normalize_axis(n, attr_int(n, "axis", n.opset >= 13 ? -1 : 1), input_type(n, 0).rank());
+    set_output_sym(n, 0, input_dtype(n, 0), input_sym_dims(n, 0));
   };
   d.lower = [log](const Node &n) {
     std::vector<int64_t> v = softmax_view(n);

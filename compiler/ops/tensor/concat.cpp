@@ -1,6 +1,6 @@
 // Concat: joins inputs along `axis` (negative from opset 11). All inputs need the same dtype,
 // rank and dims except along the axis; zero-size inputs are allowed.
-#include "compiler/ops/op_util.h"
+#include "compiler/ops/sym_util.h"
 
 namespace onnxc {
 
@@ -20,7 +20,7 @@ const OpDef &op_Concat() {
     d.infer = [](Node &n) {
       if (num_inputs(n) == 0)
         node_fail(n, "needs at least one input");
-      std::vector<int64_t> out = input_dims(n, 0);
+      std::vector<SymInt> out = input_sym_dims(n, 0);
       int64_t rank = static_cast<int64_t>(out.size());
       if (rank == 0)
         node_fail(n, "cannot concatenate scalars (rank 0)");
@@ -28,7 +28,7 @@ const OpDef &op_Concat() {
         node_fail(n, "attribute 'axis' is required");
       size_t axis = static_cast<size_t>(normalize_axis(n, attr_int(n, "axis", 0), rank));
       for (size_t i = 1; i < num_inputs(n); ++i) {
-        std::vector<int64_t> in = input_dims(n, i);
+        std::vector<SymInt> in = input_sym_dims(n, i);
         if (input_dtype(n, i) != input_dtype(n, 0))
           node_fail(n, "input {} has element type {} but input 0 has {}", i,
                     dtype_name(input_dtype(n, i)), dtype_name(input_dtype(n, 0)));
@@ -39,10 +39,10 @@ const OpDef &op_Concat() {
           node_fail(n,
                     "input {} has shape {}, which does not match input 0's {} except along "
                     "axis {}",
-                    i, dims_to_string(in), dims_to_string(input_dims(n, 0)), axis);
-        out[axis] += in[axis];
+                    i, sym_dims_to_string(in), sym_dims_to_string(input_sym_dims(n, 0)), axis);
+        out[axis] = out[axis] + in[axis];
       }
-      set_output(n, 0, input_dtype(n, 0), out);
+      set_output_sym(n, 0, input_dtype(n, 0), out);
     };
     d.lower = [](const Node &n) {
       std::vector<int64_t> out = output_dims(n, 0);

@@ -1,7 +1,7 @@
 // Gather (take slices along `axis` at the given indices) and GatherElements (take one element
 // per index along `axis`). Indices are int32 or int64; negative ones count from the end.
 // Constant indices are checked here; run-time ones by the kernel (INDEX_OUT_OF_RANGE).
-#include "compiler/ops/op_util.h"
+#include "compiler/ops/sym_util.h"
 
 namespace onnxc {
 
@@ -30,7 +30,7 @@ void check_constant_indices(const Node &n, int64_t len) {
 
 size_t gather_axis(const Node &n) {
   return static_cast<size_t>(
-      normalize_axis(n, attr_int(n, "axis", 0), static_cast<int64_t>(input_dims(n, 0).size())));
+      normalize_axis(n, attr_int(n, "axis", 0), input_type(n, 0).rank()));
 }
 } // namespace
 
@@ -40,16 +40,17 @@ const OpDef &op_Gather() {
     d.name = "Gather";
     d.attrs = {{"axis", Attribute::Kind::Int}};
     d.infer = [](Node &n) {
-      std::vector<int64_t> data = input_dims(n, 0), idx = input_dims(n, 1);
+      std::vector<SymInt> data = input_sym_dims(n, 0), idx = input_sym_dims(n, 1);
       gather_elem_bytes(n);
       if (data.empty())
         node_fail(n, "cannot gather from a scalar");
       size_t axis = gather_axis(n);
-      check_constant_indices(n, data[axis]);
-      std::vector<int64_t> out(data.begin(), data.begin() + axis);
+      if (auto extent = data[axis].as_const())
+        check_constant_indices(n, *extent);
+      std::vector<SymInt> out(data.begin(), data.begin() + axis);
       out.insert(out.end(), idx.begin(), idx.end());
       out.insert(out.end(), data.begin() + axis + 1, data.end());
-      set_output(n, 0, input_dtype(n, 0), out);
+      set_output_sym(n, 0, input_dtype(n, 0), out);
     };
     d.lower = [](const Node &n) {
       std::vector<int64_t> data = input_dims(n, 0);

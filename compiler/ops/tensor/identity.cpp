@@ -1,5 +1,5 @@
 // Identity (a byte copy) and Dropout at inference (a copy; the optional mask output is all true).
-#include "compiler/ops/op_util.h"
+#include "compiler/ops/sym_util.h"
 
 namespace onnxc {
 
@@ -7,7 +7,7 @@ const OpDef &op_Identity() {
   static const OpDef def = [] {
     OpDef d;
     d.name = "Identity";
-    d.infer = [](Node &n) { set_output(n, 0, input_dtype(n, 0), input_dims(n, 0)); };
+    d.infer = [](Node &n) { set_output_sym(n, 0, input_dtype(n, 0), input_sym_dims(n, 0)); };
     d.lower = [](const Node &n) {
       return KernelCall{
           "onnxc_k_copy", {n.inputs[0], n.outputs[0]}, {type_bytes(n.outputs[0]->type)}};
@@ -54,9 +54,9 @@ const OpDef &op_Dropout() {
     d.attrs = {{"ratio", Attribute::Kind::Float}, {"seed", Attribute::Kind::Int}};
     d.infer = [](Node &n) {
       check_inference_mode(n);
-      std::vector<int64_t> dims = input_dims(n, 0);
-      set_output(n, 0, input_dtype(n, 0), dims);
-      set_output(n, 1, n.opset >= 10 ? DType::Bool : input_dtype(n, 0), dims);
+      std::vector<SymInt> dims = input_sym_dims(n, 0);
+      set_output_sym(n, 0, input_dtype(n, 0), dims);
+      set_output_sym(n, 1, n.opset >= 10 ? DType::Bool : input_dtype(n, 0), dims);
     };
     d.lower = [](const Node &n) {
       Value *mask = n.outputs.size() > 1 ? n.outputs[1] : nullptr;

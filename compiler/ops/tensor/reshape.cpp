@@ -1,6 +1,6 @@
 // Reshape: same data, new shape from the (constant) `shape` input. 0 copies the input dim
 // (unless allowzero=1, opset 14+), -1 is inferred from the element count. Lowers to a byte copy.
-#include "compiler/ops/op_util.h"
+#include "compiler/ops/sym_util.h"
 
 namespace onnxc {
 
@@ -43,13 +43,61 @@ static std::vector<int64_t> reshape_dims(const Node &n) {
   return shape;
 }
 
+/// Output dims of a Reshape whose input dims or target shape are symbolic expressions.
+static std::vector<SymInt> reshape_sym_dims(const Node &n) {
+  std::vector<SymInt> in = input_sym_dims(n, 0);
+  auto target = input_sym_value(n, 1);
+  if (!target)
+    require_constant(n, 1, "shape"); // throws: the shape is computed from run-time values
+  std::vector<SymInt> shape = *target;
+  bool allowzero = n.opset >= 14 && attr_int(n, "allowzero", 0) != 0;
+  int64_t infer_at = -1;
+  SymInt known = 1;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    SymInt &d = shape[k];
+    if (d == SymInt(0) && !allowzero) {
+      if (k >= in.size())
+        node_fail(n, "shape[{}] is 0 (copy the input dim) but the input {} has only {} dims", k,
+                  sym_dims_to_string(in), in.size());
+      d = in[k];
+    }
+    if (d == SymInt(-1)) {
+      if (infer_at >= 0)
+        node_fail(n, "shape {} has more than one -1", sym_dims_to_string(shape));
+      infer_at = static_cast<int64_t>(k);
+    } else if (auto c = d.as_const(); c && *c < 0) {
+      node_fail(n, "shape[{}] = {} is negative", k, *c);
+    } else {
+      known = known * d;
+    }
+  }
+  SymInt count = sym_product(in);
+  if (infer_at >= 0) {
+    auto q = SymInt::exact_div(count, known);
+    if (!q)
+      node_fail(n, "cannot reshape input {} to {}: -1 cannot be inferred from symbolic dims "
+                   "({} / {}); bind the dims with --dim NAME=N",
+                sym_dims_to_string(in), sym_dims_to_string(shape), count.str(), known.str());
+    shape[static_cast<size_t>(infer_at)] = *q;
+  } else if (known != count) {
+    node_fail(n, "cannot reshape input {} ({} elements) to {} ({} elements)",
+              sym_dims_to_string(in), count.str(), sym_dims_to_string(shape), known.str());
+  }
+  return shape;
+}
+
 const OpDef &op_Reshape() {
   static const OpDef def = [] {
     OpDef d;
     d.name = "Reshape";
     d.min_opset = 5;
     d.attrs = {{"allowzero", Attribute::Kind::Int}};
-    d.infer = [](Node &n) { set_output(n, 0, input_dtype(n, 0), reshape_dims(n)); };
+    d.infer = [](Node &n) {
+      if (input_type(n, 0).is_static() && input_constant(n, 1))
+        set_output(n, 0, input_dtype(n, 0), reshape_dims(n));
+      else
+        set_output_sym(n, 0, input_dtype(n, 0), reshape_sym_dims(n));
+    };
     d.lower = [](const Node &n) {
       KernelCall c{"onnxc_k_copy", {n.inputs[0], n.outputs[0]}, {type_bytes(n.outputs[0]->type)}};
       return c;

@@ -1,6 +1,6 @@
 // Shape and Size: metadata of the input, known at compile time once shapes are static. Both
 // evaluate without the input's data (OpDef::eval) and lower to writing the constant result.
-#include "compiler/ops/op_util.h"
+#include "compiler/ops/sym_util.h"
 
 #include <algorithm>
 #include <cstring>
@@ -17,8 +17,7 @@ static KernelCall write_constant(const Node &n, const Tensor &t) {
 }
 
 /// Dims [start, end) of the input (opset 15 start/end attributes, clamped like Slice).
-static std::vector<int64_t> shape_of(const Node &n) {
-  std::vector<int64_t> dims = input_dims(n, 0);
+template <typename D> static std::vector<D> shape_of(const Node &n, const std::vector<D> &dims) {
   int64_t rank = static_cast<int64_t>(dims.size());
   int64_t start = attr_int(n, "start", 0), end = attr_int(n, "end", rank);
   if (n.opset < 15)
@@ -29,6 +28,11 @@ static std::vector<int64_t> shape_of(const Node &n) {
   return {dims.begin() + start, dims.begin() + end};
 }
 
+static std::vector<int64_t> shape_of(const Node &n) { return shape_of(n, input_dims(n, 0)); }
+
+/// Shape of a symbolic input: the dims as expressions (Value::sym_value).
+std::vector<SymInt> sym_shape_of(const Node &n) { return shape_of(n, input_sym_dims(n, 0)); }
+
 const OpDef &op_Shape() {
   static const OpDef def = [] {
     OpDef d;
@@ -36,7 +40,7 @@ const OpDef &op_Shape() {
     d.reads_input_values = false;
     d.attrs = {{"start", Attribute::Kind::Int}, {"end", Attribute::Kind::Int}};
     d.infer = [](Node &n) {
-      set_output(n, 0, DType::Int64, {static_cast<int64_t>(shape_of(n).size())});
+      set_output(n, 0, DType::Int64, {static_cast<int64_t>(sym_shape_of(n).size())});
     };
     d.eval = [](const Node &n, const std::vector<const Tensor *> &) {
       return std::vector<Tensor>{Tensor::vector_i64(shape_of(n))};
@@ -53,7 +57,7 @@ const OpDef &op_Size() {
     d.name = "Size";
     d.reads_input_values = false;
     d.infer = [](Node &n) {
-      input_dims(n, 0);
+      input_sym_dims(n, 0);
       set_output(n, 0, DType::Int64, {});
     };
     d.eval = [](const Node &n, const std::vector<const Tensor *> &) {

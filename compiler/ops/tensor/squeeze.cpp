@@ -1,6 +1,6 @@
 // Squeeze / Unsqueeze: remove / insert size-1 dims. Axes come from the `axes` attribute before
 // opset 13 and from the (constant) `axes` input from 13 on. Both lower to a byte copy.
-#include "compiler/ops/op_util.h"
+#include "compiler/ops/sym_util.h"
 
 #include <algorithm>
 
@@ -37,20 +37,20 @@ const OpDef &op_Squeeze() {
     d.name = "Squeeze";
     d.attrs = {{"axes", Attribute::Kind::Ints}};
     d.infer = [](Node &n) {
-      std::vector<int64_t> in = input_dims(n, 0), out;
+      std::vector<SymInt> in = input_sym_dims(n, 0), out;
       bool given = false;
       std::vector<int64_t> axes = squeeze_axes(n, given);
       axes = normalized_unique(n, axes, static_cast<int64_t>(in.size()));
       for (int64_t a : axes)
         if (in[static_cast<size_t>(a)] != 1)
           node_fail(n, "cannot squeeze axis {}: its size is {}, not 1 (input {})", a,
-                    in[static_cast<size_t>(a)], dims_to_string(in));
+                    in[static_cast<size_t>(a)].str(), sym_dims_to_string(in));
       for (size_t k = 0; k < in.size(); ++k) {
         bool drop = given ? std::binary_search(axes.begin(), axes.end(), int64_t(k)) : in[k] == 1;
         if (!drop)
           out.push_back(in[k]);
       }
-      set_output(n, 0, input_dtype(n, 0), out);
+      set_output_sym(n, 0, input_dtype(n, 0), out);
     };
     d.lower = copy_call;
     return d;
@@ -64,18 +64,18 @@ const OpDef &op_Unsqueeze() {
     d.name = "Unsqueeze";
     d.attrs = {{"axes", Attribute::Kind::Ints}};
     d.infer = [](Node &n) {
-      std::vector<int64_t> in = input_dims(n, 0);
+      std::vector<SymInt> in = input_sym_dims(n, 0);
       bool given = false;
       std::vector<int64_t> axes = squeeze_axes(n, given);
       if (axes.empty())
         node_fail(n, "axes must be given and non-empty");
       int64_t rank = static_cast<int64_t>(in.size() + axes.size());
       axes = normalized_unique(n, axes, rank);
-      std::vector<int64_t> out;
+      std::vector<SymInt> out;
       auto next = in.begin();
       for (int64_t k = 0; k < rank; ++k)
-        out.push_back(std::binary_search(axes.begin(), axes.end(), k) ? 1 : *next++);
-      set_output(n, 0, input_dtype(n, 0), out);
+        out.push_back(std::binary_search(axes.begin(), axes.end(), k) ? SymInt(1) : *next++);
+      set_output_sym(n, 0, input_dtype(n, 0), out);
     };
     d.lower = copy_call;
     return d;

@@ -1,5 +1,5 @@
 // Transpose: permutes axes (default: reverses them). Any fixed-size dtype.
-#include "compiler/ops/op_util.h"
+#include "compiler/ops/sym_util.h"
 #include "compiler/ops/tensor/strided_copy.h"
 
 namespace onnxc {
@@ -27,10 +27,10 @@ const OpDef &op_Transpose() {
     d.name = "Transpose";
     d.attrs = {{"perm", Attribute::Kind::Ints}};
     d.infer = [](Node &n) {
-      std::vector<int64_t> in = input_dims(n, 0), out;
+      std::vector<SymInt> in = input_sym_dims(n, 0), out;
       for (int64_t p : transpose_perm(n, static_cast<int64_t>(in.size())))
         out.push_back(in[static_cast<size_t>(p)]);
-      set_output(n, 0, input_dtype(n, 0), out);
+      set_output_sym(n, 0, input_dtype(n, 0), out);
     };
     d.lower = [](const Node &n) {
       std::vector<int64_t> in = input_dims(n, 0), out = output_dims(n, 0);

@@ -1,0 +1,159 @@
+// Symbolic dims through bind-shapes and shape inference (issue 8): run-time dims stay
+// expressions over the model's symbols, shapes computed as values (Shape -> Gather -> Concat ->
+// Reshape) are followed, and what cannot be decided at compile time is refused by name.
+#include "compiler/ir/error.h"
+#include "compiler/ops/registry.h"
+#include "compiler/passes/bind_shapes.h"
+#include "compiler/passes/infer_shapes.h"
+
+#include <catch2/catch.hpp>
+
+using namespace onnxc;
+
+namespace {
+
+Value *input(Graph &g, const std::string &name, std::vector<Dim> dims, DType dt = DType::Float) {
+  Value *v = g.add_value(name);
+  v->type.dtype = dt;
+  v->type.shape = std::move(dims);
+  v->is_graph_input = true;
+  g.inputs.push_back(v);
+  return v;
+}
+
+Node *op(Graph &g, const std::string &type, std::vector<Value *> ins, int64_t opset = 17) {
+  Node *n = g.add_node(type, std::move(ins), 1);
+  n->def = find_op("", type);
+  n->opset = opset;
+  REQUIRE(n->def);
+  return n;
+}
+
+Value *ints(Graph &g, const std::vector<int64_t> &v, bool scalar = false) {
+  auto t = std::make_shared<Tensor>(scalar ? Tensor::scalar_i64(v[0]) : Tensor::vector_i64(v));
+  Value *c = g.add_constant(g.unique_name("c"), t);
+  g.initializers.push_back(c);
+  return c;
+}
+
+Value *floats(Graph &g, const std::vector<int64_t> &dims) {
+  Value *c = g.add_constant(g.unique_name("w"), std::make_shared<Tensor>(DType::Float, dims));
+  g.initializers.push_back(c);
+  return c;
+}
+
+std::string shape(const Value *v) { return shape_to_string(v->type); }
+
+std::string error_of(const std::function<void()> &f) {
+  try {
+    f();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+ShapeBindings symbolic() {
+  ShapeBindings b;
+  b.keep_symbolic = true;
+  return b;
+}
+
+} // namespace
+
+TEST_CASE("symbolic: an attention block keeps batch and seq through Shape/Gather/Concat/Reshape") {
+  Graph g;
+  Value *x = input(g, "x", {Dim::symbolic("batch"), Dim::symbolic("seq"), Dim(768)});
+  ShapeBindings b = symbolic();
+  parse_dim_flag("seq=1..512", b);
+  bind_input_shapes(g, b);
+  REQUIRE(g.symbols.size() == 2);
+  CHECK(g.symbols.at("seq").lo == 1);
+  CHECK(g.symbols.at("seq").hi == 512);
+  CHECK(g.symbols.at("batch").hi == SymRange::kDefaultMax);
+
+  Value *s = op(g, "Shape", {x})->outputs[0];
+  Value *b0 = op(g, "Unsqueeze", {op(g, "Gather", {s, ints(g, {0}, true)})->outputs[0],
+                                  ints(g, {0})})->outputs[0];
+  Value *s1 = op(g, "Gather", {s, ints(g, {1})})->outputs[0];
+  Value *target = g.add_node("Concat", {b0, s1, ints(g, {12}), ints(g, {64})}, 1)->outputs[0];
+  target->producer->def = find_op("", "Concat");
+  target->producer->opset = 17;
+  target->producer->attrs["axis"].kind = Attribute::Kind::Int;
+  Value *heads = op(g, "Reshape", {x, target})->outputs[0];
+  Node *tq = op(g, "Transpose", {heads});
+  tq->attrs["perm"] = Attribute{Attribute::Kind::Ints};
+  tq->attrs["perm"].ints = {0, 2, 1, 3};
+  Node *tk = op(g, "Transpose", {heads});
+  tk->attrs["perm"] = Attribute{Attribute::Kind::Ints};
+  tk->attrs["perm"].ints = {0, 2, 3, 1};
+  Value *scores = op(g, "MatMul", {tq->outputs[0], tk->outputs[0]})->outputs[0];
+  Value *probs = op(g, "Softmax", {scores})->outputs[0];
+  Value *up = op(g, "MatMul", {x, floats(g, {768, 3072})})->outputs[0];
+  Value *flat = op(g, "Reshape", {up, ints(g, {-1, 3072})})->outputs[0];
+  Value *merged = op(g, "Reshape", {x, ints(g, {0, -1})})->outputs[0];
+  infer_shapes(g);
+
+  CHECK(s->sym_value.has_value());
+  CHECK(target->sym_value.has_value());
+  CHECK(shape(heads) == "batchxseqx12x64");
+  CHECK(shape(probs) == "batchx12xseqxseq");
+  CHECK(shape(up) == "batchxseqx3072");
+  CHECK(shape(flat) == "(batch*seq)x3072");
+  CHECK(shape(merged) == "batchx(768*seq)");
+}
+
+TEST_CASE("symbolic: static parts of a symbolic shape fold to constants") {
+  Graph g;
+  Value *x = input(g, "x", {Dim::symbolic("n"), Dim(3), Dim(5)});
+  bind_input_shapes(g, symbolic());
+  Value *s = op(g, "Shape", {x})->outputs[0];
+  Value *c = op(g, "Gather", {s, ints(g, {2, 1})})->outputs[0];
+  Value *m = op(g, "Mul", {op(g, "Gather", {s, ints(g, {0})})->outputs[0], ints(g, {2})})
+                 ->outputs[0];
+  infer_shapes(g);
+  REQUIRE(c->constant);
+  CHECK(c->constant->to_int64_vector() == std::vector<int64_t>{5, 3});
+  REQUIRE(m->sym_value);
+  CHECK(m->sym_value->at(0) == SymInt::symbol("n") * 2);
+}
+
+TEST_CASE("symbolic: unnamed dims get names, broadcasting symbols that may differ is refused") {
+  Graph g;
+  Value *a = input(g, "in.a", {Dim(), Dim(4)});
+  Value *b = input(g, "b", {Dim::symbolic("m"), Dim(4)});
+  bind_input_shapes(g, symbolic());
+  CHECK(shape(a) == "in_a_dim0x4");
+  CHECK(g.symbols.count("in_a_dim0") == 1);
+  op(g, "Add", {a, b});
+  std::string err = error_of([&] { infer_shapes(g); });
+  CHECK_THAT(err, Catch::Contains("Add"));
+  CHECK_THAT(err, Catch::Contains("'in_a_dim0' and 'm'"));
+  CHECK_THAT(err, Catch::Contains("--dim"));
+}
+
+TEST_CASE("symbolic: ops without symbolic shape rules name the dim and the flag") {
+  Graph g;
+  Value *x = input(g, "x", {Dim::symbolic("batch"), Dim(3), Dim(8), Dim(8)});
+  bind_input_shapes(g, symbolic());
+  op(g, "Conv", {x, floats(g, {4, 3, 3, 3})});
+  std::string err = error_of([&] { infer_shapes(g); });
+  CHECK_THAT(err, Catch::Contains("Conv"));
+  CHECK_THAT(err, Catch::Contains("--dim batch=N"));
+}
+
+TEST_CASE("symbolic: compiling still binds every dim; a range says what to do") {
+  Graph g;
+  input(g, "x", {Dim::symbolic("batch"), Dim(3)});
+  ShapeBindings b;
+  parse_dim_flag("batch=1..8", b);
+  CHECK_THAT(error_of([&] { bind_input_shapes(g, b); }),
+             Catch::Contains("--dim batch=N"));
+  ShapeBindings fixed;
+  parse_dim_flag("batch=4..4", fixed); // a one-value range is a binding
+  bind_input_shapes(g, fixed);
+  CHECK(shape(g.inputs[0]) == "4x3");
+  ShapeBindings bad;
+  CHECK_THROWS_AS(parse_dim_flag("batch=9..2", bad), Error);
+  CHECK_THROWS_AS(parse_dim_flag("batch=1..", bad), Error);
+}
