@@ -4,6 +4,7 @@
 #include "compiler/ir/error.h"
 #include "compiler/ir/printer.h"
 #include "compiler/passes/check_supported.h"
+#include "compiler/passes/desugar_sequences.h"
 #include "compiler/passes/infer_shapes.h"
 
 #include <iostream>
@@ -102,6 +103,7 @@ int cmd_inspect(const InspectOptions &o) {
     // Infer shapes when the model can be compiled as is; otherwise dump the IR as loaded.
     try {
       if (find_unsupported_ops(*model->graph).empty()) {
+        desugar_sequences(*model->graph, o.bindings);
         bind_input_shapes(*model->graph, o.bindings);
         infer_shapes(*model->graph);
       }

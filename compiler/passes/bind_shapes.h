@@ -8,6 +8,7 @@
 #include "compiler/ir/ir.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@ struct ShapeBindings {
   std::map<std::string, std::vector<int64_t>> input_shapes; ///< --shape NAME=1x3x224x224
   std::map<std::string, int64_t> dims;                      ///< --dim PARAM=N
   std::map<std::string, TensorPtr> input_values;            ///< --const-input NAME=FILE.pb
+  std::map<std::string, int64_t> sequence_lengths;          ///< --seq-length NAME=N
+  std::set<std::string> absent_optionals;                   ///< --absent NAME
 };
 
 /// Parses "NAME=1x3x224x224" (for --shape) into the bindings; throws Error on bad syntax.
