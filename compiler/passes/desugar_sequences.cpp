@@ -90,6 +90,7 @@ void Desugarer::bind(const Node &n, Value *out, const Item &it) {
 }
 
 void Desugarer::drop(std::unique_ptr<Node> n) {
+  changed_ = true;
   for (Value *v : n->inputs)
     if (v)
       std::erase_if(v->uses, [&](const Use &u) { return u.node == n.get(); });
@@ -148,7 +149,8 @@ void Desugarer::walk() {
 void Desugarer::finish() {
   g_.nodes = std::move(out_);
   out_.clear();
-  g_.erase_unused_values();
+  if (changed_) // a graph without sequences is left exactly as it was
+    g_.erase_unused_values();
   dead_.clear();
 }
 
@@ -199,6 +201,7 @@ void Desugarer::expand_inputs() {
       continue;
     }
     v->is_graph_input = false;
+    changed_ = true;
     bool reuse = v->type.kind == TypeKind::Optional && v->type.elem &&
                  v->type.elem->kind == TypeKind::Tensor;
     Type t = v->type;
@@ -258,6 +261,7 @@ void Desugarer::expand_outputs() {
       continue;
     }
     v->is_graph_output = false;
+    changed_ = true;
     Item item = it->second;
     items_.erase(it);
     expand_output(v->name, item, v, flat);

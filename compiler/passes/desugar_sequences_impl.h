@@ -75,6 +75,7 @@ private:
   std::map<const Value *, Item> items_;
   std::vector<std::unique_ptr<Node>> out_;  ///< the rewritten node list, in order
   std::vector<std::unique_ptr<Node>> dead_; ///< replaced nodes, freed by finish()
+  bool changed_ = false;                    ///< something was desugared
 };
 
 /// Desugars the body of If/Loop/Scan `owner`: refuses sequence inputs/outputs.
