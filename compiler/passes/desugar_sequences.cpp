@@ -112,6 +112,10 @@ void Desugarer::check_tensor_node(Node &n) {
                 "by {} would need run-time shapes, issue 8)",
                 v->name, a_kind(k), a_kind(k), n.op_type);
   }
+  if (n.domain.empty() && n.op_type == "If") {
+    desugar_if(n);
+    return;
+  }
   for (Value *o : n.outputs)
     if (o && o->type.kind != TypeKind::Tensor)
       node_fail(n,
@@ -287,6 +291,117 @@ void desugar_body(Graph &body, const Node &owner, const ShapeBindings &b) {
                 "If/Loop/Scan would need run-time shapes (issue 8)",
                 v->name);
   d.finish();
+}
+
+// ---- If with sequence / optional outputs --------------------------------------------------
+
+namespace {
+
+/// "a sequence of 2", "an empty optional", ...: for messages.
+std::string describe_item(const Item &it) {
+  if (it.kind == TypeKind::Sequence)
+    return fmt::format("a sequence of {}", it.elems.size());
+  if (it.kind == TypeKind::Optional)
+    return it.elems.empty() ? "an empty optional"
+                            : "an optional holding " + describe_item(it.elems[0]);
+  return "a tensor";
+}
+
+bool same_structure(const Item &a, const Item &b) {
+  if (a.kind != b.kind || a.elems.size() != b.elems.size())
+    return false;
+  for (size_t k = 0; k < a.elems.size(); ++k)
+    if (!same_structure(a.elems[k], b.elems[k]))
+      return false;
+  return true;
+}
+
+void flatten(const Item &it, std::vector<Value *> &out) {
+  if (it.kind == TypeKind::Tensor)
+    out.push_back(it.tensor);
+  for (const Item &e : it.elems)
+    flatten(e, out);
+}
+
+} // namespace
+
+/// An item of `shape`'s structure on fresh outer values named after `base`, appended to `outs`.
+Item Desugarer::rebuild(const Item &shape, const std::string &base, std::vector<Value *> &outs) {
+  Item it;
+  it.kind = shape.kind;
+  if (shape.kind == TypeKind::Tensor) {
+    it.tensor = fresh(base);
+    outs.push_back(it.tensor);
+    return it;
+  }
+  for (size_t k = 0; k < shape.elems.size(); ++k)
+    it.elems.push_back(rebuild(shape.elems[k], fmt::format("{}.{}", base, k), outs));
+  return it;
+}
+
+/// Desugars both branches of an If. When they give sequences / optionals of the same structure
+/// (lengths, presence), the If gets one output per element tensor; otherwise it is refused.
+void Desugarer::desugar_if(Node &n) {
+  const char *names[] = {"then_branch", "else_branch"};
+  std::vector<std::unique_ptr<Desugarer>> bodies;
+  std::vector<std::vector<Item>> items(2);
+  for (int b = 0; b < 2; ++b) {
+    const Attribute *a = n.attr(names[b]);
+    if (!a || !a->g)
+      node_fail(n, "the subgraph attribute '{}' is missing", names[b]);
+    bodies.push_back(std::make_unique<Desugarer>(*a->g, b_, &n));
+    bodies.back()->walk();
+    for (Value *v : a->g->outputs)
+      items[b].push_back(bodies.back()->item(v));
+  }
+  if (items[0].size() != items[1].size() || items[0].size() != n.outputs.size())
+    node_fail(n, "its branches give {} and {} outputs, the node has {}", items[0].size(),
+              items[1].size(), n.outputs.size());
+  bool composite = false;
+  for (size_t j = 0; j < items[0].size(); ++j) {
+    if (!same_structure(items[0][j], items[1][j]))
+      node_fail(n,
+                "output '{}' is {} in then_branch but {} in else_branch; which one is "
+                "taken is decided at run time, so its length or presence would be too "
+                "(issue 8)",
+                n.outputs[j]->name, describe_item(items[0][j]), describe_item(items[1][j]));
+    composite = composite || items[0][j].kind != TypeKind::Tensor;
+  }
+  if (composite)
+    flatten_if_outputs(n, items);
+  for (auto &d : bodies)
+    d->finish();
+}
+
+void Desugarer::flatten_if_outputs(Node &n, const std::vector<std::vector<Item>> &items) {
+  changed_ = true;
+  const char *names[] = {"then_branch", "else_branch"};
+  for (int b = 0; b < 2; ++b) {
+    Graph &body = *n.attr(names[b])->g;
+    std::vector<Value *> outs;
+    for (const Item &it : items[b])
+      flatten(it, outs);
+    for (Value *v : body.outputs)
+      v->is_graph_output = false;
+    for (Value *v : outs)
+      v->is_graph_output = true;
+    body.outputs = std::move(outs);
+  }
+  std::vector<Value *> outs;
+  for (size_t j = 0; j < items[0].size(); ++j) {
+    Value *o = n.outputs[j];
+    if (items[0][j].kind == TypeKind::Tensor) {
+      outs.push_back(o);
+      continue;
+    }
+    items_[o] = rebuild(items[0][j], o->name, outs);
+    o->producer = nullptr;
+  }
+  for (size_t k = 0; k < outs.size(); ++k) {
+    outs[k]->producer = &n;
+    outs[k]->producer_index = static_cast<int>(k);
+  }
+  n.outputs = std::move(outs);
 }
 
 } // namespace desugar

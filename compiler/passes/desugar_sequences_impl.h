@@ -40,9 +40,13 @@ public:
   /// Puts the resulting nodes back into the graph and drops unused values.
   void finish();
   bool is_composite(const Value *v) const { return items_.count(v) > 0; }
+  /// What `v` stands for: its desugared sequence / optional, or the tensor itself.
+  Item item(Value *v) const;
 
 private:
-  Item item(Value *v) const;
+  void desugar_if(Node &n);
+  void flatten_if_outputs(Node &n, const std::vector<std::vector<Item>> &items);
+  Item rebuild(const Item &shape, const std::string &base, std::vector<Value *> &outs);
   Value *fresh(const std::string &base);
   Value *constant(Tensor t, const std::string &base);
   /// Appends a new default-domain node named after `origin`, on existing values.

@@ -250,3 +250,57 @@ TEST_CASE("desugar: run-time positions and sequences crossing Loop are refused n
   CHECK_THAT(msg, Catch::Contains("a sequence"));
   CHECK_THAT(msg, Catch::Contains("issue 8"));
 }
+
+namespace {
+
+/// A branch graph returning SequenceConstruct of `n` constants starting at `base`.
+std::shared_ptr<Graph> sequence_branch(Graph &parent, int n, float base) {
+  auto b = std::make_shared<Graph>();
+  b->parent = &parent;
+  std::vector<Value *> elems;
+  for (int k = 0; k < n; ++k)
+    elems.push_back(iota(*b, "c" + std::to_string(k), {2}, base + 10 * k));
+  Node *s = op(*b, "SequenceConstruct", elems);
+  output(*b, s->outputs[0]);
+  return b;
+}
+
+Node *if_node(Graph &g, Value *cond, std::shared_ptr<Graph> then, std::shared_ptr<Graph> els) {
+  Node *n = op(g, "If", {cond});
+  n->name = "if0";
+  n->attrs["then_branch"].kind = n->attrs["else_branch"].kind = Attribute::Kind::Graph;
+  n->attrs["then_branch"].g = std::move(then);
+  n->attrs["else_branch"].g = std::move(els);
+  return n;
+}
+
+} // namespace
+
+TEST_CASE("desugar: an If whose branches give sequences of one length gets one output each") {
+  Graph g;
+  Value *cond = g.add_value("cond", Type::of(DType::Bool, {}));
+  cond->is_graph_input = true;
+  g.inputs.push_back(cond);
+  Node *n = if_node(g, cond, sequence_branch(g, 2, 0), sequence_branch(g, 2, 100));
+  Node *cat = op(g, "ConcatFromSequence", {n->outputs[0]});
+  set_int(cat, "axis", 0);
+  output(g, cat->outputs[0]);
+  desugar_sequences(g, {});
+  CHECK_FALSE(has_sequence_ops(g));
+  REQUIRE(n->outputs.size() == 2);
+  CHECK(n->attr("else_branch")->g->outputs.size() == 2);
+  CHECK(g.outputs[0]->producer->op_type == "Concat"); // `cat` itself is gone
+  CHECK(g.outputs[0]->producer->inputs == n->outputs);
+  infer_shapes(g);
+  CHECK(g.outputs[0]->type.static_dims() == std::vector<int64_t>{4});
+
+  Graph h;
+  Value *c2 = h.add_value("cond", Type::of(DType::Bool, {}));
+  c2->is_graph_input = true;
+  h.inputs.push_back(c2);
+  Node *m = if_node(h, c2, sequence_branch(h, 1, 0), sequence_branch(h, 2, 0));
+  output(h, m->outputs[0]);
+  std::string msg = error_of([&] { desugar_sequences(h, {}); });
+  CHECK_THAT(msg, Catch::Contains("node 'if0' (If"));
+  CHECK_THAT(msg, Catch::Contains("a sequence of 1 in then_branch but a sequence of 2"));
+}
