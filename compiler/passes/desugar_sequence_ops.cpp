@@ -16,11 +16,8 @@ Item Desugarer::sequence_input(const Node &n, size_t i) {
 
 const Tensor &Desugarer::constant_input(const Node &n, size_t i, const char *what) {
   Value *v = n.input(i);
-  if (v->constant)
-    return *v->constant;
-  auto it = b_.input_values.find(v->name);
-  if (v->is_graph_input && it != b_.input_values.end())
-    return *it->second;
+  if (const Tensor *t = known_value(v))
+    return *t;
   node_fail(n,
             "input '{}' must be a compile-time constant (onnxc desugars sequences at "
             "compile time; a run-time {} needs run-time shapes, issue 8); it is computed at "
@@ -120,6 +117,54 @@ void Desugarer::concat_from_sequence(Node &n) {
   n.outputs[0]->type = Type{};
 }
 
+/// Copies `body`'s nodes into the graph once (copy `k`), on `map` (body inputs already mapped;
+/// body constants and outer stand-ins are mapped here); the copies are handled like the graph's
+/// own nodes. Refuses a body with nested subgraphs, which copies would share.
+void Desugarer::instantiate(const Graph &body, const Node &n, std::map<const Value *, Value *> &map,
+                            int64_t k) {
+  for (const auto &bn : body.nodes)
+    for (const auto &[key, a] : bn->attrs)
+      if (a.g || !a.graphs.empty())
+        node_fail(n, "its body has a node with a subgraph ({}), which onnxc does not copy",
+                  bn->describe());
+  for (const auto &v : body.values) {
+    if (v->constant)
+      map[v.get()] = constant(*v->constant, v->name);
+    else if (is_outer_stand_in(*v))
+      for (size_t c = explicit_input_count(n); c < n.inputs.size(); ++c)
+        if (n.inputs[c]->name == v->name)
+          map[v.get()] = n.inputs[c];
+  }
+  for (const auto &bn : body.nodes) {
+    auto c = std::make_unique<Node>();
+    c->name = bn->name.empty() ? n.name : n.name + "/" + bn->name;
+    c->op_type = bn->op_type;
+    c->domain = bn->domain;
+    c->opset = bn->opset;
+    c->index = n.index;
+    c->attrs = bn->attrs;
+    c->def = bn->def;
+    for (Value *v : bn->inputs) {
+      auto it = v ? map.find(v) : map.end();
+      if (v && it == map.end())
+        node_fail(n, "its body reads '{}', which onnxc cannot map into the copy", v->name);
+      Value *m = v ? it->second : nullptr;
+      if (m)
+        m->uses.push_back({c.get(), static_cast<int>(c->inputs.size())});
+      c->inputs.push_back(m);
+    }
+    for (Value *o : bn->outputs) {
+      Value *m = fresh(fmt::format("{}_{}", o->name, k));
+      m->type = o->type.kind == TypeKind::Tensor ? Type{} : o->type;
+      m->producer = c.get();
+      m->producer_index = static_cast<int>(c->outputs.size());
+      c->outputs.push_back(m);
+      map[o] = m;
+    }
+    handle(std::move(c));
+  }
+}
+
 /// Copies SequenceMap's body once per element; the copies are handled like the graph's nodes.
 void Desugarer::sequence_map(Node &n) {
   Graph &body = *n.attr("body")->g;
@@ -129,11 +174,6 @@ void Desugarer::sequence_map(Node &n) {
   if (body.inputs.size() != nin || body.outputs.size() != n.outputs.size())
     node_fail(n, "its body takes {} inputs and gives {} outputs, the node has {} and {}",
               body.inputs.size(), body.outputs.size(), nin, n.outputs.size());
-  for (const auto &bn : body.nodes)
-    for (const auto &[key, a] : bn->attrs)
-      if (a.g || !a.graphs.empty())
-        node_fail(n, "its body has a node with a subgraph ({}), which onnxc does not copy",
-                  bn->describe());
   std::vector<Item> outs(n.outputs.size(), Item{TypeKind::Sequence, nullptr, {}});
   for (size_t k = 0; k < len; ++k) {
     std::map<const Value *, Value *> map;
@@ -147,39 +187,7 @@ void Desugarer::sequence_map(Node &n) {
         node_fail(n, "input {} holds {}; only tensors can be mapped", j, a_kind(e.kind));
       map[body.inputs[j]] = e.tensor;
     }
-    for (const auto &v : body.values) {
-      if (v->constant)
-        map[v.get()] = constant(*v->constant, v->name);
-      else if (is_outer_stand_in(*v))
-        for (size_t c = nin; c < n.inputs.size(); ++c)
-          if (n.inputs[c]->name == v->name)
-            map[v.get()] = n.inputs[c];
-    }
-    for (const auto &bn : body.nodes) {
-      auto c = std::make_unique<Node>();
-      c->name = bn->name.empty() ? n.name : n.name + "/" + bn->name;
-      c->op_type = bn->op_type;
-      c->domain = bn->domain;
-      c->opset = bn->opset;
-      c->index = n.index;
-      c->attrs = bn->attrs;
-      c->def = bn->def;
-      for (Value *v : bn->inputs) {
-        Value *m = v ? map.at(v) : nullptr;
-        if (m)
-          m->uses.push_back({c.get(), static_cast<int>(c->inputs.size())});
-        c->inputs.push_back(m);
-      }
-      for (Value *o : bn->outputs) {
-        Value *m = fresh(fmt::format("{}_{}", o->name, k));
-        m->type = o->type.kind == TypeKind::Tensor ? Type{} : o->type;
-        m->producer = c.get();
-        m->producer_index = static_cast<int>(c->outputs.size());
-        c->outputs.push_back(m);
-        map[o] = m;
-      }
-      handle(std::move(c));
-    }
+    instantiate(body, n, map, static_cast<int64_t>(k));
     for (size_t j = 0; j < outs.size(); ++j) {
       auto m = map.find(body.outputs[j]);
       if (m == map.end())

@@ -134,6 +134,9 @@ void Desugarer::handle(std::unique_ptr<Node> n) {
   if (n->domain.empty() && n->op_type == "Identity" && n->input(0) && items_.count(n->input(0))) {
     bind(*n, n->outputs[0], items_.at(n->input(0))); // Identity of a sequence / optional
     drop(std::move(n));
+  } else if (carries_sequences(*n)) {
+    unroll_loop(*n);
+    drop(std::move(n));
   } else if (is_sequence_op(*n)) {
     rewrite(*n);
     drop(std::move(n));

@@ -71,6 +71,12 @@ private:
   void split_to_sequence(Node &n);
   void concat_from_sequence(Node &n);
   void sequence_map(Node &n);
+  void instantiate(const Graph &body, const Node &n, std::map<const Value *, Value *> &map,
+                   int64_t k);
+  // desugar_loop.cpp
+  bool carries_sequences(const Node &n) const;
+  void unroll_loop(Node &n);
+  const Tensor *known_value(Value *v) const;
   Item optional_input(const Node &n);
 
   Graph &g_;

@@ -215,7 +215,7 @@ TEST_CASE("desugar: SequenceMap instantiates its body per element") {
   CHECK(floats(g.outputs[0]) == std::vector<float>{100, 102, 110, 112});
 }
 
-TEST_CASE("desugar: run-time positions and sequences crossing Loop are refused naming the node") {
+TEST_CASE("desugar: run-time positions and sequences read by Scan are refused naming the node") {
   Graph g;
   Value *p = g.add_value("pos", Type::of(DType::Int64, {}));
   p->is_graph_input = true;
@@ -242,11 +242,11 @@ TEST_CASE("desugar: run-time positions and sequences crossing Loop are refused n
 
   Graph l;
   Node *empty = op(l, "SequenceEmpty", {});
-  Node *loop = op(l, "Loop", {scalar(l, "m", 3), nullptr, empty->outputs[0]});
-  loop->name = "loop0";
-  output(l, loop->outputs[0]);
+  Node *scan = op(l, "Scan", {empty->outputs[0]});
+  scan->name = "scan0";
+  output(l, scan->outputs[0]);
   msg = error_of([&] { desugar_sequences(l, {}); });
-  CHECK_THAT(msg, Catch::Contains("node 'loop0' (Loop"));
+  CHECK_THAT(msg, Catch::Contains("node 'scan0' (Scan"));
   CHECK_THAT(msg, Catch::Contains("a sequence"));
   CHECK_THAT(msg, Catch::Contains("issue 8"));
 }
@@ -303,4 +303,54 @@ TEST_CASE("desugar: an If whose branches give sequences of one length gets one o
   std::string msg = error_of([&] { desugar_sequences(h, {}); });
   CHECK_THAT(msg, Catch::Contains("node 'if0' (If"));
   CHECK_THAT(msg, Catch::Contains("a sequence of 1 in then_branch but a sequence of 2"));
+}
+
+namespace {
+
+/// Loop(M, cond absent, SequenceEmpty) whose body appends its iteration number.
+Node *appending_loop(Graph &g, Value *trips) {
+  Node *empty = op(g, "SequenceEmpty", {});
+  Node *loop = op(g, "Loop", {trips, nullptr, empty->outputs[0]});
+  loop->name = "loop0";
+  auto body = std::make_shared<Graph>();
+  body->parent = &g;
+  Value *iter = body->add_value("iter", Type::of(DType::Int64, {}));
+  Value *cond = body->add_value("cond_in", Type::of(DType::Bool, {}));
+  Value *seq = body->add_value("seq_in", sequence_of(DType::Int64, {}));
+  for (Value *v : {iter, cond, seq}) {
+    v->is_graph_input = true;
+    body->inputs.push_back(v);
+  }
+  output(*body, op(*body, "Identity", {cond})->outputs[0]);
+  output(*body, op(*body, "SequenceInsert", {seq, iter})->outputs[0]);
+  loop->attrs["body"].kind = Attribute::Kind::Graph;
+  loop->attrs["body"].g = body;
+  return loop;
+}
+
+} // namespace
+
+TEST_CASE("desugar: a Loop carrying a sequence is unrolled for a known trip count") {
+  Graph g;
+  Node *loop = appending_loop(g, scalar(g, "m", 3));
+  Node *cat = op(g, "ConcatFromSequence", {loop->outputs[0]});
+  set_int(cat, "axis", 0);
+  set_int(cat, "new_axis", 1);
+  output(g, cat->outputs[0]);
+  desugar_sequences(g, {});
+  CHECK_FALSE(has_sequence_ops(g));
+  for (const auto &n : g.nodes)
+    CHECK(n->op_type != "Loop");
+  infer_shapes(g);
+  REQUIRE(g.outputs[0]->constant);
+  CHECK(g.outputs[0]->constant->to_int64_vector() == std::vector<int64_t>{0, 1, 2});
+
+  Graph r;
+  Value *m = r.add_value("M", Type::of(DType::Int64, {}));
+  m->is_graph_input = true;
+  r.inputs.push_back(m);
+  output(r, appending_loop(r, m)->outputs[0]);
+  std::string msg = error_of([&] { desugar_sequences(r, {}); });
+  CHECK_THAT(msg, Catch::Contains("node 'loop0' (Loop"));
+  CHECK_THAT(msg, Catch::Contains("computed at run time from 'M'"));
 }
