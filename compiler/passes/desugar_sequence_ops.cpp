@@ -37,6 +37,30 @@ int64_t Desugarer::position(const Node &n, size_t i, int64_t len, bool insert) {
   return p < 0 ? p + len : p;
 }
 
+/// Dimension `axis` of x, which SplitToSequence without a 1-D split needs at compile time: from
+/// x's type, --shape (a graph input) or --dim (a symbolic dim).
+int64_t Desugarer::split_dim(const Node &n, const Value *x, int64_t axis) {
+  auto bound = b_.input_shapes.find(x->name);
+  bool from_flag = x->is_graph_input && bound != b_.input_shapes.end();
+  if (!x->type.shape && !from_flag)
+    node_fail(n,
+              "needs the shape of '{}' at compile time to split it (run-time shapes are "
+              "issue 8)",
+              x->name);
+  std::vector<Dim> dims =
+      from_flag ? std::vector<Dim>(bound->second.begin(), bound->second.end()) : *x->type.shape;
+  auto a = static_cast<size_t>(normalize_axis(n, axis, static_cast<int64_t>(dims.size())));
+  auto param = b_.dims.find(dims[a].param);
+  if (!dims[a].is_static() && !dims[a].param.empty() && param != b_.dims.end())
+    return param->second;
+  if (!dims[a].is_static())
+    node_fail(n,
+              "needs dimension {} of '{}' at compile time to split it; bind it with "
+              "--shape/--dim (run-time shapes are issue 8)",
+              a, x->name);
+  return dims[a].value;
+}
+
 void Desugarer::split_to_sequence(Node &n) {
   Value *x = n.input(0);
   int64_t axis = attr_int(n, "axis", 0);
@@ -44,23 +68,7 @@ void Desugarer::split_to_sequence(Node &n) {
   std::vector<int64_t> sizes;
   const Tensor *split = n.has_input(1) ? &constant_input(n, 1, "split") : nullptr;
   if (!split || split->rank() == 0) {
-    std::vector<Dim> dims = x->type.shape ? *x->type.shape : std::vector<Dim>{};
-    auto bound = b_.input_shapes.find(x->name);
-    if (x->is_graph_input && bound != b_.input_shapes.end())
-      dims.assign(bound->second.begin(), bound->second.end());
-    int64_t rank = static_cast<int64_t>(dims.size());
-    if (!x->type.shape && bound == b_.input_shapes.end())
-      node_fail(n,
-                "needs the shape of '{}' at compile time to split it (run-time shapes are "
-                "issue 8)",
-                x->name);
-    int64_t a = normalize_axis(n, axis, rank);
-    if (!dims[static_cast<size_t>(a)].is_static())
-      node_fail(n,
-                "needs dimension {} of '{}' at compile time to split it; bind it with "
-                "--shape/--dim (run-time shapes are issue 8)",
-                a, x->name);
-    int64_t d = dims[static_cast<size_t>(a)].value;
+    int64_t d = split_dim(n, x, axis);
     int64_t step = split ? split->int_at(0) : 1;
     if (step <= 0)
       node_fail(n, "split must be positive, got {}", step);
@@ -68,8 +76,8 @@ void Desugarer::split_to_sequence(Node &n) {
       sizes.push_back(std::min(step, d - k));
   } else {
     sizes = split->to_int64_vector();
-    keepdims = true; // ignored when split is given
   }
+  keepdims = keepdims || split; // ignored when split is given
   Item seq;
   seq.kind = TypeKind::Sequence;
   std::vector<Value *> parts;
@@ -218,63 +226,74 @@ Tensor bool_scalar(bool b) {
 
 } // namespace
 
-void Desugarer::rewrite(Node &n) {
+/// Optional, OptionalHasElement, OptionalGetElement.
+void Desugarer::rewrite_optional(Node &n) {
   const std::string &op = n.op_type;
-  Value *out = n.outputs.empty() ? nullptr : n.outputs[0];
+  Value *out = n.outputs[0];
+  Item opt = optional_input(n);
+  if (op == "Optional") {
+    Item wrapped{TypeKind::Optional, nullptr, {}};
+    if (n.has_input(0))
+      wrapped.elems.push_back(opt);
+    bind(n, out, wrapped);
+  } else if (op == "OptionalHasElement") {
+    bool has = opt.kind != TypeKind::Optional || !opt.elems.empty();
+    bind(n, out, Item{TypeKind::Tensor, constant(bool_scalar(has), "has_element"), {}});
+  } else {
+    if (opt.kind == TypeKind::Optional && opt.elems.empty())
+      node_fail(n, "the optional '{}' is empty at compile time; it has no element to get",
+                n.input(0) ? n.input(0)->name : "");
+    bind(n, out, opt.kind == TypeKind::Optional ? opt.elems[0] : opt);
+  }
+}
+
+/// SequenceConstruct, SequenceEmpty, SequenceAt, SequenceInsert, SequenceErase, SequenceLength.
+void Desugarer::rewrite_list_op(Node &n) {
+  const std::string &op = n.op_type;
+  Value *out = n.outputs[0];
   Item seq;
   seq.kind = TypeKind::Sequence;
   if (op == "SequenceConstruct") {
     for (Value *v : n.inputs)
       seq.elems.push_back(item(v));
     bind(n, out, seq);
-  } else if (op == "SequenceEmpty") {
-    bind(n, out, seq);
-  } else if (op == "SequenceAt") {
-    seq = sequence_input(n, 0);
-    int64_t len = static_cast<int64_t>(seq.elems.size());
+    return;
+  }
+  if (op == "SequenceEmpty")
+    return bind(n, out, seq);
+  seq = sequence_input(n, 0);
+  int64_t len = static_cast<int64_t>(seq.elems.size());
+  if (op == "SequenceAt") {
     bind(n, out, seq.elems[static_cast<size_t>(position(n, 1, len, false))]);
   } else if (op == "SequenceInsert") {
-    seq = sequence_input(n, 0);
-    int64_t len = static_cast<int64_t>(seq.elems.size());
     int64_t p = n.has_input(2) ? position(n, 2, len, true) : len;
     seq.elems.insert(seq.elems.begin() + p, item(n.input(1)));
     bind(n, out, seq);
   } else if (op == "SequenceErase") {
-    seq = sequence_input(n, 0);
-    int64_t len = static_cast<int64_t>(seq.elems.size());
     if (len == 0)
       node_fail(n, "the sequence '{}' is empty; there is nothing to erase", n.input(0)->name);
     int64_t p = n.has_input(1) ? position(n, 1, len, false) : len - 1;
     seq.elems.erase(seq.elems.begin() + p);
     bind(n, out, seq);
-  } else if (op == "SequenceLength") {
-    int64_t len = static_cast<int64_t>(sequence_input(n, 0).elems.size());
+  } else { // SequenceLength
     bind(n, out, Item{TypeKind::Tensor, constant(Tensor::scalar_i64(len), "seq_length"), {}});
-  } else if (op == "SplitToSequence") {
-    split_to_sequence(n);
-  } else if (op == "ConcatFromSequence") {
-    concat_from_sequence(n);
-  } else if (op == "SequenceMap") {
-    sequence_map(n);
-  } else if (op == "Optional") {
-    Item opt = optional_input(n);
-    Item wrapped{TypeKind::Optional, nullptr, {}};
-    if (n.has_input(0))
-      wrapped.elems.push_back(opt);
-    bind(n, out, wrapped);
-  } else if (op == "OptionalHasElement") {
-    Item opt = optional_input(n);
-    bool has = opt.kind != TypeKind::Optional || !opt.elems.empty();
-    bind(n, out, Item{TypeKind::Tensor, constant(bool_scalar(has), "has_element"), {}});
-  } else if (op == "OptionalGetElement") {
-    Item opt = optional_input(n);
-    if (opt.kind == TypeKind::Optional && opt.elems.empty())
-      node_fail(n, "the optional '{}' is empty at compile time; it has no element to get",
-                n.input(0) ? n.input(0)->name : "");
-    bind(n, out, opt.kind == TypeKind::Optional ? opt.elems[0] : opt);
-  } else {
-    node_fail(n, "internal error: not a sequence op");
   }
+}
+
+void Desugarer::rewrite(Node &n) {
+  const std::string &op = n.op_type;
+  if (n.outputs.empty() || !n.outputs[0])
+    node_fail(n, "has no output");
+  if (op == "SplitToSequence")
+    split_to_sequence(n);
+  else if (op == "ConcatFromSequence")
+    concat_from_sequence(n);
+  else if (op == "SequenceMap")
+    sequence_map(n);
+  else if (op.rfind("Optional", 0) == 0)
+    rewrite_optional(n);
+  else
+    rewrite_list_op(n);
 }
 
 } // namespace onnxc::desugar

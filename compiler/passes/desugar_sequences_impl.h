@@ -65,10 +65,13 @@ private:
 
   // desugar_sequence_ops.cpp
   void rewrite(Node &n);
+  void rewrite_optional(Node &n);
+  void rewrite_list_op(Node &n);
   Item sequence_input(const Node &n, size_t i);
   int64_t position(const Node &n, size_t i, int64_t len, bool insert);
   const Tensor &constant_input(const Node &n, size_t i, const char *what);
   void split_to_sequence(Node &n);
+  int64_t split_dim(const Node &n, const Value *x, int64_t axis);
   void concat_from_sequence(Node &n);
   void sequence_map(Node &n);
   void instantiate(const Graph &body, const Node &n, std::map<const Value *, Value *> &map,
