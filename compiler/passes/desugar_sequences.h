@@ -10,12 +10,16 @@
 // - SplitToSequence becomes Split (13) (+ Squeeze per element for keepdims=0);
 //   ConcatFromSequence becomes Concat (+ Unsqueeze per element for new_axis=1).
 // - SequenceMap instantiates its body once per element (the body's nodes are copied).
+// - An If whose branches give sequences / optionals of one structure gets one output per element
+//   tensor; a Loop carrying one is unrolled when its trip count and condition are known
+//   (desugar_loop.cpp).
 // - A sequence-typed graph input NAME of length N (--seq-length NAME=N) becomes the tensor inputs
 //   NAME.0 ... NAME.N-1; an optional graph input is its element under its own name, or nothing
 //   when absent (--absent NAME). Graph outputs are flattened the same way.
-// A position or split that is not a compile-time constant, a sequence read by a node other than
-// these (If/Loop/Scan carrying a sequence), and a sequence input without a length are refused
-// with an Error naming the node or input (run-time sequences need run-time shapes, issue 8).
+// A position or split that is not a compile-time constant, a sequence read by any other node
+// (Scan, a Loop with a run-time trip count, If branches of different lengths), and a sequence
+// input without a length are refused with an Error naming the node or input (run-time sequences
+// need run-time shapes, issue 8).
 #pragma once
 
 #include "compiler/ir/ir.h"
