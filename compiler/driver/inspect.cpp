@@ -4,6 +4,7 @@
 #include "compiler/ir/error.h"
 #include "compiler/ir/printer.h"
 #include "compiler/passes/check_supported.h"
+#include "compiler/passes/desugar_sequences.h"
 #include "compiler/passes/infer_shapes.h"
 
 #include <iostream>
@@ -104,6 +105,7 @@ int cmd_inspect(const InspectOptions &o) {
       if (find_unsupported_ops(*model->graph).empty()) {
         ShapeBindings b = o.bindings;
         b.keep_symbolic = true; // show run-time dims as expressions over the symbols
+        desugar_sequences(*model->graph, b);
         bind_input_shapes(*model->graph, b);
         for (const auto &[name, r] : model->graph->symbols)
           std::cout << fmt::format("symbol {}: {}..{}\n", name, r.lo, r.hi);

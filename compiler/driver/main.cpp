@@ -5,6 +5,7 @@
 #include "compiler/ir/error.h"
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <filesystem>
 #include <iostream>
 
@@ -14,7 +15,7 @@ namespace fs = std::filesystem;
 namespace {
 
 struct BindingFlags {
-  std::vector<std::string> shapes, dims, values;
+  std::vector<std::string> shapes, dims, values, seq_lengths, absent;
 };
 
 void add_shape_flags(CLI::App *cmd, BindingFlags &f) {
@@ -22,6 +23,26 @@ void add_shape_flags(CLI::App *cmd, BindingFlags &f) {
   cmd->add_option("--dim", f.dims, "Bind a symbolic dimension: PARAM=N (repeatable)");
   cmd->add_option("--const-input", f.values,
                   "Compile an input in as a constant: NAME=FILE.pb (a TensorProto; repeatable)");
+  cmd->add_option("--seq-length", f.seq_lengths,
+                  "Length of a sequence input: NAME=N; it is passed as the tensors NAME.0 ... "
+                  "NAME.<N-1> (repeatable)");
+  cmd->add_option("--absent", f.absent,
+                  "Compile an optional input as absent (it is then not an input; repeatable)");
+}
+
+/// Parses "NAME=N" for --seq-length.
+void parse_seq_length_flag(const std::string &flag, ShapeBindings &b) {
+  auto eq = flag.find('=');
+  int64_t n = -1;
+  const char *end = flag.data() + flag.size();
+  if (eq != std::string::npos && eq > 0 && eq + 1 < flag.size()) {
+    auto r = std::from_chars(flag.data() + eq + 1, end, n);
+    if (r.ec != std::errc() || r.ptr != end)
+      n = -1;
+  }
+  if (n < 0)
+    fail("invalid --seq-length '{}': expected NAME=N with N >= 0", flag);
+  b.sequence_lengths[flag.substr(0, eq)] = n;
 }
 
 ShapeBindings parse_bindings(const BindingFlags &f) {
@@ -30,6 +51,9 @@ ShapeBindings parse_bindings(const BindingFlags &f) {
     parse_shape_flag(s, b);
   for (const auto &d : f.dims)
     parse_dim_flag(d, b);
+  for (const auto &l : f.seq_lengths)
+    parse_seq_length_flag(l, b);
+  b.absent_optionals.insert(f.absent.begin(), f.absent.end());
   for (const auto &v : f.values) {
     auto eq = v.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())

@@ -2,6 +2,7 @@
 #include "compiler/driver/commands.h"
 #include "compiler/driver/test_data.h"
 #include "compiler/frontend/onnx_loader.h"
+#include "compiler/frontend/sequence_data.h"
 #include "compiler/ir/error.h"
 #include "compiler/passes/bind_shapes.h"
 
@@ -68,7 +69,7 @@ void bind_from_data(const std::string &model_path, const std::vector<NamedTensor
   const auto &ins = model->graph->inputs;
   for (size_t i = 0; i < ins.size(); ++i) {
     const Value *v = ins[i];
-    if (v->type.is_static() || b.input_shapes.count(v->name))
+    if (v->type.kind != TypeKind::Tensor || v->type.is_static() || b.input_shapes.count(v->name))
       continue;
     const Tensor *t = i < data.size() ? &data[i].tensor : nullptr;
     for (const NamedTensor &d : data)
@@ -111,6 +112,53 @@ std::string input_needed_as_constant(const std::string &msg) {
   return q == std::string::npos ? "" : msg.substr(p, q - p);
 }
 
+/// The model's graph inputs and outputs, when one is a sequence or an optional: their test data
+/// files are then read by type (sequence_data.h) and flattened as the compiled library takes
+/// them. Empty lists for a tensor-only model (its files are read as they always were).
+struct CompositeIO {
+  std::vector<std::pair<std::string, Type>> inputs, outputs;
+  bool composite = false;
+  bool any() const { return composite; }
+};
+
+CompositeIO composite_io(const Graph &g) {
+  CompositeIO io;
+  bool composite = false;
+  for (const Value *v : g.inputs)
+    composite = composite || v->type.kind != TypeKind::Tensor;
+  for (const Value *v : g.outputs)
+    composite = composite || v->type.kind != TypeKind::Tensor;
+  if (!composite)
+    return io;
+  for (const Value *v : g.inputs)
+    io.inputs.emplace_back(v->name, v->type);
+  for (const Value *v : g.outputs)
+    io.outputs.emplace_back(v->name, v->type);
+  io.composite = true;
+  return io;
+}
+
+/// DIR/<prefix>_N.pb for each value of `values` in order (until a file is missing), flattened;
+/// sequence lengths and absent optionals go into `b` if given.
+std::vector<NamedTensor>
+read_typed_data_set(const std::string &dir, const std::string &prefix,
+                    const std::vector<std::pair<std::string, Type>> &values, ShapeBindings *b) {
+  std::vector<NamedTensor> out;
+  for (size_t i = 0;; ++i) {
+    std::string path = fmt::format("{}/{}_{}.pb", dir, prefix, i);
+    if (!fs::exists(path))
+      break;
+    FlatValue f = i < values.size() ? read_value_file(path, values[i].first, values[i].second)
+                        : FlatValue{{read_tensor_file(path)}, {}, {}};
+    std::move(f.tensors.begin(), f.tensors.end(), std::back_inserter(out));
+    if (b) {
+      b->sequence_lengths.insert(f.lengths.begin(), f.lengths.end());
+      b->absent_optionals.insert(f.absent.begin(), f.absent.end());
+    }
+  }
+  return out;
+}
+
 /// A model compiled for one data set.
 struct Compiled {
   std::unique_ptr<ModelLibrary> lib;
@@ -121,12 +169,23 @@ struct Compiled {
 /// whose value the compiler needs (a Reshape shape, Slice starts, Pad pads...) is compiled in
 /// as a constant from the data set, with a note on stdout: onnxc specialises on it.
 Compiled compile_for(const VerifyOptions &o, const std::vector<NamedTensor> &data,
-                     const fs::path &out, const std::string &dir) {
+                     const fs::path &out, const std::string &dir, const CompositeIO &io) {
   CompileOptions co = o.compile;
   co.model_path = o.model_path;
   co.out_path = out.string();
   co.quiet = true;
   bind_from_data(o.model_path, data, co.pipeline.bindings);
+  if (io.any()) {
+    read_typed_data_set(dir, "input", io.inputs, &co.pipeline.bindings);
+    // Elements of sequence / optional inputs take their data's shapes.
+    for (const NamedTensor &t : data)
+      if (std::none_of(io.inputs.begin(), io.inputs.end(),
+                       [&](const auto &in) { return in.first == t.name; }) ||
+          std::any_of(io.inputs.begin(), io.inputs.end(), [&](const auto &in) {
+            return in.first == t.name && in.second.kind != TypeKind::Tensor;
+          }))
+        co.pipeline.bindings.input_shapes[t.name] = t.tensor.shape();
+  }
   Compiled c;
   for (;;) {
     try {
@@ -150,10 +209,19 @@ Compiled compile_for(const VerifyOptions &o, const std::vector<NamedTensor> &dat
   return c;
 }
 
-bool check_data_set(const Compiled &c, const std::string &dir, const VerifyOptions &o) {
+/// The data set's input_N.pb or output_N.pb files.
+std::vector<NamedTensor> read_data(const std::string &dir, const std::string &prefix,
+                                   const CompositeIO &io) {
+  if (!io.any())
+    return read_data_set(dir, prefix);
+  return read_typed_data_set(dir, prefix, prefix == "input" ? io.inputs : io.outputs, nullptr);
+}
+
+bool check_data_set(const Compiled &c, const std::string &dir, const VerifyOptions &o,
+                    const CompositeIO &io) {
   const ModelLibrary &lib = *c.lib;
-  std::vector<NamedTensor> inputs = read_data_set(dir, "input");
-  std::vector<NamedTensor> expected = read_data_set(dir, "output");
+  std::vector<NamedTensor> inputs = read_data(dir, "input", io);
+  std::vector<NamedTensor> expected = read_data(dir, "output", io);
   std::erase_if(inputs, [&](const NamedTensor &t) { return c.baked.count(t.name) > 0; });
   std::vector<const Tensor *> ins = match_inputs(lib.inputs(), inputs, dir);
   conform_inputs(lib, ins, inputs, dir);
@@ -185,8 +253,10 @@ bool check_data_set(const Compiled &c, const std::string &dir, const VerifyOptio
 int cmd_verify(const VerifyOptions &o) {
   if (o.data_dirs.empty())
     fail("verify needs at least one test data directory");
-  // The data files of a sequence / optional input are not TensorProtos: name the input first.
-  check_input_kinds(*load_model(o.model_path)->graph);
+  // A map input's data cannot be read: name it first. Sequence / optional data is flattened.
+  auto model = load_model(o.model_path);
+  check_input_kinds(*model->graph);
+  CompositeIO io = composite_io(*model->graph);
   TempDir tmp;
   int failed = 0, index = 0;
   Compiled shared;
@@ -194,9 +264,9 @@ int cmd_verify(const VerifyOptions &o) {
     // One compile serves every data set unless input values are compiled in.
     if (!shared.lib || !shared.baked.empty()) {
       fs::path out = tmp.path() / fmt::format("libmodel{}.so", index++);
-      shared = compile_for(o, read_data_set(dir, "input"), out, dir);
+      shared = compile_for(o, read_data(dir, "input", io), out, dir, io);
     }
-    failed += !check_data_set(shared, dir, o);
+    failed += !check_data_set(shared, dir, o, io);
   }
   std::cout << fmt::format("{}: {} of {} data sets passed\n", o.model_path,
                            o.data_dirs.size() - failed, o.data_dirs.size());

@@ -239,6 +239,13 @@ private:
 Type convert_type(const onnx::TypeProto &type, const std::string &value_name,
                   const std::string &where) {
   Type t;
+  if (type.has_sequence_type() || type.has_optional_type()) {
+    t.kind = type.has_sequence_type() ? TypeKind::Sequence : TypeKind::Optional;
+    const auto &elem = type.has_sequence_type() ? type.sequence_type().elem_type()
+                                                : type.optional_type().elem_type();
+    t.elem = std::make_shared<const Type>(convert_type(elem, value_name, where));
+    return t;
+  }
   if (!type.has_tensor_type())
     return t;
   const auto &tt = type.tensor_type();

@@ -67,10 +67,17 @@ struct SymRange {
   int64_t lo = 1, hi = kDefaultMax;
 };
 
-/// Type of a value: dtype plus an optional shape (nullopt = rank unknown).
+/// What a value is: a tensor, or an ONNX sequence / optional, which exist only until the
+/// desugar-sequences pass replaces them by their element tensors (passes/desugar_sequences.h).
+enum class TypeKind { Tensor, Sequence, Optional };
+
+/// Type of a value: dtype plus an optional shape (nullopt = rank unknown). A sequence or optional
+/// has dtype Undefined and its element type in `elem`.
 struct Type {
   DType dtype = DType::Undefined;
   std::optional<std::vector<Dim>> shape;
+  TypeKind kind = TypeKind::Tensor;
+  std::shared_ptr<const Type> elem; ///< element type of a sequence / optional (may be unknown)
 
   bool has_shape() const { return shape.has_value(); }
   bool is_static() const;

@@ -80,8 +80,8 @@ static void bind_input_value(Graph &g, const std::string &name, const TensorPtr 
 
 void check_input_kinds(const Graph &g) {
   for (const Value *v : g.inputs)
-    if (v->type.dtype == DType::Undefined)
-      fail("graph input '{}' is not a tensor (sequence, map and optional inputs are not "
+    if (v->type.dtype == DType::Undefined && v->type.kind == TypeKind::Tensor)
+      fail("graph input '{}' is not a tensor, sequence or optional (map inputs are not "
            "supported)",
            v->name);
 }

@@ -9,6 +9,7 @@
 #include "compiler/ir/ir.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@ struct ShapeBindings {
   /// INPUT_dimK) instead of failing; `inspect` shows them. Compiling still needs static dims.
   bool keep_symbolic = false;
   std::map<std::string, TensorPtr> input_values;            ///< --const-input NAME=FILE.pb
+  std::map<std::string, int64_t> sequence_lengths;          ///< --seq-length NAME=N
+  std::set<std::string> absent_optionals;                   ///< --absent NAME
 };
 
 /// Parses "NAME=1x3x224x224" (for --shape) into the bindings; throws Error on bad syntax.

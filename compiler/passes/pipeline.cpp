@@ -2,6 +2,7 @@
 #include "compiler/ir/error.h"
 #include "compiler/ir/printer.h"
 #include "compiler/passes/check_supported.h"
+#include "compiler/passes/desugar_sequences.h"
 #include "compiler/passes/eliminate_dead_code.h"
 #include "compiler/passes/fold_batchnorm.h"
 #include "compiler/passes/fold_constants.h"
@@ -49,10 +50,13 @@ private:
 } // namespace
 
 std::vector<std::string> pipeline_pass_names() {
-  return {"check-supported", "bind-shapes",     "infer-shapes",   "fuse-half-casts",
-          "fuse-qdq",        "fold-constants",  "fold-batchnorm", "fuse-activation",
-          "dce",             "pack-weights",    "form-regions",   "lower-regions",
-          "plan-memory"};
+  return {"check-supported", "desugar-sequences",
+          "bind-shapes",     "infer-shapes",
+          "fuse-half-casts", "fuse-qdq",
+          "fold-constants",  "fold-batchnorm",
+          "fuse-activation", "dce",
+          "pack-weights",    "form-regions",
+          "lower-regions",   "plan-memory"};
 }
 
 std::vector<std::string> optional_pass_names() {
@@ -101,6 +105,8 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   check_pass_names(opts);
   // Every op must be implemented before anything else looks at the graph.
   run("check-supported", [&] { check_supported_ops(g); });
+  // Sequences and optionals known at compile time become lists of tensors (or nothing).
+  run("desugar-sequences", [&] { desugar_sequences(g, opts.bindings); });
   // Symbolic input dims are bound by --shape/--dim; all shapes become static from here on.
   run("bind-shapes", [&] { bind_input_shapes(g, opts.bindings); });
   // Types and shapes of every value; constant values propagated (shape subgraphs fold here).

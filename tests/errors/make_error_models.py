@@ -285,6 +285,16 @@ CASES = {
     # Limits (--max-arena-bytes / --max-weight-bytes).
     "arena_limit": big_intermediate,
     "weight_limit": big_weights,
+    # Sequences (desugared at compile time: lengths and positions must be known).
+    "seq_input": lambda: model(
+        [helper.make_node("SequenceAt", ["x", "pos"], ["y"], name="n0")],
+        [helper.make_tensor_sequence_value_info("x", F, [2]), vi("pos", [], TensorProto.INT64)],
+        [vi("y", [2])]),
+    "seq_concat_empty": lambda: model(
+        [helper.make_node("SequenceEmpty", [], ["s"], name="n0"),
+         helper.make_node("Identity", ["s"], ["t"], name="n1"),
+         helper.make_node("ConcatFromSequence", ["t"], ["y"], name="n2", axis=0)],
+        [vi("x", [2])], [vi("y", [2])]),
     # A valid model, for the cases about bad command lines.
     "valid": valid,
 }

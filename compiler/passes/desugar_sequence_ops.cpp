@@ -1,0 +1,299 @@
+// desugar-sequences: one rewrite per sequence / optional op (see desugar_sequences.h).
+#include "compiler/ir/captured.h"
+#include "compiler/ir/error.h"
+#include "compiler/ops/op_util.h"
+#include "compiler/passes/desugar_sequences_impl.h"
+
+namespace onnxc::desugar {
+
+Item Desugarer::sequence_input(const Node &n, size_t i) {
+  Item it = item(n.input(i));
+  if (!n.input(i) || it.kind != TypeKind::Sequence)
+    node_fail(n, "input {} ('{}') must be a sequence known at compile time", i,
+              n.input(i) ? n.input(i)->name : "");
+  return it;
+}
+
+const Tensor &Desugarer::constant_input(const Node &n, size_t i, const char *what) {
+  Value *v = n.input(i);
+  if (const Tensor *t = known_value(v))
+    return *t;
+  node_fail(n,
+            "input '{}' must be a compile-time constant (onnxc desugars sequences at "
+            "compile time; a run-time {} needs run-time shapes, issue 8); it is computed at "
+            "run time from '{}'",
+            what, what, v->name);
+}
+
+/// The constant position input i of n, normalised into [0, len] (insert) or [0, len).
+int64_t Desugarer::position(const Node &n, size_t i, int64_t len, bool insert) {
+  const Tensor &t = constant_input(n, i, "position");
+  if (t.numel() != 1)
+    node_fail(n, "the position must be a scalar, got shape {}", dims_to_string(t.shape()));
+  int64_t p = t.int_at(0);
+  int64_t hi = insert ? len : len - 1;
+  if (p < -len || p > hi)
+    node_fail(n, "position {} is out of range for a sequence of length {}", p, len);
+  return p < 0 ? p + len : p;
+}
+
+/// Dimension `axis` of x, which SplitToSequence without a 1-D split needs at compile time: from
+/// x's type, --shape (a graph input) or --dim (a symbolic dim).
+int64_t Desugarer::split_dim(const Node &n, const Value *x, int64_t axis) {
+  auto bound = b_.input_shapes.find(x->name);
+  bool from_flag = x->is_graph_input && bound != b_.input_shapes.end();
+  if (!x->type.shape && !from_flag)
+    node_fail(n,
+              "needs the shape of '{}' at compile time to split it (run-time shapes are "
+              "issue 8)",
+              x->name);
+  std::vector<Dim> dims =
+      from_flag ? std::vector<Dim>(bound->second.begin(), bound->second.end()) : *x->type.shape;
+  auto a = static_cast<size_t>(normalize_axis(n, axis, static_cast<int64_t>(dims.size())));
+  auto param = b_.dims.find(dims[a].param);
+  if (!dims[a].is_static() && !dims[a].param.empty() && param != b_.dims.end())
+    return param->second;
+  if (!dims[a].is_static())
+    node_fail(n,
+              "needs dimension {} of '{}' at compile time to split it; bind it with "
+              "--shape/--dim (run-time shapes are issue 8)",
+              a, x->name);
+  return dims[a].value;
+}
+
+void Desugarer::split_to_sequence(Node &n) {
+  Value *x = n.input(0);
+  int64_t axis = attr_int(n, "axis", 0);
+  bool keepdims = attr_int(n, "keepdims", 1) != 0;
+  std::vector<int64_t> sizes;
+  const Tensor *split = n.has_input(1) ? &constant_input(n, 1, "split") : nullptr;
+  if (!split || split->rank() == 0) {
+    int64_t d = split_dim(n, x, axis);
+    int64_t step = split ? split->int_at(0) : 1;
+    if (step <= 0)
+      node_fail(n, "split must be positive, got {}", step);
+    for (int64_t k = 0; k < d; k += step)
+      sizes.push_back(std::min(step, d - k));
+  } else {
+    sizes = split->to_int64_vector();
+  }
+  keepdims = keepdims || split; // ignored when split is given
+  Item seq;
+  seq.kind = TypeKind::Sequence;
+  std::vector<Value *> parts;
+  for (size_t k = 0; k < sizes.size(); ++k)
+    parts.push_back(fresh(n.outputs[0]->name + "_split"));
+  if (!sizes.empty()) {
+    Node *s = emit(n, "Split", {x, constant(Tensor::vector_i64(sizes), "split_sizes")}, parts);
+    s->attrs["axis"].kind = Attribute::Kind::Int;
+    s->attrs["axis"].i = axis;
+  }
+  for (Value *p : parts) {
+    Item e;
+    e.tensor = p;
+    if (!keepdims) {
+      e.tensor = fresh(n.outputs[0]->name + "_elem");
+      emit(n, "Squeeze", {p, constant(Tensor::vector_i64({axis}), "axes")}, {e.tensor});
+    }
+    seq.elems.push_back(e);
+  }
+  bind(n, n.outputs[0], seq);
+}
+
+void Desugarer::concat_from_sequence(Node &n) {
+  Item seq = sequence_input(n, 0);
+  if (!has_attr(n, "axis"))
+    node_fail(n, "the attribute 'axis' is required");
+  int64_t axis = attr_int(n, "axis", 0);
+  bool new_axis = attr_int(n, "new_axis", 0) != 0;
+  if (seq.elems.empty())
+    node_fail(n, "the sequence '{}' is empty; there is nothing to concatenate", n.input(0)->name);
+  std::vector<Value *> parts;
+  for (const Item &e : seq.elems) {
+    if (e.kind != TypeKind::Tensor)
+      node_fail(n, "the sequence '{}' holds {}, not tensors", n.input(0)->name, a_kind(e.kind));
+    Value *p = e.tensor;
+    if (new_axis) {
+      p = fresh(n.outputs[0]->name + "_unsqueezed");
+      emit(n, "Unsqueeze", {e.tensor, constant(Tensor::vector_i64({axis}), "axes")}, {p});
+    }
+    parts.push_back(p);
+  }
+  Node *c = emit(n, "Concat", parts, {n.outputs[0]});
+  c->attrs["axis"].kind = Attribute::Kind::Int;
+  c->attrs["axis"].i = axis;
+  n.outputs[0]->type = Type{};
+}
+
+/// Copies `body`'s nodes into the graph once (copy `k`), on `map` (body inputs already mapped;
+/// body constants and outer stand-ins are mapped here); the copies are handled like the graph's
+/// own nodes. Refuses a body with nested subgraphs, which copies would share.
+void Desugarer::instantiate(const Graph &body, const Node &n, std::map<const Value *, Value *> &map,
+                            int64_t k) {
+  for (const auto &bn : body.nodes)
+    for (const auto &[key, a] : bn->attrs)
+      if (a.g || !a.graphs.empty())
+        node_fail(n, "its body has a node with a subgraph ({}), which onnxc does not copy",
+                  bn->describe());
+  for (const auto &v : body.values) {
+    if (v->constant)
+      map[v.get()] = constant(*v->constant, v->name);
+    else if (is_outer_stand_in(*v))
+      for (size_t c = explicit_input_count(n); c < n.inputs.size(); ++c)
+        if (n.inputs[c]->name == v->name)
+          map[v.get()] = n.inputs[c];
+  }
+  for (const auto &bn : body.nodes) {
+    auto c = std::make_unique<Node>();
+    c->name = bn->name.empty() ? n.name : n.name + "/" + bn->name;
+    c->op_type = bn->op_type;
+    c->domain = bn->domain;
+    c->opset = bn->opset;
+    c->index = n.index;
+    c->attrs = bn->attrs;
+    c->def = bn->def;
+    for (Value *v : bn->inputs) {
+      auto it = v ? map.find(v) : map.end();
+      if (v && it == map.end())
+        node_fail(n, "its body reads '{}', which onnxc cannot map into the copy", v->name);
+      Value *m = v ? it->second : nullptr;
+      if (m)
+        m->uses.push_back({c.get(), static_cast<int>(c->inputs.size())});
+      c->inputs.push_back(m);
+    }
+    for (Value *o : bn->outputs) {
+      Value *m = fresh(fmt::format("{}_{}", o->name, k));
+      m->type = o->type.kind == TypeKind::Tensor ? Type{} : o->type;
+      m->producer = c.get();
+      m->producer_index = static_cast<int>(c->outputs.size());
+      c->outputs.push_back(m);
+      map[o] = m;
+    }
+    handle(std::move(c));
+  }
+}
+
+/// Copies SequenceMap's body once per element; the copies are handled like the graph's nodes.
+void Desugarer::sequence_map(Node &n) {
+  Graph &body = *n.attr("body")->g;
+  size_t nin = explicit_input_count(n);
+  Item first = sequence_input(n, 0);
+  size_t len = first.elems.size();
+  if (body.inputs.size() != nin || body.outputs.size() != n.outputs.size())
+    node_fail(n, "its body takes {} inputs and gives {} outputs, the node has {} and {}",
+              body.inputs.size(), body.outputs.size(), nin, n.outputs.size());
+  std::vector<Item> outs(n.outputs.size(), Item{TypeKind::Sequence, nullptr, {}});
+  for (size_t k = 0; k < len; ++k) {
+    std::map<const Value *, Value *> map;
+    for (size_t j = 0; j < nin; ++j) {
+      Item in = item(n.input(j));
+      if (in.kind == TypeKind::Sequence && in.elems.size() != len)
+        node_fail(n, "its input sequences have different lengths ({} and {})", len,
+                  in.elems.size());
+      Item e = in.kind == TypeKind::Sequence ? in.elems[k] : in;
+      if (e.kind != TypeKind::Tensor)
+        node_fail(n, "input {} holds {}; only tensors can be mapped", j, a_kind(e.kind));
+      map[body.inputs[j]] = e.tensor;
+    }
+    instantiate(body, n, map, static_cast<int64_t>(k));
+    for (size_t j = 0; j < outs.size(); ++j) {
+      auto m = map.find(body.outputs[j]);
+      if (m == map.end())
+        node_fail(n, "its body output '{}' is not defined in the body", body.outputs[j]->name);
+      outs[j].elems.push_back(item(m->second));
+    }
+  }
+  for (size_t j = 0; j < outs.size(); ++j)
+    bind(n, n.outputs[j], outs[j]);
+}
+
+Item Desugarer::optional_input(const Node &n) {
+  if (!n.has_input(0)) {
+    Item empty;
+    empty.kind = TypeKind::Optional;
+    return empty;
+  }
+  return item(n.input(0));
+}
+
+namespace {
+
+Tensor bool_scalar(bool b) {
+  Tensor t(DType::Bool, {});
+  t.data()[0] = b ? 1 : 0;
+  return t;
+}
+
+} // namespace
+
+/// Optional, OptionalHasElement, OptionalGetElement.
+void Desugarer::rewrite_optional(Node &n) {
+  const std::string &op = n.op_type;
+  Value *out = n.outputs[0];
+  Item opt = optional_input(n);
+  if (op == "Optional") {
+    Item wrapped{TypeKind::Optional, nullptr, {}};
+    if (n.has_input(0))
+      wrapped.elems.push_back(opt);
+    bind(n, out, wrapped);
+  } else if (op == "OptionalHasElement") {
+    bool has = opt.kind != TypeKind::Optional || !opt.elems.empty();
+    bind(n, out, Item{TypeKind::Tensor, constant(bool_scalar(has), "has_element"), {}});
+  } else {
+    if (opt.kind == TypeKind::Optional && opt.elems.empty())
+      node_fail(n, "the optional '{}' is empty at compile time; it has no element to get",
+                n.input(0) ? n.input(0)->name : "");
+    bind(n, out, opt.kind == TypeKind::Optional ? opt.elems[0] : opt);
+  }
+}
+
+/// SequenceConstruct, SequenceEmpty, SequenceAt, SequenceInsert, SequenceErase, SequenceLength.
+void Desugarer::rewrite_list_op(Node &n) {
+  const std::string &op = n.op_type;
+  Value *out = n.outputs[0];
+  Item seq;
+  seq.kind = TypeKind::Sequence;
+  if (op == "SequenceConstruct") {
+    for (Value *v : n.inputs)
+      seq.elems.push_back(item(v));
+    bind(n, out, seq);
+    return;
+  }
+  if (op == "SequenceEmpty")
+    return bind(n, out, seq);
+  seq = sequence_input(n, 0);
+  int64_t len = static_cast<int64_t>(seq.elems.size());
+  if (op == "SequenceAt") {
+    bind(n, out, seq.elems[static_cast<size_t>(position(n, 1, len, false))]);
+  } else if (op == "SequenceInsert") {
+    int64_t p = n.has_input(2) ? position(n, 2, len, true) : len;
+    seq.elems.insert(seq.elems.begin() + p, item(n.input(1)));
+    bind(n, out, seq);
+  } else if (op == "SequenceErase") {
+    if (len == 0)
+      node_fail(n, "the sequence '{}' is empty; there is nothing to erase", n.input(0)->name);
+    int64_t p = n.has_input(1) ? position(n, 1, len, false) : len - 1;
+    seq.elems.erase(seq.elems.begin() + p);
+    bind(n, out, seq);
+  } else { // SequenceLength
+    bind(n, out, Item{TypeKind::Tensor, constant(Tensor::scalar_i64(len), "seq_length"), {}});
+  }
+}
+
+void Desugarer::rewrite(Node &n) {
+  const std::string &op = n.op_type;
+  if (n.outputs.empty() || !n.outputs[0])
+    node_fail(n, "has no output");
+  if (op == "SplitToSequence")
+    split_to_sequence(n);
+  else if (op == "ConcatFromSequence")
+    concat_from_sequence(n);
+  else if (op == "SequenceMap")
+    sequence_map(n);
+  else if (op.rfind("Optional", 0) == 0)
+    rewrite_optional(n);
+  else
+    rewrite_list_op(n);
+}
+
+} // namespace onnxc::desugar
