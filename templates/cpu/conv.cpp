@@ -3,14 +3,21 @@
  *   im2col: per image and group, the K = Cg*kD*kH*kW by N = oD*oH*oW patch matrix is packed
  *      straight into GEMM panels (no separate column buffer; contiguous input runs per output
  *      row), then Y = W * cols + bias;
- *   direct: Cg == 1 (depthwise, with any channel multiplier): per output row, one axpy per
- *      kernel tap over the output row (vectorises for stride 1);
+ *   direct: Cg == 1 (depthwise, with any channel multiplier): each output row is computed in
+ *      vector registers (4 or 1 vectors of 64 bytes along W, every kernel tap broadcast and
+ *      multiplied with the input vector at that tap; stride 2 de-interleaves two loads), the
+ *      edge columns whose window leaves the input one by one; work items are (image, channel,
+ *      block of output rows);
  *   pointwise: 1x1 kernel, stride 1, no padding: the input plane is the GEMM's B, packed.
- * With enough columns (kConvFusedBlocks blocks of gemm::kNC), each work item packs the columns it
- * multiplies and runs every row block over them while they are in cache; otherwise B is packed
- * first, in parallel, and the GEMM splits rows and columns. W is normally pre-packed at compile
- * time (w_packed: the pack-weights pass; conv_pack_weights). The fused activation
- * (templates/cpu/activation.h) is applied to each output element when it is final.
+ * GEMM algos: every group's packed B has its own part of the scratch, so all groups run in one
+ * parallel loop. With enough columns (kConvFusedBlocks blocks of gemm::kNC), each work item
+ * (group, column block) packs the columns it multiplies and runs every row block over them while
+ * they are in cache; otherwise B is packed first, in parallel, and the (group, row block, column
+ * block) tiles run in a second loop. Every parallel body reads the shapes from its params
+ * argument, so the thread pool runs node-specialised code (parallel_for with params). W is
+ * normally pre-packed at compile time (w_packed: the pack-weights pass; conv_pack_weights). The
+ * fused activation (templates/cpu/activation.h) is applied to each output element when it is
+ * final.
  * tensors {X, W (or packed W), B (may be null), Y, scratch (GEMM algos: one packed K x N)}.
  */
 #include "templates/cpu/activation.h"
@@ -42,6 +49,9 @@ inline void valid_range(i64 in, i64 out, i64 s, i64 p, i64 off, i64 &lo, i64 &hi
 
 /// Column blocks (of gemm::kNC) from which each work item packs the columns it multiplies.
 constexpr i64 kConvFusedBlocks = 4;
+/// Depthwise: at least this many work items (output rows are split when there are fewer planes).
+constexpr i64 kDwMinItems = 16;
+
 
 /// Writes n consecutive columns o.. of row kk of the packed K x Nsp matrix (panels of NR
 /// columns, each `kstride` elements apart): src[t*s] for t < n, or zeros if src is null.
@@ -117,100 +127,256 @@ void pack_cols(const ConvGeom &g, const T *xg, T *packed, i64 K, i64 oa, i64 ob)
   }
 }
 
+/// The tensors of one Conv call.
+template <typename T> struct ConvPtrs {
+  const T *x, *w, *bias;
+  T *y, *packed;
+};
+
+/// The GEMM of image n, group grp: Y block = W block * (packed columns in the group's scratch).
 template <typename T>
-void conv_gemm(onnxc_rt *rt, const ConvGeom &g, const Act<T> &act, const T *x, const T *w,
-               const T *bias, T *y, T *packed) {
+gemm::Problem<T> group_problem(const ConvParams &q, const ConvPtrs<T> &t, i64 n, i64 grp) {
   using namespace gemm;
-  constexpr i64 NR = nr<T>();
+  const ConvGeom g(q);
   const i64 Cg = g.C / g.G, Mg = g.M / g.G, K = Cg * g.k_size(), Nsp = g.out_size();
-  const i64 panels = ceil_div(Nsp, NR), kk = K > 0 ? K : 1;
-  const i64 nb = ceil_div(Nsp, kNC);
-  for (i64 n = 0; n < g.N; ++n) {
-    for (i64 grp = 0; grp < g.G; ++grp) {
-      const T *xg = x + (n * g.C + grp * Cg) * g.in_size();
-      Problem<T> pr{Mg, Nsp, K, w + grp * Mg * K, K, 1, packed, nullptr, 0, 0,
-                    y + (n * g.M + grp * Mg) * Nsp, Nsp, 1, T(1), T(1),
-                    bias ? bias + grp * Mg : nullptr, 1, 0, act};
-      if (g.w_packed) {
-        pr.a = w + grp * packed_a_elems(Mg, K);
-        pr.a_packed = 1;
-      }
-      if (nb >= kConvFusedBlocks) { /* each work item packs its columns and uses them at once */
-        auto body = [&](i64 lo, i64 hi) {
-          for (i64 bn = lo; bn < hi; ++bn) {
-            const i64 n0 = bn * kNC, n1 = min_i(Nsp, n0 + kNC);
-            pack_cols(g, xg, packed, K, n0, n1);
-            for (i64 m0 = 0; m0 < Mg; m0 += kMC)
-              block(pr, m0, min_i(Mg, m0 + kMC), n0, n1);
-          }
-        };
-        parallel_for(rt, nb, 1, body);
-        continue;
-      }
-      auto pack = [&](i64 lo, i64 hi) {
-        for (i64 pn = lo; pn < hi; ++pn)
-          pack_cols(g, xg, packed, K, pn * NR, min_i(Nsp, pn * NR + NR));
-      };
-      parallel_for(rt, panels, 1 + 4096 / (kk * NR), pack);
-      auto problem = [&](i64) { return pr; };
-      run<T>(rt, 1, Mg, Nsp, problem);
+  T *packed = t.packed + grp * conv_group_cols_elems(q, sizeof(T));
+  Problem<T> pr{Mg, Nsp, K, t.w + grp * Mg * K, K, 1, packed, nullptr, 0, 0,
+                t.y + (n * g.M + grp * Mg) * Nsp, Nsp, 1, T(1), T(1),
+                t.bias ? t.bias + grp * Mg : nullptr, 1, 0, make_act<T>(q.act)};
+  if (g.w_packed) {
+    pr.a = t.w + grp * packed_a_elems(Mg, K);
+    pr.a_packed = 1;
+  }
+  return pr;
+}
+
+/// Many columns: one work item per (group, column block of kNC) packs its columns into the
+/// group's scratch and multiplies every row block with them while they are in cache.
+template <typename T>
+void conv_gemm_fused(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t, i64 n) {
+  const ConvParams cp = params_of<ConvParams>(params);
+  const i64 nb = gemm::ceil_div(cp.w.out_size(), gemm::kNC);
+  auto body = [&](const i64 *pp, i64 lo, i64 hi) {
+    const ConvParams q = params_of<ConvParams>(pp);
+    const ConvGeom g(q);
+    const i64 Cg = g.C / g.G, K = Cg * g.k_size(), Nsp = g.out_size();
+    const i64 blocks = gemm::ceil_div(Nsp, gemm::kNC), Mg = g.M / g.G;
+    for (i64 it = lo; it < hi; ++it) {
+      const i64 grp = it / blocks, n0 = (it % blocks) * gemm::kNC;
+      const i64 n1 = gemm::min_i(Nsp, n0 + gemm::kNC);
+      const gemm::Problem<T> pr = group_problem(q, t, n, grp);
+      T *cols = t.packed + grp * conv_group_cols_elems(q, sizeof(T));
+      pack_cols(g, t.x + (n * g.C + grp * Cg) * g.in_size(), cols, K, n0, n1);
+      for (i64 m0 = 0; m0 < Mg; m0 += gemm::kMC)
+        gemm::block(pr, m0, gemm::min_i(Mg, m0 + gemm::kMC), n0, n1);
     }
+  };
+  parallel_for(rt, params, cp.G * nb, 1, body);
+}
+
+/// Few columns: every group's B is packed first (one parallel loop over panels), then the
+/// (group, row block, column block) tiles run in a second one.
+template <typename T>
+void conv_gemm_split(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t, i64 n) {
+  using namespace gemm;
+  const ConvParams cp = params_of<ConvParams>(params);
+  constexpr i64 NR = nr<T>();
+  const i64 K = conv_gemm_k(cp), kk = K > 0 ? K : 1, Mg = cp.M / cp.G;
+  const i64 Nsp = cp.w.out_size(), panels = ceil_div(Nsp, NR);
+  auto pack = [&](const i64 *pp, i64 lo, i64 hi) {
+    const ConvParams q = params_of<ConvParams>(pp);
+    const ConvGeom g(q);
+    const i64 np = ceil_div(g.out_size(), NR), Cg = g.C / g.G, k = conv_gemm_k(q);
+    for (i64 it = lo; it < hi; ++it) {
+      const i64 grp = it / np, pn = it % np;
+      T *dst = t.packed + grp * conv_group_cols_elems(q, sizeof(T));
+      pack_cols(g, t.x + (n * g.C + grp * Cg) * g.in_size(), dst, k, pn * NR,
+                min_i(g.out_size(), pn * NR + NR));
+    }
+  };
+  parallel_for(rt, params, cp.G * panels, 1 + 4096 / (kk * NR), pack);
+  const i64 mb = ceil_div(Mg, kMC), nb = ceil_div(Nsp, kNC);
+  auto tiles = [&](const i64 *pp, i64 lo, i64 hi) {
+    const ConvParams q = params_of<ConvParams>(pp);
+    const i64 mg = q.M / q.G, nsp = q.w.out_size();
+    const i64 rb = ceil_div(mg, kMC), cb = ceil_div(nsp, kNC);
+    for (i64 it = lo; it < hi; ++it) {
+      const i64 grp = it / (rb * cb), r = it % (rb * cb), bm = r / cb, bn = r % cb;
+      const Problem<T> pr = group_problem(q, t, n, grp);
+      block(pr, bm * kMC, min_i(mg, bm * kMC + kMC), bn * kNC, min_i(nsp, bn * kNC + kNC));
+    }
+  };
+  parallel_for(rt, params, cp.G * mb * nb, 1, tiles);
+}
+
+template <typename T> void conv_gemm(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t) {
+  const ConvParams cp = params_of<ConvParams>(params);
+  const bool fused = gemm::ceil_div(cp.w.out_size(), gemm::kNC) >= kConvFusedBlocks;
+  for (i64 n = 0; n < cp.N; ++n) {
+    if (fused)
+      conv_gemm_fused(rt, params, t, n);
+    else
+      conv_gemm_split(rt, params, t, n);
   }
 }
 
+/* ---- depthwise (Cg == 1): each output row is computed in vector registers ---- */
+
+/// Lanes of one vector of T (gemm::Vec: 64 bytes).
+template <typename T> constexpr i64 kLanes = i64(64 / sizeof(T));
+
+/// The vector of input elements src[0], src[s], ..., src[(lanes-1)*s] (stride S, or s if S
+/// is 0). Stride 2 reads 2 * lanes elements (callers keep them inside the row).
+template <typename T, i64 S> inline typename gemm::Vec<T>::type load_strided(const T *src, i64 s) {
+  typedef typename gemm::Vec<T>::type V;
+  V v;
+  if constexpr (S == 1) {
+    __builtin_memcpy(&v, src, sizeof v);
+  } else if constexpr (S == 2) {
+    V a, b;
+    __builtin_memcpy(&a, src, sizeof a);
+    __builtin_memcpy(&b, src + kLanes<T>, sizeof b);
+    if constexpr (sizeof(T) == 4)
+      v = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    else
+      v = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+  } else {
+    for (i64 l = 0; l < kLanes<T>; ++l)
+      v[l] = src[l * s];
+  }
+  return v;
+}
+
+/// One output row's window: the valid input rows (kd, kh) and their weights.
+template <typename T> struct DwRow {
+  const T *xr[kConvDirectMaxRows];
+  const T *wr[kConvDirectMaxRows];
+  i64 rows;
+};
+
+/// Output columns [o, o + NV*lanes) of one row (all taps inside the input): NV accumulators.
+template <typename T, int NV, i64 S>
+inline void dw_vectors(const ConvGeom &g, const DwRow<T> &r, T b0, T *yr, i64 o) {
+  typedef typename gemm::Vec<T>::type V;
+  constexpr i64 L = kLanes<T>;
+  V acc[NV];
+  for (int v = 0; v < NV; ++v)
+    acc[v] = V{} + b0;
+  const i64 s = g.s[2];
+  for (i64 j = 0; j < r.rows; ++j) {
+    const T *xb = r.xr[j] + o * s - g.p[2];
+    for (i64 kw = 0; kw < g.k[2]; ++kw) {
+      const T wv = r.wr[j][kw];
+      for (int v = 0; v < NV; ++v)
+        acc[v] += wv * load_strided<T, S>(xb + kw * g.d[2] + v * L * s, s);
+    }
+  }
+  __builtin_memcpy(yr + o, acc, sizeof acc);
+}
+
+/// Output column o of one row, checking every tap against the input's columns.
+template <typename T> inline T dw_scalar(const ConvGeom &g, const DwRow<T> &r, T b0, i64 o) {
+  T acc = b0;
+  for (i64 j = 0; j < r.rows; ++j)
+    for (i64 kw = 0; kw < g.k[2]; ++kw) {
+      const i64 iw = o * g.s[2] - g.p[2] + kw * g.d[2];
+      if (iw >= 0 && iw < g.in[2])
+        acc += r.wr[j][kw] * r.xr[j][iw];
+    }
+  return acc;
+}
+
+/// Columns [lo, hi) whose taps all lie inside the input row, shrunk so that a vector load at
+/// stride S (which reads up to S * lanes - 1 elements past its first) stays inside it too.
+template <typename T, i64 S> inline void dw_interior(const ConvGeom &g, i64 &lo, i64 &hi) {
+  i64 lo1, hi1;
+  const i64 last = (g.k[2] - 1) * g.d[2] + (S == 2 ? 1 : 0);
+  valid_range(g.in[2], g.out[2], g.s[2], g.p[2], 0, lo, hi);
+  valid_range(g.in[2], g.out[2], g.s[2], g.p[2], last, lo1, hi1);
+  lo = lo > lo1 ? lo : lo1;
+  hi = hi < hi1 ? hi : hi1;
+  if (hi < lo)
+    hi = lo;
+}
+
+/// One output row: scalar edges, the interior in groups of 4 vectors, then 1, then scalars.
+template <typename T, i64 S>
+void dw_row(const ConvGeom &g, const Act<T> &act, const DwRow<T> &r, T b0, T *yr) {
+  constexpr i64 L = kLanes<T>;
+  i64 lo, hi;
+  dw_interior<T, S>(g, lo, hi);
+  i64 o = 0;
+  for (; o < lo; ++o)
+    yr[o] = dw_scalar(g, r, b0, o);
+  for (; o + 4 * L <= hi; o += 4 * L)
+    dw_vectors<T, 4, S>(g, r, b0, yr, o);
+  for (; o + L <= hi; o += L)
+    dw_vectors<T, 1, S>(g, r, b0, yr, o);
+  for (; o < g.out[2]; ++o)
+    yr[o] = dw_scalar(g, r, b0, o);
+  if (act.kind != kActNone) /* the row is final and still in L1 */
+    apply_act(act, yr, g.out[2], 1);
+}
+
+/// Output rows [l0, l1) (flattened od, oh) of output channel m of image n.
 template <typename T>
-void conv_direct(onnxc_rt *rt, const ConvGeom &g, const Act<T> &act, const T *x, const T *w,
-                 const T *bias, T *y) {
-  const i64 Mg = g.M / g.G, ks = g.k_size(), osz = g.out_size(), isz = g.in_size();
-  auto body = [&](i64 lo, i64 hi) {
-    for (i64 plane = lo; plane < hi; ++plane) {
-      const i64 n = plane / g.M, m = plane % g.M, c = m / Mg; /* Cg == 1: channel = group */
-      const T *xp = x + (n * g.C + c) * isz, *wp = w + m * ks;
-      T *yp = y + plane * osz;
-      const T b0 = bias ? bias[m] : T(0);
-      for (i64 od = 0; od < g.out[0]; ++od)
-        for (i64 oh = 0; oh < g.out[1]; ++oh) {
-          T *yr = yp + (od * g.out[1] + oh) * g.out[2];
-          for (i64 ow = 0; ow < g.out[2]; ++ow)
-            yr[ow] = b0;
-          for (i64 kd = 0; kd < g.k[0]; ++kd) {
-            const i64 id = od * g.s[0] - g.p[0] + kd * g.d[0];
-            if (id < 0 || id >= g.in[0])
-              continue;
-            for (i64 kh = 0; kh < g.k[1]; ++kh) {
-              const i64 ih = oh * g.s[1] - g.p[1] + kh * g.d[1];
-              if (ih < 0 || ih >= g.in[1])
-                continue;
-              const T *xr = xp + (id * g.in[1] + ih) * g.in[2];
-              for (i64 kw = 0; kw < g.k[2]; ++kw) {
-                const T wv = wp[(kd * g.k[1] + kh) * g.k[2] + kw];
-                i64 o0, o1;
-                const i64 off = kw * g.d[2] - g.p[2];
-                valid_range(g.in[2], g.out[2], g.s[2], g.p[2], kw * g.d[2], o0, o1);
-                for (i64 ow = o0; ow < o1; ++ow)
-                  yr[ow] += wv * xr[ow * g.s[2] + off];
-              }
-            }
-          }
-          if (act.kind != kActNone) /* the row is final and still in L1 */
-            apply_act(act, yr, g.out[2], 1);
-        }
+void dw_rows(const ConvGeom &g, const Act<T> &act, const ConvPtrs<T> &t, i64 n, i64 m, i64 l0,
+             i64 l1) {
+  const i64 Mg = g.M / g.G, c = m / Mg, ks = g.k_size(); /* Cg == 1: channel = group */
+  const T *xp = t.x + (n * g.C + c) * g.in_size(), *wp = t.w + m * ks;
+  T *yp = t.y + (n * g.M + m) * g.out_size();
+  const T b0 = t.bias ? t.bias[m] : T(0);
+  for (i64 line = l0; line < l1; ++line) {
+    const i64 od = line / g.out[1], oh = line % g.out[1];
+    DwRow<T> r;
+    r.rows = 0;
+    for (i64 kd = 0; kd < g.k[0]; ++kd)
+      for (i64 kh = 0; kh < g.k[1]; ++kh) {
+        const i64 id = od * g.s[0] - g.p[0] + kd * g.d[0], ih = oh * g.s[1] - g.p[1] + kh * g.d[1];
+        if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1])
+          continue;
+        r.xr[r.rows] = xp + (id * g.in[1] + ih) * g.in[2];
+        r.wr[r.rows++] = wp + (kd * g.k[1] + kh) * g.k[2];
+      }
+    T *yr = yp + line * g.out[2];
+    if (g.s[2] == 1)
+      dw_row<T, 1>(g, act, r, b0, yr);
+    else if (g.s[2] == 2)
+      dw_row<T, 2>(g, act, r, b0, yr);
+    else
+      dw_row<T, 0>(g, act, r, b0, yr);
+  }
+}
+
+/// Depthwise: work items are (image, channel, block of output rows), enough for every thread.
+template <typename T> void conv_depthwise(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t) {
+  const ConvParams cp = params_of<ConvParams>(params);
+  const i64 planes = cp.N * cp.M, lines = cp.w.out[0] * cp.w.out[1];
+  const i64 splits = gemm::min_i(lines, gemm::ceil_div(kDwMinItems, planes));
+  auto body = [&](const i64 *pp, i64 lo, i64 hi) {
+    const ConvParams q = params_of<ConvParams>(pp);
+    const ConvGeom g(q);
+    const Act<T> act = make_act<T>(q.act);
+    const i64 nl = g.out[0] * g.out[1];
+    const i64 sp = gemm::min_i(nl, gemm::ceil_div(kDwMinItems, g.N * g.M));
+    for (i64 it = lo; it < hi; ++it) {
+      const i64 plane = it / sp, part = it % sp;
+      dw_rows(g, act, t, plane / g.M, plane % g.M, part * nl / sp, (part + 1) * nl / sp);
     }
   };
-  parallel_for(rt, g.N * g.M, 1, body);
+  const i64 work = cp.w.out_size() * cp.w.k_size() / splits;
+  parallel_for(rt, params, planes * splits, 1 + 8192 / (work > 0 ? work : 1), body);
 }
 
 template <typename T> int32_t conv_kernel(onnxc_rt *rt, void *const *t, const i64 *p) {
   const ConvParams cp = params_of<ConvParams>(p);
-  const ConvGeom g(cp);
-  const T *x = static_cast<const T *>(t[0]), *w = static_cast<const T *>(t[1]);
-  const T *bias = g.has_bias ? static_cast<const T *>(t[2]) : nullptr;
-  T *y = static_cast<T *>(t[3]);
-  const Act<T> act = make_act<T>(cp.act);
-  if (g.algo == kConvDirect)
-    conv_direct(rt, g, act, x, w, bias, y);
+  const ConvPtrs<T> ptrs{static_cast<const T *>(t[0]), static_cast<const T *>(t[1]),
+                         cp.has_bias ? static_cast<const T *>(t[2]) : nullptr,
+                         static_cast<T *>(t[3]), static_cast<T *>(t[4])};
+  if (cp.algo == kConvDirect)
+    conv_depthwise(rt, p, ptrs);
   else
-    conv_gemm(rt, g, act, x, w, bias, y, static_cast<T *>(t[4]));
+    conv_gemm(rt, p, ptrs);
   return 0;
 }
 

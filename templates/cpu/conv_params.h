@@ -12,9 +12,12 @@ namespace onnxc_k {
 /// How the kernel computes the convolution (chosen by the lowering).
 enum ConvAlgo : int64_t {
   kConvIm2col = 0,    ///< GEMM on im2col panels packed into the scratch buffer
-  kConvDirect = 1,    ///< depthwise (one input channel per group): per-row axpys
+  kConvDirect = 1,    ///< depthwise (one input channel per group): output rows in vector registers
   kConvPointwise = 2, ///< 1x1, stride 1, no padding: the input plane is the GEMM's B as is
 };
+
+/// kConvDirect: most input rows (kD * kH) one output row reads (the lowering uses im2col above).
+constexpr int64_t kConvDirectMaxRows = 64;
 
 struct ConvParams {
   int64_t N, C, M, G; ///< batch, input channels, output channels, groups
@@ -44,15 +47,17 @@ template <typename T> inline void conv_pack_weights(const ConvParams &p, const T
     gemm::pack_a(dst + g * gemm::packed_a_elems(Mg, K), w + g * Mg * K, Mg, K, K, 1);
 }
 
-/// Scratch bytes: the packed K x (output plane) matrix of one image and group (GEMM algos).
+/// Elements of one group's packed K x (output plane) matrix in the scratch buffer (GEMM algos).
+constexpr int64_t conv_group_cols_elems(const ConvParams &p, int64_t elem_bytes) {
+  return gemm::packed_b_elems(conv_gemm_k(p), p.w.out_size(), elem_bytes);
+}
+
+/// Scratch bytes: every group's packed K x (output plane) matrix of one image (GEMM algos), so
+/// that all groups are packed and multiplied in one parallel loop.
 constexpr int64_t conv_scratch_bytes(const ConvParams &p, int64_t elem_bytes) {
   if (p.algo == kConvDirect)
     return 0;
-  const int64_t nr = conv_panel_width(elem_bytes);
-  int64_t K = conv_gemm_k(p);
-  if (K < 1)
-    K = 1;
-  return K * ((p.w.out_size() + nr - 1) / nr) * nr * elem_bytes;
+  return p.G * conv_group_cols_elems(p, elem_bytes) * elem_bytes;
 }
 
 } // namespace onnxc_k

@@ -1,7 +1,8 @@
 // Conv: N-D convolution (1-D to 3-D) with groups (incl. depthwise), strides, pads, dilations,
 // auto_pad and optional bias. float/double. The kernel (templates/cpu/conv.cpp) runs depthwise
-// convolutions directly, 1x1 stride-1 unpadded ones as a plain GEMM on the input, and all others
-// as a GEMM on im2col panels packed into the scratch buffer. A constant W of the GEMM algorithms
+// convolutions directly (output rows in vector registers), 1x1 stride-1 unpadded ones as a GEMM
+// on the input plane, and all others as a GEMM on im2col panels packed into the scratch buffer;
+// the first two only when the conv-paths pass marked the node (compiler/passes/conv_paths.h). A constant W of the GEMM algorithms
 // is stored pre-packed (the pack-weights pass marks the node; gemm_params.h has the layout).
 #include "compiler/ops/nn/nn_util.h"
 #include "templates/cpu/conv_params.h"
@@ -38,9 +39,14 @@ ConvShape conv_shape(const Node &n) {
   return s;
 }
 
-onnxc_k::ConvAlgo choose_algo(const ConvShape &s) {
+/// The kernel's algorithm: im2col unless the conv-paths pass marked the node (kConvPathsAttr).
+onnxc_k::ConvAlgo choose_algo(const Node &n, const ConvShape &s) {
   using namespace onnxc_k;
-  if (s.C / s.group == 1)
+  if (attr_int(n, kConvPathsAttr, 0) == 0)
+    return kConvIm2col;
+  const int64_t r = s.win.rank(), rows = (r >= 3 ? s.win.kernel[r - 3] : 1) *
+                                         (r >= 2 ? s.win.kernel[r - 2] : 1);
+  if (s.C / s.group == 1 && rows <= kConvDirectMaxRows)
     return kConvDirect;
   for (int64_t d = 0; d < s.win.rank(); ++d)
     if (s.win.kernel[d] != 1 || s.win.strides[d] != 1 || s.win.pad_begin[d] != 0 ||
@@ -62,7 +68,7 @@ void pre_pack_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCall &c
 
 KernelCall lower_conv(const Node &n) {
   ConvShape s = conv_shape(n);
-  onnxc_k::ConvParams p{s.N, s.C, s.M, s.group, window_geom(n, s.win), choose_algo(s),
+  onnxc_k::ConvParams p{s.N, s.C, s.M, s.group, window_geom(n, s.win), choose_algo(n, s),
                         n.has_input(2), 0, activation(n)};
   KernelCall call;
   const DType dt = input_dtype(n, 0);
