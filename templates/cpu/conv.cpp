@@ -5,9 +5,10 @@
  *      row), then Y = W * cols + bias;
  *   direct: Cg == 1 (depthwise, with any channel multiplier): each output row is computed in
  *      vector registers (4 or 1 vectors of 64 bytes along W, every kernel tap broadcast and
- *      multiplied with the input vector at that tap; stride 2 de-interleaves two loads), the
- *      edge columns whose window leaves the input one by one; work items are (image, channel,
- *      block of output rows);
+ *      multiplied with the input vector at that tap; stride 2 de-interleaves two loads; the
+ *      last vector overlaps its neighbour). 1-D/2-D windows (3-D ones use im2col). Work items
+ *      are (image, channel, block of output rows); each first copies the input rows it reads,
+ *      zero-padded, into its part of the scratch, so no vector needs an edge case;
  *   pointwise: 1x1 kernel, stride 1, no padding: the input plane is the GEMM's B, packed.
  * GEMM algos: every group's packed B has its own part of the scratch, so all groups run in one
  * parallel loop. With enough columns (kConvFusedBlocks blocks of gemm::kNC), each work item
@@ -49,9 +50,6 @@ inline void valid_range(i64 in, i64 out, i64 s, i64 p, i64 off, i64 &lo, i64 &hi
 
 /// Column blocks (of gemm::kNC) from which each work item packs the columns it multiplies.
 constexpr i64 kConvFusedBlocks = 4;
-/// Depthwise: at least this many work items (output rows are split when there are fewer planes).
-constexpr i64 kDwMinItems = 16;
-
 
 /// Writes n consecutive columns o.. of row kk of the packed K x Nsp matrix (panels of NR
 /// columns, each `kstride` elements apart): src[t*s] for t < n, or zeros if src is null.
@@ -81,8 +79,7 @@ template <typename T> void put_run(T *row, i64 kstride, i64 o, i64 n, const T *s
 /// Cg channels) into GEMM panels (oa a multiple of NR; ob == Nsp pads the last panel with
 /// zeros), one output row segment at a time (contiguous input runs for stride 1).
 template <typename T>
-void pack_im2col(const ConvGeom &g, const T *x, T *dst, i64 K, i64 k_lo, i64 k_hi, i64 oa,
-                 i64 ob) {
+void pack_im2col(const ConvGeom &g, const T *x, T *dst, i64 K, i64 k_lo, i64 k_hi, i64 oa, i64 ob) {
   constexpr i64 NR = gemm::nr<T>();
   const i64 ks = g.k_size(), kstride = K * NR, Nsp = g.out_size(), W = g.out[2];
   const i64 pad_cols = ob < Nsp ? 0 : gemm::ceil_div(Nsp, NR) * NR - Nsp;
@@ -140,9 +137,25 @@ gemm::Problem<T> group_problem(const ConvParams &q, const ConvPtrs<T> &t, i64 n,
   const ConvGeom g(q);
   const i64 Cg = g.C / g.G, Mg = g.M / g.G, K = Cg * g.k_size(), Nsp = g.out_size();
   T *packed = t.packed + grp * conv_group_cols_elems(q, sizeof(T));
-  Problem<T> pr{Mg, Nsp, K, t.w + grp * Mg * K, K, 1, packed, nullptr, 0, 0,
-                t.y + (n * g.M + grp * Mg) * Nsp, Nsp, 1, T(1), T(1),
-                t.bias ? t.bias + grp * Mg : nullptr, 1, 0, make_act<T>(q.act)};
+  Problem<T> pr{Mg,
+                Nsp,
+                K,
+                t.w + grp * Mg * K,
+                K,
+                1,
+                packed,
+                nullptr,
+                0,
+                0,
+                t.y + (n * g.M + grp * Mg) * Nsp,
+                Nsp,
+                1,
+                T(1),
+                T(1),
+                t.bias ? t.bias + grp * Mg : nullptr,
+                1,
+                0,
+                make_act<T>(q.act)};
   if (g.w_packed) {
     pr.a = t.w + grp * packed_a_elems(Mg, K);
     pr.a_packed = 1;
@@ -174,6 +187,17 @@ void conv_gemm_fused(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t, i64 
   parallel_for(rt, params, cp.G * nb, 1, body);
 }
 
+/// Row block of the few-columns schedule: gemm::kMC, or fewer (a multiple of gemm::kMR) so that
+/// there are at least kConvMinTiles tiles to share between threads.
+constexpr i64 kConvMinTiles = 8;
+inline i64 split_rows(const ConvParams &q) {
+  using namespace gemm;
+  const i64 mg = q.M / q.G, per_row_block = q.G * ceil_div(q.w.out_size(), kNC);
+  const i64 want = ceil_div(kConvMinTiles, per_row_block);
+  const i64 rows = ceil_div(ceil_div(mg, want), kMR) * kMR;
+  return rows < kMC ? rows : kMC;
+}
+
 /// Few columns: every group's B is packed first (one parallel loop over panels), then the
 /// (group, row block, column block) tiles run in a second one.
 template <typename T>
@@ -195,15 +219,15 @@ void conv_gemm_split(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t, i64 
     }
   };
   parallel_for(rt, params, cp.G * panels, 1 + 4096 / (kk * NR), pack);
-  const i64 mb = ceil_div(Mg, kMC), nb = ceil_div(Nsp, kNC);
+  const i64 mc = split_rows(cp), mb = ceil_div(Mg, mc), nb = ceil_div(Nsp, kNC);
   auto tiles = [&](const i64 *pp, i64 lo, i64 hi) {
     const ConvParams q = params_of<ConvParams>(pp);
-    const i64 mg = q.M / q.G, nsp = q.w.out_size();
-    const i64 rb = ceil_div(mg, kMC), cb = ceil_div(nsp, kNC);
+    const i64 mg = q.M / q.G, nsp = q.w.out_size(), rows = split_rows(q);
+    const i64 rb = ceil_div(mg, rows), cb = ceil_div(nsp, kNC);
     for (i64 it = lo; it < hi; ++it) {
       const i64 grp = it / (rb * cb), r = it % (rb * cb), bm = r / cb, bn = r % cb;
       const Problem<T> pr = group_problem(q, t, n, grp);
-      block(pr, bm * kMC, min_i(mg, bm * kMC + kMC), bn * kNC, min_i(nsp, bn * kNC + kNC));
+      block(pr, bm * rows, min_i(mg, bm * rows + rows), bn * kNC, min_i(nsp, bn * kNC + kNC));
     }
   };
   parallel_for(rt, params, cp.G * mb * nb, 1, tiles);
@@ -222,12 +246,17 @@ template <typename T> void conv_gemm(onnxc_rt *rt, const i64 *params, const Conv
 
 /* ---- depthwise (Cg == 1): each output row is computed in vector registers ---- */
 
+/// Forces the depthwise helpers into the kernel (and the pool's node-specialised body), so the
+/// window geometry is a constant in them and the tap loops unroll.
+#define ONNXC_DW_INLINE __attribute__((always_inline)) inline
+
 /// Lanes of one vector of T (gemm::Vec: 64 bytes).
 template <typename T> constexpr i64 kLanes = i64(64 / sizeof(T));
 
 /// The vector of input elements src[0], src[s], ..., src[(lanes-1)*s] (stride S, or s if S
 /// is 0). Stride 2 reads 2 * lanes elements (callers keep them inside the row).
-template <typename T, i64 S> inline typename gemm::Vec<T>::type load_strided(const T *src, i64 s) {
+template <typename T, i64 S>
+ONNXC_DW_INLINE typename gemm::Vec<T>::type load_strided(const T *src, i64 s) {
   typedef typename gemm::Vec<T>::type V;
   V v;
   if constexpr (S == 1) {
@@ -247,125 +276,118 @@ template <typename T, i64 S> inline typename gemm::Vec<T>::type load_strided(con
   return v;
 }
 
-/// One output row's window: the valid input rows (kd, kh) and their weights.
-template <typename T> struct DwRow {
-  const T *xr[kConvDirectMaxRows];
-  const T *wr[kConvDirectMaxRows];
-  i64 rows;
-};
-
-/// Output columns [o, o + NV*lanes) of one row (all taps inside the input): NV accumulators.
+/// Output columns [o, o + NV*lanes) of one row from padded input rows (rows[kh] at input
+/// column -p): NV accumulators, the window's kH x kW taps unrolled; stores n <= NV*lanes.
 template <typename T, int NV, i64 S>
-inline void dw_vectors(const ConvGeom &g, const DwRow<T> &r, T b0, T *yr, i64 o) {
+ONNXC_DW_INLINE void dw_buf_vectors(const ConvGeom &g, const T *rows, i64 rstride, const T *wp,
+                                    T b0, T *yr, i64 o, i64 n) {
   typedef typename gemm::Vec<T>::type V;
   constexpr i64 L = kLanes<T>;
   V acc[NV];
   for (int v = 0; v < NV; ++v)
     acc[v] = V{} + b0;
   const i64 s = g.s[2];
-  for (i64 j = 0; j < r.rows; ++j) {
-    const T *xb = r.xr[j] + o * s - g.p[2];
+  for (i64 kh = 0; kh < g.k[1]; ++kh) {
+    const T *xb = rows + kh * g.d[1] * rstride + o * s;
     for (i64 kw = 0; kw < g.k[2]; ++kw) {
-      const T wv = r.wr[j][kw];
+      const T wv = wp[kh * g.k[2] + kw];
       for (int v = 0; v < NV; ++v)
         acc[v] += wv * load_strided<T, S>(xb + kw * g.d[2] + v * L * s, s);
     }
   }
-  __builtin_memcpy(yr + o, acc, sizeof acc);
+  if (n == NV * L)
+    __builtin_memcpy(yr + o, acc, sizeof acc);
+  else
+    for (i64 i = 0; i < n; ++i)
+      yr[o + i] = acc[0][i];
 }
 
-/// Output column o of one row, checking every tap against the input's columns.
-template <typename T> inline T dw_scalar(const ConvGeom &g, const DwRow<T> &r, T b0, i64 o) {
-  T acc = b0;
-  for (i64 j = 0; j < r.rows; ++j)
-    for (i64 kw = 0; kw < g.k[2]; ++kw) {
-      const i64 iw = o * g.s[2] - g.p[2] + kw * g.d[2];
-      if (iw >= 0 && iw < g.in[2])
-        acc += r.wr[j][kw] * r.xr[j][iw];
-    }
-  return acc;
-}
-
-/// Columns [lo, hi) whose taps all lie inside the input row, shrunk so that a vector load at
-/// stride S (which reads up to S * lanes - 1 elements past its first) stays inside it too.
-template <typename T, i64 S> inline void dw_interior(const ConvGeom &g, i64 &lo, i64 &hi) {
-  i64 lo1, hi1;
-  const i64 last = (g.k[2] - 1) * g.d[2] + (S == 2 ? 1 : 0);
-  valid_range(g.in[2], g.out[2], g.s[2], g.p[2], 0, lo, hi);
-  valid_range(g.in[2], g.out[2], g.s[2], g.p[2], last, lo1, hi1);
-  lo = lo > lo1 ? lo : lo1;
-  hi = hi < hi1 ? hi : hi1;
-  if (hi < lo)
-    hi = lo;
-}
-
-/// One output row: scalar edges, the interior in groups of 4 vectors, then 1, then scalars.
-template <typename T, i64 S>
-void dw_row(const ConvGeom &g, const Act<T> &act, const DwRow<T> &r, T b0, T *yr) {
-  constexpr i64 L = kLanes<T>;
-  i64 lo, hi;
-  dw_interior<T, S>(g, lo, hi);
-  i64 o = 0;
-  for (; o < lo; ++o)
-    yr[o] = dw_scalar(g, r, b0, o);
-  for (; o + 4 * L <= hi; o += 4 * L)
-    dw_vectors<T, 4, S>(g, r, b0, yr, o);
-  for (; o + L <= hi; o += L)
-    dw_vectors<T, 1, S>(g, r, b0, yr, o);
-  for (; o < g.out[2]; ++o)
-    yr[o] = dw_scalar(g, r, b0, o);
-  if (act.kind != kActNone) /* the row is final and still in L1 */
-    apply_act(act, yr, g.out[2], 1);
-}
-
-/// Output rows [l0, l1) (flattened od, oh) of output channel m of image n.
+/// Copies input rows [ih0, ih0 + rows) of plane xp, zero-padded (rows outside the input and
+/// columns outside [p, p + in W) are zeros), into buf (rows of `wb` elements).
 template <typename T>
-void dw_rows(const ConvGeom &g, const Act<T> &act, const ConvPtrs<T> &t, i64 n, i64 m, i64 l0,
-             i64 l1) {
+ONNXC_DW_INLINE void dw_copy_rows(const ConvGeom &g, const T *xp, i64 ih0, i64 rows, i64 wb,
+                                  T *buf) {
+  const i64 c0 = gemm::min_i(g.p[2], wb), c1 = gemm::min_i(g.p[2] + g.in[2], wb);
+  for (i64 r = 0; r < rows; ++r) {
+    const i64 ih = ih0 + r;
+    T *br = buf + r * wb;
+    const bool in = ih >= 0 && ih < g.in[1];
+    for (i64 c = 0; c < (in ? c0 : wb); ++c)
+      br[c] = T(0);
+    if (!in)
+      continue;
+    const T *xr = xp + ih * g.in[2] - g.p[2];
+    for (i64 c = c0; c < c1; ++c)
+      br[c] = xr[c];
+    for (i64 c = c1; c < wb; ++c)
+      br[c] = T(0);
+  }
+}
+
+/// 1-D/2-D windows: output rows [l0, l1) of one plane from its zero-padded input rows, copied
+/// into this work item's part of the scratch: every row is vectors left to right (4, then 1,
+/// the last overlapping its neighbour; rows narrower than a vector store part of one).
+template <typename T, i64 S>
+ONNXC_DW_INLINE void dw_padded_rows(const ConvGeom &g, const Act<T> &act, const T *xp, const T *wp,
+                                    T b0, T *yp, i64 l0, i64 l1, T *buf, i64 wb) {
+  constexpr i64 L = kLanes<T>;
+  const i64 W = g.out[2];
+  dw_copy_rows(g, xp, l0 * g.s[1] - g.p[1], (l1 - l0 - 1) * g.s[1] + (g.k[1] - 1) * g.d[1] + 1, wb,
+               buf);
+  for (i64 oh = l0; oh < l1; ++oh) {
+    const T *rows = buf + (oh - l0) * g.s[1] * wb;
+    T *yr = yp + oh * W;
+    i64 o = 0;
+    for (; o + 4 * L <= W; o += 4 * L)
+      dw_buf_vectors<T, 4, S>(g, rows, wb, wp, b0, yr, o, 4 * L);
+    for (; o + L <= W; o += L)
+      dw_buf_vectors<T, 1, S>(g, rows, wb, wp, b0, yr, o, L);
+    if (o < W) {
+      if (W >= L) /* the last vector overlaps the one before */
+        dw_buf_vectors<T, 1, S>(g, rows, wb, wp, b0, yr, W - L, L);
+      else
+        dw_buf_vectors<T, 1, S>(g, rows, wb, wp, b0, yr, 0, W);
+    }
+    if (act.kind != kActNone) /* the row is final and still in L1 */
+      apply_act(act, yr, W, 1);
+  }
+}
+
+/// Output rows [l0, l1) of output channel m of image n; buf: the work item's part of the scratch.
+template <typename T>
+ONNXC_DW_INLINE void dw_rows(const ConvParams &q, const Act<T> &act, const ConvPtrs<T> &t, i64 n,
+                             i64 m, i64 l0, i64 l1, T *buf) {
+  const ConvGeom g(q);
   const i64 Mg = g.M / g.G, c = m / Mg, ks = g.k_size(); /* Cg == 1: channel = group */
   const T *xp = t.x + (n * g.C + c) * g.in_size(), *wp = t.w + m * ks;
   T *yp = t.y + (n * g.M + m) * g.out_size();
   const T b0 = t.bias ? t.bias[m] : T(0);
-  for (i64 line = l0; line < l1; ++line) {
-    const i64 od = line / g.out[1], oh = line % g.out[1];
-    DwRow<T> r;
-    r.rows = 0;
-    for (i64 kd = 0; kd < g.k[0]; ++kd)
-      for (i64 kh = 0; kh < g.k[1]; ++kh) {
-        const i64 id = od * g.s[0] - g.p[0] + kd * g.d[0], ih = oh * g.s[1] - g.p[1] + kh * g.d[1];
-        if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1])
-          continue;
-        r.xr[r.rows] = xp + (id * g.in[1] + ih) * g.in[2];
-        r.wr[r.rows++] = wp + (kd * g.k[1] + kh) * g.k[2];
-      }
-    T *yr = yp + line * g.out[2];
-    if (g.s[2] == 1)
-      dw_row<T, 1>(g, act, r, b0, yr);
-    else if (g.s[2] == 2)
-      dw_row<T, 2>(g, act, r, b0, yr);
-    else
-      dw_row<T, 0>(g, act, r, b0, yr);
-  }
+  const i64 wb = conv_dw_row_elems(q, sizeof(T));
+  if (g.s[2] == 1)
+    dw_padded_rows<T, 1>(g, act, xp, wp, b0, yp, l0, l1, buf, wb);
+  else if (g.s[2] == 2)
+    dw_padded_rows<T, 2>(g, act, xp, wp, b0, yp, l0, l1, buf, wb);
+  else
+    dw_padded_rows<T, 0>(g, act, xp, wp, b0, yp, l0, l1, buf, wb);
 }
 
 /// Depthwise: work items are (image, channel, block of output rows), enough for every thread.
 template <typename T> void conv_depthwise(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t) {
   const ConvParams cp = params_of<ConvParams>(params);
-  const i64 planes = cp.N * cp.M, lines = cp.w.out[0] * cp.w.out[1];
-  const i64 splits = gemm::min_i(lines, gemm::ceil_div(kDwMinItems, planes));
+  const i64 items = cp.N * cp.M * conv_dw_splits(cp);
   auto body = [&](const i64 *pp, i64 lo, i64 hi) {
     const ConvParams q = params_of<ConvParams>(pp);
-    const ConvGeom g(q);
     const Act<T> act = make_act<T>(q.act);
-    const i64 nl = g.out[0] * g.out[1];
-    const i64 sp = gemm::min_i(nl, gemm::ceil_div(kDwMinItems, g.N * g.M));
+    const i64 nl = q.w.out[0] * q.w.out[1], sp = conv_dw_splits(q);
+    const i64 per_item = conv_dw_item_rows(q) * conv_dw_row_elems(q, sizeof(T));
     for (i64 it = lo; it < hi; ++it) {
       const i64 plane = it / sp, part = it % sp;
-      dw_rows(g, act, t, plane / g.M, plane % g.M, part * nl / sp, (part + 1) * nl / sp);
+      T *buf = t.packed + it * per_item;
+      dw_rows(q, act, t, plane / q.M, plane % q.M, part * nl / sp, (part + 1) * nl / sp, buf);
     }
   };
-  const i64 work = cp.w.out_size() * cp.w.k_size() / splits;
-  parallel_for(rt, params, planes * splits, 1 + 8192 / (work > 0 ? work : 1), body);
+  const i64 work = cp.w.out_size() * cp.w.k_size() / conv_dw_splits(cp);
+  parallel_for(rt, params, items, 1 + 8192 / (work > 0 ? work : 1), body);
 }
 
 template <typename T> int32_t conv_kernel(onnxc_rt *rt, void *const *t, const i64 *p) {
