@@ -2,6 +2,7 @@
 #include "compiler/ir/error.h"
 #include "compiler/ir/printer.h"
 #include "compiler/passes/check_supported.h"
+#include "compiler/passes/conv_paths.h"
 #include "compiler/passes/desugar_sequences.h"
 #include "compiler/passes/eliminate_dead_code.h"
 #include "compiler/passes/fold_batchnorm.h"
@@ -50,18 +51,15 @@ private:
 } // namespace
 
 std::vector<std::string> pipeline_pass_names() {
-  return {"check-supported", "desugar-sequences",
-          "bind-shapes",     "infer-shapes",
-          "fuse-half-casts", "fuse-qdq",
-          "fold-constants",  "fold-batchnorm",
-          "fuse-activation", "dce",
-          "pack-weights",    "form-regions",
-          "lower-regions",   "plan-memory"};
+  return {"check-supported", "desugar-sequences", "bind-shapes",     "infer-shapes",
+          "fuse-half-casts", "fuse-qdq",          "fold-constants",  "fold-batchnorm",
+          "fuse-activation", "dce",               "pack-weights",    "conv-paths",
+          "form-regions",    "lower-regions",     "plan-memory"};
 }
 
 std::vector<std::string> optional_pass_names() {
   return {"fuse-half-casts", "fuse-qdq",     "fold-batchnorm", "fuse-activation",
-          "pack-weights",    kInplacePass, kSpecialiseParallelPass};
+          "pack-weights",    "conv-paths", kInplacePass, kSpecialiseParallelPass};
 }
 
 bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
@@ -70,7 +68,7 @@ bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
     return true;
   for (const std::string &d : opts.disabled_passes)
     if (d == pass || (d == "all-fusion" && pass != kSpecialiseParallelPass &&
-                      pass != kInplacePass && pass != "pack-weights"))
+                      pass != kInplacePass && pass != "pack-weights" && pass != "conv-paths"))
       return false;
   return true;
 }
@@ -126,6 +124,8 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   run("dce", [&] { eliminate_dead_code(g); });
   // Constant GEMM weights (Conv, Gemm, MatMul) are packed in the kernels' layout when lowered.
   run("pack-weights", [&] { pack_weights(g); });
+  // Conv may use its depthwise and pointwise paths (else im2col + GEMM for all).
+  run("conv-paths", [&] { mark_conv_paths(g); });
   // The backend-neutral plan: one region per (fused) node, plus output copies.
   ExecutionPlan plan;
   run("form-regions", [&] { plan = form_regions(g, opts.model_name); });

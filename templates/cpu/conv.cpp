@@ -3,14 +3,22 @@
  *   im2col: per image and group, the K = Cg*kD*kH*kW by N = oD*oH*oW patch matrix is packed
  *      straight into GEMM panels (no separate column buffer; contiguous input runs per output
  *      row), then Y = W * cols + bias;
- *   direct: Cg == 1 (depthwise, with any channel multiplier): per output row, one axpy per
- *      kernel tap over the output row (vectorises for stride 1);
+ *   direct: Cg == 1 (depthwise, with any channel multiplier): each output row is computed in
+ *      vector registers (4 or 1 vectors of 64 bytes along W, every kernel tap broadcast and
+ *      multiplied with the input vector at that tap; stride 2 de-interleaves two loads; the
+ *      last vector overlaps its neighbour). 1-D/2-D windows (3-D ones use im2col). Work items
+ *      are (image, channel, block of output rows); each first copies the input rows it reads,
+ *      zero-padded, into its part of the scratch, so no vector needs an edge case;
  *   pointwise: 1x1 kernel, stride 1, no padding: the input plane is the GEMM's B, packed.
- * With enough columns (kConvFusedBlocks blocks of gemm::kNC), each work item packs the columns it
- * multiplies and runs every row block over them while they are in cache; otherwise B is packed
- * first, in parallel, and the GEMM splits rows and columns. W is normally pre-packed at compile
- * time (w_packed: the pack-weights pass; conv_pack_weights). The fused activation
- * (templates/cpu/activation.h) is applied to each output element when it is final.
+ * GEMM algos: every group's packed B has its own part of the scratch, so all groups run in one
+ * parallel loop. With enough columns (kConvFusedBlocks blocks of gemm::kNC), each work item
+ * (group, column block) packs the columns it multiplies and runs every row block over them while
+ * they are in cache; otherwise B is packed first, in parallel, and the (group, row block, column
+ * block) tiles run in a second loop. Every parallel body reads the shapes from its params
+ * argument, so the thread pool runs node-specialised code (parallel_for with params). W is
+ * normally pre-packed at compile time (w_packed: the pack-weights pass; conv_pack_weights). The
+ * fused activation (templates/cpu/activation.h) is applied to each output element when it is
+ * final.
  * tensors {X, W (or packed W), B (may be null), Y, scratch (GEMM algos: one packed K x N)}.
  */
 #include "templates/cpu/activation.h"
@@ -71,8 +79,7 @@ template <typename T> void put_run(T *row, i64 kstride, i64 o, i64 n, const T *s
 /// Cg channels) into GEMM panels (oa a multiple of NR; ob == Nsp pads the last panel with
 /// zeros), one output row segment at a time (contiguous input runs for stride 1).
 template <typename T>
-void pack_im2col(const ConvGeom &g, const T *x, T *dst, i64 K, i64 k_lo, i64 k_hi, i64 oa,
-                 i64 ob) {
+void pack_im2col(const ConvGeom &g, const T *x, T *dst, i64 K, i64 k_lo, i64 k_hi, i64 oa, i64 ob) {
   constexpr i64 NR = gemm::nr<T>();
   const i64 ks = g.k_size(), kstride = K * NR, Nsp = g.out_size(), W = g.out[2];
   const i64 pad_cols = ob < Nsp ? 0 : gemm::ceil_div(Nsp, NR) * NR - Nsp;
@@ -117,100 +124,281 @@ void pack_cols(const ConvGeom &g, const T *xg, T *packed, i64 K, i64 oa, i64 ob)
   }
 }
 
+/// The tensors of one Conv call.
+template <typename T> struct ConvPtrs {
+  const T *x, *w, *bias;
+  T *y, *packed;
+};
+
+/// The GEMM of image n, group grp: Y block = W block * (packed columns in the group's scratch).
 template <typename T>
-void conv_gemm(onnxc_rt *rt, const ConvGeom &g, const Act<T> &act, const T *x, const T *w,
-               const T *bias, T *y, T *packed) {
+gemm::Problem<T> group_problem(const ConvParams &q, const ConvPtrs<T> &t, i64 n, i64 grp) {
   using namespace gemm;
-  constexpr i64 NR = nr<T>();
+  const ConvGeom g(q);
   const i64 Cg = g.C / g.G, Mg = g.M / g.G, K = Cg * g.k_size(), Nsp = g.out_size();
-  const i64 panels = ceil_div(Nsp, NR), kk = K > 0 ? K : 1;
-  const i64 nb = ceil_div(Nsp, kNC);
-  for (i64 n = 0; n < g.N; ++n) {
-    for (i64 grp = 0; grp < g.G; ++grp) {
-      const T *xg = x + (n * g.C + grp * Cg) * g.in_size();
-      Problem<T> pr{Mg, Nsp, K, w + grp * Mg * K, K, 1, packed, nullptr, 0, 0,
-                    y + (n * g.M + grp * Mg) * Nsp, Nsp, 1, T(1), T(1),
-                    bias ? bias + grp * Mg : nullptr, 1, 0, act};
-      if (g.w_packed) {
-        pr.a = w + grp * packed_a_elems(Mg, K);
-        pr.a_packed = 1;
-      }
-      if (nb >= kConvFusedBlocks) { /* each work item packs its columns and uses them at once */
-        auto body = [&](i64 lo, i64 hi) {
-          for (i64 bn = lo; bn < hi; ++bn) {
-            const i64 n0 = bn * kNC, n1 = min_i(Nsp, n0 + kNC);
-            pack_cols(g, xg, packed, K, n0, n1);
-            for (i64 m0 = 0; m0 < Mg; m0 += kMC)
-              block(pr, m0, min_i(Mg, m0 + kMC), n0, n1);
-          }
-        };
-        parallel_for(rt, nb, 1, body);
-        continue;
-      }
-      auto pack = [&](i64 lo, i64 hi) {
-        for (i64 pn = lo; pn < hi; ++pn)
-          pack_cols(g, xg, packed, K, pn * NR, min_i(Nsp, pn * NR + NR));
-      };
-      parallel_for(rt, panels, 1 + 4096 / (kk * NR), pack);
-      auto problem = [&](i64) { return pr; };
-      run<T>(rt, 1, Mg, Nsp, problem);
+  T *packed = t.packed + grp * conv_group_cols_elems(q, sizeof(T));
+  Problem<T> pr{Mg,
+                Nsp,
+                K,
+                t.w + grp * Mg * K,
+                K,
+                1,
+                packed,
+                nullptr,
+                0,
+                0,
+                t.y + (n * g.M + grp * Mg) * Nsp,
+                Nsp,
+                1,
+                T(1),
+                T(1),
+                t.bias ? t.bias + grp * Mg : nullptr,
+                1,
+                0,
+                make_act<T>(q.act)};
+  if (g.w_packed) {
+    pr.a = t.w + grp * packed_a_elems(Mg, K);
+    pr.a_packed = 1;
+  }
+  return pr;
+}
+
+/// Many columns: one work item per (group, column block of kNC) packs its columns into the
+/// group's scratch and multiplies every row block with them while they are in cache.
+template <typename T>
+void conv_gemm_fused(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t, i64 n) {
+  const ConvParams cp = params_of<ConvParams>(params);
+  const i64 nb = gemm::ceil_div(cp.w.out_size(), gemm::kNC);
+  auto body = [&](const i64 *pp, i64 lo, i64 hi) {
+    const ConvParams q = params_of<ConvParams>(pp);
+    const ConvGeom g(q);
+    const i64 Cg = g.C / g.G, K = Cg * g.k_size(), Nsp = g.out_size();
+    const i64 blocks = gemm::ceil_div(Nsp, gemm::kNC), Mg = g.M / g.G;
+    for (i64 it = lo; it < hi; ++it) {
+      const i64 grp = it / blocks, n0 = (it % blocks) * gemm::kNC;
+      const i64 n1 = gemm::min_i(Nsp, n0 + gemm::kNC);
+      const gemm::Problem<T> pr = group_problem(q, t, n, grp);
+      T *cols = t.packed + grp * conv_group_cols_elems(q, sizeof(T));
+      pack_cols(g, t.x + (n * g.C + grp * Cg) * g.in_size(), cols, K, n0, n1);
+      for (i64 m0 = 0; m0 < Mg; m0 += gemm::kMC)
+        gemm::block(pr, m0, gemm::min_i(Mg, m0 + gemm::kMC), n0, n1);
     }
+  };
+  parallel_for(rt, params, cp.G * nb, 1, body);
+}
+
+/// Row block of the few-columns schedule: gemm::kMC, or fewer (a multiple of gemm::kMR) so that
+/// there are at least kConvMinTiles tiles to share between threads.
+constexpr i64 kConvMinTiles = 8;
+inline i64 split_rows(const ConvParams &q) {
+  using namespace gemm;
+  const i64 mg = q.M / q.G, per_row_block = q.G * ceil_div(q.w.out_size(), kNC);
+  const i64 want = ceil_div(kConvMinTiles, per_row_block);
+  const i64 rows = ceil_div(ceil_div(mg, want), kMR) * kMR;
+  return rows < kMC ? rows : kMC;
+}
+
+/// Few columns: every group's B is packed first (one parallel loop over panels), then the
+/// (group, row block, column block) tiles run in a second one.
+template <typename T>
+void conv_gemm_split(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t, i64 n) {
+  using namespace gemm;
+  const ConvParams cp = params_of<ConvParams>(params);
+  constexpr i64 NR = nr<T>();
+  const i64 K = conv_gemm_k(cp), kk = K > 0 ? K : 1, Mg = cp.M / cp.G;
+  const i64 Nsp = cp.w.out_size(), panels = ceil_div(Nsp, NR);
+  auto pack = [&](const i64 *pp, i64 lo, i64 hi) {
+    const ConvParams q = params_of<ConvParams>(pp);
+    const ConvGeom g(q);
+    const i64 np = ceil_div(g.out_size(), NR), Cg = g.C / g.G, k = conv_gemm_k(q);
+    for (i64 it = lo; it < hi; ++it) {
+      const i64 grp = it / np, pn = it % np;
+      T *dst = t.packed + grp * conv_group_cols_elems(q, sizeof(T));
+      pack_cols(g, t.x + (n * g.C + grp * Cg) * g.in_size(), dst, k, pn * NR,
+                min_i(g.out_size(), pn * NR + NR));
+    }
+  };
+  parallel_for(rt, params, cp.G * panels, 1 + 4096 / (kk * NR), pack);
+  const i64 mc = split_rows(cp), mb = ceil_div(Mg, mc), nb = ceil_div(Nsp, kNC);
+  auto tiles = [&](const i64 *pp, i64 lo, i64 hi) {
+    const ConvParams q = params_of<ConvParams>(pp);
+    const i64 mg = q.M / q.G, nsp = q.w.out_size(), rows = split_rows(q);
+    const i64 rb = ceil_div(mg, rows), cb = ceil_div(nsp, kNC);
+    for (i64 it = lo; it < hi; ++it) {
+      const i64 grp = it / (rb * cb), r = it % (rb * cb), bm = r / cb, bn = r % cb;
+      const Problem<T> pr = group_problem(q, t, n, grp);
+      block(pr, bm * rows, min_i(mg, bm * rows + rows), bn * kNC, min_i(nsp, bn * kNC + kNC));
+    }
+  };
+  parallel_for(rt, params, cp.G * mb * nb, 1, tiles);
+}
+
+template <typename T> void conv_gemm(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t) {
+  const ConvParams cp = params_of<ConvParams>(params);
+  const bool fused = gemm::ceil_div(cp.w.out_size(), gemm::kNC) >= kConvFusedBlocks;
+  for (i64 n = 0; n < cp.N; ++n) {
+    if (fused)
+      conv_gemm_fused(rt, params, t, n);
+    else
+      conv_gemm_split(rt, params, t, n);
   }
 }
 
+/* ---- depthwise (Cg == 1): each output row is computed in vector registers ---- */
+
+/// Forces the depthwise helpers into the kernel (and the pool's node-specialised body), so the
+/// window geometry is a constant in them and the tap loops unroll.
+#define ONNXC_DW_INLINE __attribute__((always_inline)) inline
+
+/// Lanes of one vector of T (gemm::Vec: 64 bytes).
+template <typename T> constexpr i64 kLanes = i64(64 / sizeof(T));
+
+/// The vector of input elements src[0], src[s], ..., src[(lanes-1)*s] (stride S, or s if S
+/// is 0). Stride 2 reads 2 * lanes elements (callers keep them inside the row).
+template <typename T, i64 S>
+ONNXC_DW_INLINE typename gemm::Vec<T>::type load_strided(const T *src, i64 s) {
+  typedef typename gemm::Vec<T>::type V;
+  V v;
+  if constexpr (S == 1) {
+    __builtin_memcpy(&v, src, sizeof v);
+  } else if constexpr (S == 2) {
+    V a, b;
+    __builtin_memcpy(&a, src, sizeof a);
+    __builtin_memcpy(&b, src + kLanes<T>, sizeof b);
+    if constexpr (sizeof(T) == 4)
+      v = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    else
+      v = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+  } else {
+    for (i64 l = 0; l < kLanes<T>; ++l)
+      v[l] = src[l * s];
+  }
+  return v;
+}
+
+/// Output columns [o, o + NV*lanes) of one row from padded input rows (rows[kh] at input
+/// column -p): NV accumulators, the window's kH x kW taps unrolled; stores n <= NV*lanes.
+template <typename T, int NV, i64 S>
+ONNXC_DW_INLINE void dw_buf_vectors(const ConvGeom &g, const T *rows, i64 rstride, const T *wp,
+                                    T b0, T *yr, i64 o, i64 n) {
+  typedef typename gemm::Vec<T>::type V;
+  constexpr i64 L = kLanes<T>;
+  V acc[NV];
+  for (int v = 0; v < NV; ++v)
+    acc[v] = V{} + b0;
+  const i64 s = g.s[2];
+  for (i64 kh = 0; kh < g.k[1]; ++kh) {
+    const T *xb = rows + kh * g.d[1] * rstride + o * s;
+    for (i64 kw = 0; kw < g.k[2]; ++kw) {
+      const T wv = wp[kh * g.k[2] + kw];
+      for (int v = 0; v < NV; ++v)
+        acc[v] += wv * load_strided<T, S>(xb + kw * g.d[2] + v * L * s, s);
+    }
+  }
+  if (n == NV * L)
+    __builtin_memcpy(yr + o, acc, sizeof acc);
+  else
+    for (i64 i = 0; i < n; ++i)
+      yr[o + i] = acc[0][i];
+}
+
+/// Copies input rows [ih0, ih0 + rows) of plane xp, zero-padded (rows outside the input and
+/// columns outside [p, p + in W) are zeros), into buf (rows of `wb` elements).
 template <typename T>
-void conv_direct(onnxc_rt *rt, const ConvGeom &g, const Act<T> &act, const T *x, const T *w,
-                 const T *bias, T *y) {
-  const i64 Mg = g.M / g.G, ks = g.k_size(), osz = g.out_size(), isz = g.in_size();
-  auto body = [&](i64 lo, i64 hi) {
-    for (i64 plane = lo; plane < hi; ++plane) {
-      const i64 n = plane / g.M, m = plane % g.M, c = m / Mg; /* Cg == 1: channel = group */
-      const T *xp = x + (n * g.C + c) * isz, *wp = w + m * ks;
-      T *yp = y + plane * osz;
-      const T b0 = bias ? bias[m] : T(0);
-      for (i64 od = 0; od < g.out[0]; ++od)
-        for (i64 oh = 0; oh < g.out[1]; ++oh) {
-          T *yr = yp + (od * g.out[1] + oh) * g.out[2];
-          for (i64 ow = 0; ow < g.out[2]; ++ow)
-            yr[ow] = b0;
-          for (i64 kd = 0; kd < g.k[0]; ++kd) {
-            const i64 id = od * g.s[0] - g.p[0] + kd * g.d[0];
-            if (id < 0 || id >= g.in[0])
-              continue;
-            for (i64 kh = 0; kh < g.k[1]; ++kh) {
-              const i64 ih = oh * g.s[1] - g.p[1] + kh * g.d[1];
-              if (ih < 0 || ih >= g.in[1])
-                continue;
-              const T *xr = xp + (id * g.in[1] + ih) * g.in[2];
-              for (i64 kw = 0; kw < g.k[2]; ++kw) {
-                const T wv = wp[(kd * g.k[1] + kh) * g.k[2] + kw];
-                i64 o0, o1;
-                const i64 off = kw * g.d[2] - g.p[2];
-                valid_range(g.in[2], g.out[2], g.s[2], g.p[2], kw * g.d[2], o0, o1);
-                for (i64 ow = o0; ow < o1; ++ow)
-                  yr[ow] += wv * xr[ow * g.s[2] + off];
-              }
-            }
-          }
-          if (act.kind != kActNone) /* the row is final and still in L1 */
-            apply_act(act, yr, g.out[2], 1);
-        }
+ONNXC_DW_INLINE void dw_copy_rows(const ConvGeom &g, const T *xp, i64 ih0, i64 rows, i64 wb,
+                                  T *buf) {
+  const i64 c0 = gemm::min_i(g.p[2], wb), c1 = gemm::min_i(g.p[2] + g.in[2], wb);
+  for (i64 r = 0; r < rows; ++r) {
+    const i64 ih = ih0 + r;
+    T *br = buf + r * wb;
+    const bool in = ih >= 0 && ih < g.in[1];
+    for (i64 c = 0; c < (in ? c0 : wb); ++c)
+      br[c] = T(0);
+    if (!in)
+      continue;
+    const T *xr = xp + ih * g.in[2] - g.p[2];
+    for (i64 c = c0; c < c1; ++c)
+      br[c] = xr[c];
+    for (i64 c = c1; c < wb; ++c)
+      br[c] = T(0);
+  }
+}
+
+/// 1-D/2-D windows: output rows [l0, l1) of one plane from its zero-padded input rows, copied
+/// into this work item's part of the scratch: every row is vectors left to right (4, then 1,
+/// the last overlapping its neighbour; rows narrower than a vector store part of one).
+template <typename T, i64 S>
+ONNXC_DW_INLINE void dw_padded_rows(const ConvGeom &g, const Act<T> &act, const T *xp, const T *wp,
+                                    T b0, T *yp, i64 l0, i64 l1, T *buf, i64 wb) {
+  constexpr i64 L = kLanes<T>;
+  const i64 W = g.out[2];
+  dw_copy_rows(g, xp, l0 * g.s[1] - g.p[1], (l1 - l0 - 1) * g.s[1] + (g.k[1] - 1) * g.d[1] + 1, wb,
+               buf);
+  for (i64 oh = l0; oh < l1; ++oh) {
+    const T *rows = buf + (oh - l0) * g.s[1] * wb;
+    T *yr = yp + oh * W;
+    i64 o = 0;
+    for (; o + 4 * L <= W; o += 4 * L)
+      dw_buf_vectors<T, 4, S>(g, rows, wb, wp, b0, yr, o, 4 * L);
+    for (; o + L <= W; o += L)
+      dw_buf_vectors<T, 1, S>(g, rows, wb, wp, b0, yr, o, L);
+    if (o < W) {
+      if (W >= L) /* the last vector overlaps the one before */
+        dw_buf_vectors<T, 1, S>(g, rows, wb, wp, b0, yr, W - L, L);
+      else
+        dw_buf_vectors<T, 1, S>(g, rows, wb, wp, b0, yr, 0, W);
+    }
+    if (act.kind != kActNone) /* the row is final and still in L1 */
+      apply_act(act, yr, W, 1);
+  }
+}
+
+/// Output rows [l0, l1) of output channel m of image n; buf: the work item's part of the scratch.
+template <typename T>
+ONNXC_DW_INLINE void dw_rows(const ConvParams &q, const Act<T> &act, const ConvPtrs<T> &t, i64 n,
+                             i64 m, i64 l0, i64 l1, T *buf) {
+  const ConvGeom g(q);
+  const i64 Mg = g.M / g.G, c = m / Mg, ks = g.k_size(); /* Cg == 1: channel = group */
+  const T *xp = t.x + (n * g.C + c) * g.in_size(), *wp = t.w + m * ks;
+  T *yp = t.y + (n * g.M + m) * g.out_size();
+  const T b0 = t.bias ? t.bias[m] : T(0);
+  const i64 wb = conv_dw_row_elems(q, sizeof(T));
+  if (g.s[2] == 1)
+    dw_padded_rows<T, 1>(g, act, xp, wp, b0, yp, l0, l1, buf, wb);
+  else if (g.s[2] == 2)
+    dw_padded_rows<T, 2>(g, act, xp, wp, b0, yp, l0, l1, buf, wb);
+  else
+    dw_padded_rows<T, 0>(g, act, xp, wp, b0, yp, l0, l1, buf, wb);
+}
+
+/// Depthwise: work items are (image, channel, block of output rows), enough for every thread.
+template <typename T> void conv_depthwise(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t) {
+  const ConvParams cp = params_of<ConvParams>(params);
+  const i64 items = cp.N * cp.M * conv_dw_splits(cp);
+  auto body = [&](const i64 *pp, i64 lo, i64 hi) {
+    const ConvParams q = params_of<ConvParams>(pp);
+    const Act<T> act = make_act<T>(q.act);
+    const i64 nl = q.w.out[0] * q.w.out[1], sp = conv_dw_splits(q);
+    const i64 per_item = conv_dw_item_rows(q) * conv_dw_row_elems(q, sizeof(T));
+    for (i64 it = lo; it < hi; ++it) {
+      const i64 plane = it / sp, part = it % sp;
+      T *buf = t.packed + it * per_item;
+      dw_rows(q, act, t, plane / q.M, plane % q.M, part * nl / sp, (part + 1) * nl / sp, buf);
     }
   };
-  parallel_for(rt, g.N * g.M, 1, body);
+  const i64 work = cp.w.out_size() * cp.w.k_size() / conv_dw_splits(cp);
+  parallel_for(rt, params, items, 1 + 8192 / (work > 0 ? work : 1), body);
 }
 
 template <typename T> int32_t conv_kernel(onnxc_rt *rt, void *const *t, const i64 *p) {
   const ConvParams cp = params_of<ConvParams>(p);
-  const ConvGeom g(cp);
-  const T *x = static_cast<const T *>(t[0]), *w = static_cast<const T *>(t[1]);
-  const T *bias = g.has_bias ? static_cast<const T *>(t[2]) : nullptr;
-  T *y = static_cast<T *>(t[3]);
-  const Act<T> act = make_act<T>(cp.act);
-  if (g.algo == kConvDirect)
-    conv_direct(rt, g, act, x, w, bias, y);
+  const ConvPtrs<T> ptrs{static_cast<const T *>(t[0]), static_cast<const T *>(t[1]),
+                         cp.has_bias ? static_cast<const T *>(t[2]) : nullptr,
+                         static_cast<T *>(t[3]), static_cast<T *>(t[4])};
+  if (cp.algo == kConvDirect)
+    conv_depthwise(rt, p, ptrs);
   else
-    conv_gemm(rt, g, act, x, w, bias, y, static_cast<T *>(t[4]));
+    conv_gemm(rt, p, ptrs);
   return 0;
 }
 

@@ -12,7 +12,7 @@ namespace onnxc_k {
 /// How the kernel computes the convolution (chosen by the lowering).
 enum ConvAlgo : int64_t {
   kConvIm2col = 0,    ///< GEMM on im2col panels packed into the scratch buffer
-  kConvDirect = 1,    ///< depthwise (one input channel per group): per-row axpys
+  kConvDirect = 1,    ///< depthwise (one input channel per group), 1-D/2-D: vector rows
   kConvPointwise = 2, ///< 1x1, stride 1, no padding: the input plane is the GEMM's B as is
 };
 
@@ -44,15 +44,47 @@ template <typename T> inline void conv_pack_weights(const ConvParams &p, const T
     gemm::pack_a(dst + g * gemm::packed_a_elems(Mg, K), w + g * Mg * K, Mg, K, K, 1);
 }
 
-/// Scratch bytes: the packed K x (output plane) matrix of one image and group (GEMM algos).
+/// Elements of one group's packed K x (output plane) matrix in the scratch buffer (GEMM algos).
+constexpr int64_t conv_group_cols_elems(const ConvParams &p, int64_t elem_bytes) {
+  return gemm::packed_b_elems(conv_gemm_k(p), p.w.out_size(), elem_bytes);
+}
+
+/// kConvDirect: at least this many work items (output rows are split when there are fewer planes).
+constexpr int64_t kConvDirectMinItems = 16;
+
+/// kConvDirect: blocks of output rows per (image, channel) plane.
+constexpr int64_t conv_dw_splits(const ConvParams &p) {
+  const int64_t lines = p.w.out[0] * p.w.out[1], planes = p.N * p.M;
+  const int64_t want = (kConvDirectMinItems + planes - 1) / planes;
+  return lines < want ? lines : want;
+}
+
+/// True when kConvDirect can run the window: 1-D and 2-D (every work item copies the input rows
+/// it reads, zero-padded, into its part of the scratch).
+constexpr bool conv_dw_supported(const ConvParams &p) {
+  return p.w.in[0] == 1 && p.w.out[0] == 1 && p.w.k[0] == 1 && p.w.p[0] == 0;
+}
+
+/// kConvDirect: elements of one padded input row (every vector's loads stay inside it,
+/// including the two-vector loads of stride 2), and rows one work item copies.
+constexpr int64_t conv_dw_row_elems(const ConvParams &p, int64_t elem_bytes) {
+  const int64_t lanes = 64 / elem_bytes, w = p.w.out[2] > lanes ? p.w.out[2] : lanes;
+  return (w - 1) * p.w.s[2] + (p.w.k[2] - 1) * p.w.d[2] + 2;
+}
+constexpr int64_t conv_dw_item_rows(const ConvParams &p) {
+  const int64_t splits = conv_dw_splits(p), lines = (p.w.out[1] + splits - 1) / splits;
+  return (lines - 1) * p.w.s[1] + (p.w.k[1] - 1) * p.w.d[1] + 1;
+}
+
+/// Scratch bytes: every group's packed K x (output plane) matrix of one image (GEMM algos), so
+/// that all groups are packed and multiplied in one parallel loop; for kConvDirect one
+/// zero-padded block of input rows per work item (image, channel, block of output rows).
 constexpr int64_t conv_scratch_bytes(const ConvParams &p, int64_t elem_bytes) {
-  if (p.algo == kConvDirect)
-    return 0;
-  const int64_t nr = conv_panel_width(elem_bytes);
-  int64_t K = conv_gemm_k(p);
-  if (K < 1)
-    K = 1;
-  return K * ((p.w.out_size() + nr - 1) / nr) * nr * elem_bytes;
+  if (p.algo == kConvDirect) {
+    const int64_t items = p.N * p.M * conv_dw_splits(p);
+    return items * conv_dw_item_rows(p) * conv_dw_row_elems(p, elem_bytes) * elem_bytes;
+  }
+  return p.G * conv_group_cols_elems(p, elem_bytes) * elem_bytes;
 }
 
 } // namespace onnxc_k

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Differential test of the GEMM weight pre-packing on one generated case (make_cases.py):
+"""Differential test of the GEMM weight pre-packing and the Conv paths on one generated case
+(make_cases.py):
 
   check_case.py ONNXC CASE_DIR WORK_DIR
 
-compiles CASE_DIR/model.onnx twice, as is (constant weights pre-packed at compile time by the
-pack-weights pass) and with --disable-pass=pack-weights (packed by the kernel at run time), runs
-both with `onnxc run` at 1 and 2 threads, and compares every output with the numpy reference
-(output_0.pb) and the two libraries with each other.
+compiles CASE_DIR/model.onnx three times: as is (constant weights pre-packed at compile time by
+the pack-weights pass; depthwise and pointwise Convs on their own paths), with
+--disable-pass=pack-weights (packed by the kernel at run time) and with --disable-pass=conv-paths
+(every Conv as im2col + GEMM); runs each with `onnxc run` at 1 and 2 threads, and compares every
+output with the numpy reference (output_0.pb) and the other libraries with the first.
 """
 import os
 import subprocess
@@ -51,7 +53,8 @@ def main(onnxc, case_dir, work):
     os.makedirs(work, exist_ok=True)
     model, data = os.path.join(case_dir, "model.onnx"), os.path.join(case_dir, "test_data_set_0")
     want = numpy_helper.to_array(onnx.load_tensor(os.path.join(data, "output_0.pb")))
-    libs = {"packed": [], "unpacked": ["--disable-pass=pack-weights"]}
+    libs = {"packed": [], "unpacked": ["--disable-pass=pack-weights"],
+            "im2col": ["--disable-pass=conv-paths"]}
     outs = {}
     for name, extra in libs.items():
         lib = os.path.join(work, f"{name}.so")
@@ -61,8 +64,9 @@ def main(onnxc, case_dir, work):
             compare(f"{name}, {threads} thread(s) vs numpy", got, want)
             outs[name, threads] = got
     for threads in (1, 2):
-        compare(f"packed vs unpacked, {threads} thread(s)", outs["packed", threads],
-                outs["unpacked", threads])
+        for other in ("unpacked", "im2col"):
+            compare(f"packed vs {other}, {threads} thread(s)", outs["packed", threads],
+                    outs[other, threads])
     return 0
 
 

@@ -59,7 +59,10 @@ def reference(op, vals, attrs):
     return y if v[2] is None else y + attrs.get("beta", 1.0) * v[2]
 
 
-def conv(x, w, bias=True, dt=np.float32, w_input=False, **attrs):
+def conv(x, w, bias=True, dt=np.float32, w_input=False, relu=False, **attrs):
+    """A Conv case; relu=True adds a Relu after it (fused into the Conv by fuse-activation)."""
+    if relu:
+        attrs["_relu"] = True
     return ("Conv", [x, w, [w[0]] if bias else None], attrs, dt, w_input)
 
 
@@ -85,6 +88,35 @@ CASES = {
     "conv3d": conv([1, 4, 5, 6, 7], [5, 4, 3, 3, 3], pads=[1, 1, 1, 1, 1, 1]),
     "conv_double": conv([1, 6, 10, 10], [11, 6, 3, 3], dt=np.float64, pads=[1, 1, 1, 1]),
     "conv_w_input": conv([1, 8, 6, 6], [10, 8, 3, 3], w_input=True, pads=[1, 1, 1, 1]),
+    # depthwise (group == C): vector rows, edge columns, strides 1/2/3, multiplier, dilation
+    "dw3x3": conv([1, 32, 19, 21], [32, 1, 3, 3], group=32, pads=[1, 1, 1, 1]),
+    "dw3x3_stride2": conv([2, 24, 23, 37], [24, 1, 3, 3], group=24, strides=[2, 2],
+                          pads=[1, 1, 1, 1]),
+    "dw5x5_wide": conv([1, 8, 9, 70], [8, 1, 5, 5], group=8, pads=[2, 2, 2, 2]),
+    "dw5x5_stride2_wide": conv([1, 5, 11, 150], [5, 1, 5, 5], group=5, strides=[2, 2],
+                               pads=[2, 2, 2, 2]),
+    "dw_multiplier_dilated": conv([1, 6, 11, 40], [12, 1, 3, 3], group=6, dilations=[2, 2],
+                                  pads=[2, 1, 2, 1]),
+    "dw_narrow": conv([1, 10, 7, 7], [10, 1, 3, 3], group=10, pads=[1, 1, 1, 1], bias=False),
+    "dw_stride3_asym": conv([1, 5, 13, 60], [5, 1, 3, 3], group=5, strides=[3, 3],
+                            pads=[0, 1, 2, 0]),
+    "dw_no_pad": conv([1, 3, 8, 35], [3, 1, 3, 3], group=3),
+    "dw1d": conv([2, 7, 50], [7, 1, 5], group=7, pads=[2, 2]),
+    "dw3d": conv([1, 4, 5, 6, 20], [4, 1, 3, 3, 3], group=4, pads=[1, 1, 1, 1, 1, 1]),  # im2col
+    "dw3d_flat": conv([1, 4, 1, 6, 20], [4, 1, 1, 3, 3], group=4, pads=[0, 1, 1, 0, 1, 1]),
+    "dw_relu_few_planes": conv([1, 2, 40, 37], [2, 1, 3, 3], group=2, pads=[1, 1, 1, 1],
+                               relu=True),  # rows split across work items
+    "dw_relu_stride2": conv([1, 16, 14, 14], [16, 1, 3, 3], group=16, strides=[2, 2],
+                            pads=[0, 0, 1, 1], relu=True),
+    "dw_double": conv([1, 6, 8, 30], [6, 1, 3, 3], group=6, dt=np.float64, strides=[2, 2],
+                      pads=[1, 1, 1, 1]),
+    "dw_w_input": conv([1, 9, 10, 18], [9, 1, 3, 3], group=9, w_input=True, pads=[1, 1, 1, 1]),
+    # grouped (not depthwise) and pointwise through the split and the fused GEMM paths
+    "conv_grouped_many": conv([1, 64, 14, 14], [64, 8, 3, 3], group=8, pads=[1, 1, 1, 1]),
+    "conv_grouped_fused": conv([1, 16, 40, 40], [32, 4, 3, 3], group=4, pads=[1, 1, 1, 1]),
+    "conv_pointwise_fused": conv([1, 24, 40, 40], [40, 24, 1, 1]),
+    "conv_pointwise_batch": conv([3, 20, 6, 5], [17, 20, 1, 1]),
+    "conv_pointwise_grouped": conv([1, 12, 30, 30], [16, 3, 1, 1], group=4),
     "gemm_transb": gemm([10, 70], [33, 70], [33], transB=1),
     "gemm_alpha_beta": gemm([17, 20], [20, 40], [17, 40], alpha=0.5, beta=2.0),
     "gemm_small_n": gemm([40, 30], [30, 5], [5]),  # runs transposed: the constant B becomes A
@@ -116,12 +148,18 @@ def build(name, spec, out_dir):
             feeds[names[i]] = v
         else:
             inits.append(numpy_helper.from_array(v, names[i]))
-    node = helper.make_node(op, node_inputs, ["y"], **attrs)
-    graph = helper.make_graph([node], name, inputs,
+    attrs = dict(attrs)
+    relu = attrs.pop("_relu", False)
+    nodes = [helper.make_node(op, node_inputs, ["c" if relu else "y"], **attrs)]
+    if relu:
+        nodes.append(helper.make_node("Relu", ["c"], ["y"]))
+    graph = helper.make_graph(nodes, name, inputs,
                               [helper.make_tensor_value_info("y", tt, None)], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     y = reference(op, vals, attrs)
+    if relu:
+        y = np.maximum(y, 0)
     case = os.path.join(out_dir, name)
     data = os.path.join(case, "test_data_set_0")
     os.makedirs(data, exist_ok=True)

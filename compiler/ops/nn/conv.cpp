@@ -1,8 +1,10 @@
 // Conv: N-D convolution (1-D to 3-D) with groups (incl. depthwise), strides, pads, dilations,
 // auto_pad and optional bias. float/double. The kernel (templates/cpu/conv.cpp) runs depthwise
-// convolutions directly, 1x1 stride-1 unpadded ones as a plain GEMM on the input, and all others
-// as a GEMM on im2col panels packed into the scratch buffer. A constant W of the GEMM algorithms
-// is stored pre-packed (the pack-weights pass marks the node; gemm_params.h has the layout).
+// convolutions directly (output rows in vector registers), 1x1 stride-1 unpadded ones as a GEMM
+// on the input plane, and all others as a GEMM on im2col panels packed into the scratch buffer;
+// the first two only when the conv-paths pass marked the node (compiler/passes/conv_paths.h). A
+// constant W of the GEMM algorithms is stored pre-packed (the pack-weights pass marks the node;
+// gemm_params.h has the layout).
 #include "compiler/ops/nn/nn_util.h"
 #include "templates/cpu/conv_params.h"
 
@@ -38,9 +40,13 @@ ConvShape conv_shape(const Node &n) {
   return s;
 }
 
-onnxc_k::ConvAlgo choose_algo(const ConvShape &s) {
+/// The kernel's algorithm for p: im2col unless the conv-paths pass marked the node
+/// (kConvPathsAttr).
+onnxc_k::ConvAlgo choose_algo(const Node &n, const ConvShape &s, const onnxc_k::ConvParams &p) {
   using namespace onnxc_k;
-  if (s.C / s.group == 1)
+  if (attr_int(n, kConvPathsAttr, 0) == 0)
+    return kConvIm2col;
+  if (s.C / s.group == 1 && conv_dw_supported(p))
     return kConvDirect;
   for (int64_t d = 0; d < s.win.rank(); ++d)
     if (s.win.kernel[d] != 1 || s.win.strides[d] != 1 || s.win.pad_begin[d] != 0 ||
@@ -53,8 +59,8 @@ onnxc_k::ConvAlgo choose_algo(const ConvShape &s) {
 template <typename T>
 void pre_pack_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCall &call) {
   const Tensor &w = *n.inputs[1]->constant;
-  auto packed = std::make_shared<Tensor>(w.dtype(),
-                                         std::vector<int64_t>{onnxc_k::conv_packed_w_elems(p)});
+  auto packed =
+      std::make_shared<Tensor>(w.dtype(), std::vector<int64_t>{onnxc_k::conv_packed_w_elems(p)});
   onnxc_k::conv_pack_weights(p, w.data_as<T>(), packed->data_as<T>());
   call.derived.push_back({1, std::move(packed), n.inputs[1]->name + ".packed"});
   call.args[1] = nullptr;
@@ -62,8 +68,9 @@ void pre_pack_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCall &c
 
 KernelCall lower_conv(const Node &n) {
   ConvShape s = conv_shape(n);
-  onnxc_k::ConvParams p{s.N, s.C, s.M, s.group, window_geom(n, s.win), choose_algo(s),
-                        n.has_input(2), 0, activation(n)};
+  const onnxc_k::WindowGeom geom = window_geom(n, s.win);
+  onnxc_k::ConvParams p{s.N, s.C, s.M, s.group, geom, 0, n.has_input(2), 0, activation(n)};
+  p.algo = choose_algo(n, s, p); /* reads the window geometry from p */
   KernelCall call;
   const DType dt = input_dtype(n, 0);
   call.kernel = kernel_name(n, "conv", dt);

@@ -50,6 +50,9 @@ inline constexpr char kActivationParamsAttr[] = "onnxc.activation_params"; ///< 
 /// Int attribute (1) by which the pack-weights pass lets a Conv, Gemm or MatMul lowering store
 /// its constant weight operand pre-packed (templates/cpu/gemm_params.h).
 inline constexpr char kPackWeightsAttr[] = "onnxc.pack_weights";
+/// Set by the conv-paths pass (compiler/passes/conv_paths.h): Conv may use its direct and
+/// pointwise paths; without it every Conv runs as im2col + GEMM.
+inline constexpr char kConvPathsAttr[] = "onnxc.conv_paths";
 
 /// Kernel activation kind for an activation name ("Relu", "Clip", "LeakyRelu", "Sigmoid",
 /// "HardSigmoid", "HardSwish", "Silu"), or -1 if it cannot be fused.

@@ -1,0 +1,24 @@
+#include "compiler/passes/conv_paths.h"
+#include "compiler/ops/nn/nn_util.h"
+
+namespace onnxc {
+
+int mark_conv_paths(Graph &g) {
+  int marked = 0;
+  for (auto &np : g.nodes) {
+    Node &n = *np;
+    if (n.op_type != "Conv" || !n.domain.empty() || n.outputs.empty())
+      continue;
+    const DType dt = n.outputs[0]->type.dtype;
+    if (dt != DType::Float && dt != DType::Double)
+      continue;
+    Attribute one;
+    one.kind = Attribute::Kind::Int;
+    one.i = 1;
+    n.attrs[kConvPathsAttr] = one;
+    ++marked;
+  }
+  return marked;
+}
+
+} // namespace onnxc
