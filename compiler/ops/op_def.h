@@ -90,6 +90,10 @@ struct OpDef {
   /// general minimum (kMinOpset, compiler/passes/check_supported.h), down to min_opset: its
   /// semantics have not changed since then (Not).
   bool before_min_opset = false;
+  /// true: outputs follow input 0's dim 0 (the batch of NCHW ops) or do not depend on it, and
+  /// nothing else does: a symbolic batch passes through the static shape rule (infer-shapes
+  /// runs it at two batch sizes and checks that).
+  bool batch_transparent = false;
 };
 
 } // namespace onnxc

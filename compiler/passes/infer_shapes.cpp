@@ -54,6 +54,59 @@ void propagate_constant(Node &n, const InferOptions &opts) {
   }
 }
 
+/// Output types of n with input 0's dim 0 set to `batch` (the other inputs' dims are static).
+std::vector<Type> infer_at_batch(Node &n, int64_t batch) {
+  Dim &d0 = (*n.inputs[0]->type.shape)[0];
+  const Dim saved = d0;
+  d0 = Dim(batch);
+  try {
+    n.def->infer(n);
+  } catch (...) {
+    d0 = saved;
+    throw;
+  }
+  d0 = saved;
+  std::vector<Type> out;
+  for (const Value *o : n.outputs)
+    out.push_back(o ? o->type : Type{});
+  return out;
+}
+
+/// A batch-transparent op (OpDef::batch_transparent) whose one symbolic dim is input 0's dim 0:
+/// runs its static shape rule at batch 2 and 3; an output dim 0 that follows becomes the
+/// symbolic batch. False if the op or its inputs do not qualify.
+bool infer_symbolic_batch(Node &n) {
+  if (!n.def->batch_transparent || !n.input(0) || n.inputs[0]->type.rank() < 1)
+    return false;
+  for (size_t i = 0; i < n.inputs.size(); ++i)
+    if (n.inputs[i] && !n.inputs[i]->type.is_static()) {
+      const auto &dims = *n.inputs[i]->type.shape;
+      if (i != 0 || !dims[0].is_known())
+        return false;
+      for (size_t k = 1; k < dims.size(); ++k)
+        if (!dims[k].is_static())
+          return false;
+    }
+  const Dim batch = (*n.inputs[0]->type.shape)[0];
+  std::vector<Type> at2 = infer_at_batch(n, 2), at3 = infer_at_batch(n, 3);
+  for (size_t i = 0; i < n.outputs.size(); ++i) {
+    if (!n.outputs[i] || !at2[i].is_static())
+      continue;
+    std::vector<int64_t> a = at2[i].static_dims(), b = at3[i].static_dims();
+    bool follows = !a.empty() && a[0] == 2 && b[0] == 3;
+    if (follows)
+      a[0] = b[0];
+    if (a != b)
+      node_fail(n, "output {} does not follow the symbolic batch '{}' of input 0 ({} at batch 2, "
+                   "{} at batch 3); bind it with --dim",
+                i, batch.str(), shape_to_string(at2[i]), shape_to_string(at3[i]));
+    Type t = at2[i];
+    (*t.shape)[0] = follows ? batch : Dim(a[0]);
+    n.outputs[i]->type = t;
+  }
+  return true;
+}
+
 void infer_node(Node &n, const InferOptions &opts) {
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     const Value *v = n.inputs[i];
@@ -62,7 +115,7 @@ void infer_node(Node &n, const InferOptions &opts) {
   }
   if (is_control_flow(n))
     infer_control_flow(n, opts);
-  else
+  else if (!has_symbolic_input(n) || !infer_symbolic_batch(n))
     n.def->infer(n);
   for (const Value *o : n.outputs)
     if (o && o->type.dtype == DType::String)

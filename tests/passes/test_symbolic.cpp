@@ -132,14 +132,26 @@ TEST_CASE("symbolic: unnamed dims get names, broadcasting symbols that may diffe
   CHECK_THAT(err, Catch::Contains("--dim"));
 }
 
-TEST_CASE("symbolic: ops without symbolic shape rules name the dim and the flag") {
+TEST_CASE("symbolic: a batch passes through NCHW ops; others name the dim and the flag") {
   Graph g;
   Value *x = input(g, "x", {Dim::symbolic("batch"), Dim(3), Dim(8), Dim(8)});
   bind_input_shapes(g, symbolic());
-  op(g, "Conv", {x, floats(g, {4, 3, 3, 3})});
+  Node *conv = op(g, "Conv", {x, floats(g, {4, 3, 3, 3})});
+  conv->attrs["strides"] = Attribute{Attribute::Kind::Ints};
+  conv->attrs["strides"].ints = {2, 2};
+  Value *pooled = op(g, "GlobalAveragePool", {conv->outputs[0]})->outputs[0];
+  op(g, "Flatten", {pooled});
   std::string err = error_of([&] { infer_shapes(g); });
-  CHECK_THAT(err, Catch::Contains("Conv"));
+  CHECK(shape(conv->outputs[0]) == "batchx4x3x3");
+  CHECK(shape(pooled) == "batchx4x1x1");
+  CHECK_THAT(err, Catch::Contains("Flatten"));
   CHECK_THAT(err, Catch::Contains("--dim batch=N"));
+
+  Graph h; // a symbolic spatial dim is not a batch: Conv refuses it by name
+  Value *y = input(h, "y", {Dim(1), Dim(3), Dim::symbolic("height"), Dim(8)});
+  bind_input_shapes(h, symbolic());
+  op(h, "Conv", {y, floats(h, {4, 3, 3, 3})});
+  CHECK_THAT(error_of([&] { infer_shapes(h); }), Catch::Contains("--dim height=N"));
 }
 
 TEST_CASE("symbolic: compiling still binds every dim; a range says what to do") {

@@ -94,6 +94,7 @@ const OpDef &op_Conv() {
   static const OpDef def = [] {
     OpDef d;
     d.name = "Conv";
+    d.batch_transparent = true;
     d.attrs = {{"auto_pad", Attribute::Kind::String}, {"dilations", Attribute::Kind::Ints},
                {"group", Attribute::Kind::Int},       {"kernel_shape", Attribute::Kind::Ints},
                {"pads", Attribute::Kind::Ints},       {"strides", Attribute::Kind::Ints}};

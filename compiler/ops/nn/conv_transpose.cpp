@@ -103,6 +103,7 @@ const OpDef &op_ConvTranspose() {
   static const OpDef def = [] {
     OpDef d;
     d.name = "ConvTranspose";
+    d.batch_transparent = true;
     d.attrs = {{"auto_pad", Attribute::Kind::String},    {"dilations", Attribute::Kind::Ints},
                {"group", Attribute::Kind::Int},          {"kernel_shape", Attribute::Kind::Ints},
                {"output_padding", Attribute::Kind::Ints}, {"output_shape", Attribute::Kind::Ints},

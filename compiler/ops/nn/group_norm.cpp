@@ -35,6 +35,7 @@ const OpDef &op_GroupNormalization() {
   static const OpDef def = [] {
     OpDef d;
     d.name = "GroupNormalization";
+    d.batch_transparent = true;
     d.min_opset = 18;
     d.attrs = {{"num_groups", Attribute::Kind::Int, true},
                {"epsilon", Attribute::Kind::Float},

@@ -8,6 +8,7 @@ const OpDef &op_LRN() {
   static const OpDef def = [] {
     OpDef d;
     d.name = "LRN";
+    d.batch_transparent = true;
     d.attrs = {{"size", Attribute::Kind::Int, true},
                {"alpha", Attribute::Kind::Float},
                {"beta", Attribute::Kind::Float},

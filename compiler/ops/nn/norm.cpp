@@ -42,6 +42,7 @@ const OpDef &op_BatchNormalization() {
   static const OpDef def = [] {
     OpDef d;
     d.name = "BatchNormalization";
+    d.batch_transparent = true;
     d.attrs = {{"epsilon", Attribute::Kind::Float},
                {"momentum", Attribute::Kind::Float},
                {"spatial", Attribute::Kind::Int},
@@ -82,6 +83,7 @@ const OpDef &op_InstanceNormalization() {
   static const OpDef def = [] {
     OpDef d;
     d.name = "InstanceNormalization";
+    d.batch_transparent = true;
     d.attrs = {{"epsilon", Attribute::Kind::Float}};
     d.infer = [](Node &n) {
       require_float_inputs(n);

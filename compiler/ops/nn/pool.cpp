@@ -30,6 +30,7 @@ Window pool_window(const Node &n) {
 OpDef pool_def(const char *name, PoolMode mode, std::initializer_list<DType> types) {
   OpDef d;
   d.name = name;
+  d.batch_transparent = true;
   d.attrs = {{"auto_pad", Attribute::Kind::String},
              {"ceil_mode", Attribute::Kind::Int},
              {"dilations", Attribute::Kind::Ints},
@@ -71,6 +72,7 @@ OpDef pool_def(const char *name, PoolMode mode, std::initializer_list<DType> typ
 OpDef global_pool_def(const char *name, PoolMode mode) {
   OpDef d;
   d.name = name;
+  d.batch_transparent = true;
   d.infer = [](Node &n) {
     require_dtype(n, input_dtype(n, 0), {DType::Float, DType::Double});
     std::vector<int64_t> x = pool_input(n), out(x.size(), 1);
@@ -97,6 +99,7 @@ OpDef global_pool_def(const char *name, PoolMode mode) {
 OpDef lp_pool_def() {
   OpDef d;
   d.name = "LpPool";
+  d.batch_transparent = true;
   d.min_opset = 2; // opset 1 had a float p
   d.attrs = {{"auto_pad", Attribute::Kind::String}, {"ceil_mode", Attribute::Kind::Int},
              {"dilations", Attribute::Kind::Ints},  {"kernel_shape", Attribute::Kind::Ints, true},

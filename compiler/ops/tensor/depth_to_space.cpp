@@ -50,6 +50,7 @@ const OpDef &op_DepthToSpace() {
   static const OpDef def = [] {
     OpDef d;
     d.name = "DepthToSpace";
+    d.batch_transparent = true;
     d.attrs = {{"blocksize", Attribute::Kind::Int, true}, {"mode", Attribute::Kind::String}};
     d.infer = [](Node &n) {
       int64_t b;
@@ -76,6 +77,7 @@ const OpDef &op_SpaceToDepth() {
   static const OpDef def = [] {
     OpDef d;
     d.name = "SpaceToDepth";
+    d.batch_transparent = true;
     d.attrs = {{"blocksize", Attribute::Kind::Int, true}};
     d.infer = [](Node &n) {
       int64_t b;
