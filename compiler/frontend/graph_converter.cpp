@@ -181,7 +181,10 @@ private:
         fail("{}: {} produces '{}', which is already a graph input or initializer", where_,
              n.describe(), out);
       std::string name = out.empty() ? unused_output_name(n) : out;
-      Value *v = g_.add_value(name, out.empty() ? Type{} : type_of(out));
+      // ZipMap's sequence of maps is returned as the probability matrix it reads, a tensor
+      // (compiler/ops/ml/preprocess.cpp); its output is typed by shape inference.
+      bool zipmap = n.domain == "ai.onnx.ml" && n.op_type == "ZipMap";
+      Value *v = g_.add_value(name, out.empty() || zipmap ? Type{} : type_of(out));
       v->producer = &n;
       v->producer_index = static_cast<int>(n.outputs.size());
       n.outputs.push_back(v);

@@ -117,6 +117,35 @@ std::optional<int64_t> SymInt::as_const() const {
   return terms_.empty() ? 0 : terms_.begin()->second.coeff;
 }
 
+bool SymInt::nonnegative() const {
+  for (const auto &[key, t] : terms_) {
+    if (t.coeff < 0)
+      return false;
+    for (const auto &a : t.atoms) {
+      bool ok = false;
+      auto positive_const = [](const SymInt &v) { return v.as_const() && *v.as_const() > 0; };
+      switch (a->kind) {
+      case SymAtom::Kind::Symbol:
+        ok = true;
+        break;
+      case SymAtom::Kind::FloorDiv:
+      case SymAtom::Kind::Mod:
+        ok = a->a.nonnegative() && positive_const(a->b);
+        break;
+      case SymAtom::Kind::Min:
+        ok = a->a.nonnegative() && a->b.nonnegative();
+        break;
+      case SymAtom::Kind::Max:
+        ok = a->a.nonnegative() || a->b.nonnegative();
+        break;
+      }
+      if (!ok)
+        return false;
+    }
+  }
+  return true;
+}
+
 std::set<std::string> SymInt::symbols() const {
   std::set<std::string> out;
   for (const auto &[key, t] : terms_)
@@ -301,6 +330,10 @@ SymInt SymInt::mod(const SymInt &a, const SymInt &b) {
 SymInt SymInt::min(const SymInt &a, const SymInt &b) {
   if (auto d = (a - b).as_const())
     return *d <= 0 ? a : b;
+  if ((b - a).nonnegative())
+    return a;
+  if ((a - b).nonnegative())
+    return b;
   bool swap = b.str() < a.str();
   return of_atom(SymAtom::make(SymAtom::Kind::Min, "", swap ? b : a, swap ? a : b));
 }
@@ -308,6 +341,10 @@ SymInt SymInt::min(const SymInt &a, const SymInt &b) {
 SymInt SymInt::max(const SymInt &a, const SymInt &b) {
   if (auto d = (a - b).as_const())
     return *d >= 0 ? a : b;
+  if ((a - b).nonnegative())
+    return a;
+  if ((b - a).nonnegative())
+    return b;
   bool swap = b.str() < a.str();
   return of_atom(SymAtom::make(SymAtom::Kind::Max, "", swap ? b : a, swap ? a : b));
 }

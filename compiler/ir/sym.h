@@ -30,6 +30,9 @@ public:
   bool is_const() const;
   /// The constant value, or nullopt if the expression has symbols.
   std::optional<int64_t> as_const() const;
+  /// True when the expression is >= 0 for every value of its symbols, which are dims (>= 0):
+  /// non-negative coefficients over atoms that are themselves non-negative.
+  bool nonnegative() const;
   /// Names of the symbols the expression depends on.
   std::set<std::string> symbols() const;
   /// The value with every symbol given by `value_of`; throws Error on overflow or division by 0.

@@ -140,11 +140,11 @@ TEST_CASE("symbolic: a batch passes through NCHW ops; others name the dim and th
   conv->attrs["strides"] = Attribute{Attribute::Kind::Ints};
   conv->attrs["strides"].ints = {2, 2};
   Value *pooled = op(g, "GlobalAveragePool", {conv->outputs[0]})->outputs[0];
-  op(g, "Flatten", {pooled});
+  op(g, "Tile", {pooled, ints(g, {1, 1, 2, 2})});
   std::string err = error_of([&] { infer_shapes(g); });
   CHECK(shape(conv->outputs[0]) == "batchx4x3x3");
   CHECK(shape(pooled) == "batchx4x1x1");
-  CHECK_THAT(err, Catch::Contains("Flatten"));
+  CHECK_THAT(err, Catch::Contains("Tile"));
   CHECK_THAT(err, Catch::Contains("--dim batch=N"));
 
   Graph h; // a symbolic spatial dim is not a batch: Conv refuses it by name

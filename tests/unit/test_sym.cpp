@@ -57,6 +57,12 @@ TEST_CASE("SymInt: mod, min and max") {
   CHECK(SymInt::max(a, b) == SymInt::max(b, a));
   CHECK(SymInt::max(a, b).str() == "max(a, b)");
   CHECK(eval_at(SymInt::min(a, b) * 2, {{"a", 3}, {"b", 9}}) == 6);
+  // Symbols are dims (>= 0): max(seq, 0) is seq, min(h/2, h) is h/2.
+  CHECK(SymInt::max(a, 0) == a);
+  CHECK(SymInt::min(a * 2 + 1, a) == a);
+  CHECK(SymInt::min(SymInt::floordiv(a, 2), a).str() == "min(a, a/2)"); // a - a/2 is not a sum
+  CHECK(!(a - 1).nonnegative());
+  CHECK((a * b + SymInt::floordiv(a, 3)).nonnegative());
 }
 
 TEST_CASE("SymInt: printing and symbols") {

@@ -1,6 +1,6 @@
 // Range: [start, start + delta, ...) up to limit. The three scalar inputs must be compile-time
 // constants (the output's length depends on them), so Range always evaluates at compile time.
-#include "compiler/ops/op_util.h"
+#include "compiler/ops/sym_util.h"
 
 #include <cmath>
 #include <cstring>
@@ -68,12 +68,31 @@ static Tensor range_value(const Node &n) {
   return out;
 }
 
+/// The length max(ceil((limit - start) / delta), 0) when the inputs are known as expressions
+/// (a shape value) and not all constant; nullopt otherwise. delta must be a constant > 0.
+static std::optional<SymInt> range_sym_length(const Node &n) {
+  auto start = input_sym_value(n, 0), limit = input_sym_value(n, 1), delta = input_sym_value(n, 2);
+  if (!start || !limit || !delta || start->size() != 1 || limit->size() != 1 ||
+      delta->size() != 1 || (input_constant(n, 0) && input_constant(n, 1)))
+    return std::nullopt;
+  auto d = (*delta)[0].as_const();
+  if (!d || *d <= 0)
+    node_fail(n, "delta must be a positive constant when start or limit is a run-time dim "
+                 "({} .. {} by {})",
+              (*start)[0].str(), (*limit)[0].str(), (*delta)[0].str());
+  return SymInt::max(SymInt::ceildiv((*limit)[0] - (*start)[0], *d), 0);
+}
+
 const OpDef &op_Range() {
   static const OpDef def = [] {
     OpDef d;
     d.name = "Range";
     d.min_opset = 11;
     d.infer = [](Node &n) {
+      if (auto len = range_sym_length(n)) { // a length computed from symbolic shapes
+        set_output_sym(n, 0, input_dtype(n, 0), {*len});
+        return;
+      }
       Tensor t = range_value(n);
       set_output(n, 0, t.dtype(), t.shape());
     };
