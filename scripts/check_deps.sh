@@ -72,7 +72,13 @@ if [[ ${1:-} == --setup-covers ]]; then
   uncovered=0
   for c in "${checks[@]}"; do
     IFS='|' read -r kind what pkg why <<<"$c"
-    if ! printf '%s\n' "${installed[@]}" | grep -qx -- "$pkg"; then
+    # A loop, not `printf | grep -q`: under pipefail, grep -q exiting at the first match can
+    # kill printf with SIGPIPE and fail the pipeline (a package reported missing at random).
+    found=0
+    for p in "${installed[@]}"; do
+      [[ $p == "$pkg" ]] && found=1 && break
+    done
+    if ((!found)); then
       echo "scripts/setup.sh does not install $pkg (needed for $why: $what)" >&2
       uncovered=1
     fi
