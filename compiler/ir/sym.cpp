@@ -327,27 +327,19 @@ SymInt SymInt::mod(const SymInt &a, const SymInt &b) {
   return a - b * q;
 }
 
-SymInt SymInt::min(const SymInt &a, const SymInt &b) {
-  if (auto d = (a - b).as_const())
-    return *d <= 0 ? a : b;
-  if ((b - a).nonnegative())
-    return a;
+SymInt SymInt::min_max(const SymInt &a, const SymInt &b, bool is_max) {
+  if ((b - a).nonnegative()) // a <= b for every value of the symbols (constants included)
+    return is_max ? b : a;
   if ((a - b).nonnegative())
-    return b;
-  bool swap = b.str() < a.str();
-  return of_atom(SymAtom::make(SymAtom::Kind::Min, "", swap ? b : a, swap ? a : b));
+    return is_max ? a : b;
+  bool swap = b.str() < a.str(); // canonical operand order
+  return of_atom(SymAtom::make(is_max ? SymAtom::Kind::Max : SymAtom::Kind::Min, "",
+                               swap ? b : a, swap ? a : b));
 }
 
-SymInt SymInt::max(const SymInt &a, const SymInt &b) {
-  if (auto d = (a - b).as_const())
-    return *d >= 0 ? a : b;
-  if ((a - b).nonnegative())
-    return a;
-  if ((b - a).nonnegative())
-    return b;
-  bool swap = b.str() < a.str();
-  return of_atom(SymAtom::make(SymAtom::Kind::Max, "", swap ? b : a, swap ? a : b));
-}
+SymInt SymInt::min(const SymInt &a, const SymInt &b) { return min_max(a, b, false); }
+
+SymInt SymInt::max(const SymInt &a, const SymInt &b) { return min_max(a, b, true); }
 
 std::string shape_dim_text(const std::string &dim) {
   bool plain = std::all_of(dim.begin(), dim.end(), [](char c) {

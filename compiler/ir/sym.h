@@ -69,6 +69,8 @@ private:
   std::map<std::string, Term> terms_;
 
   static SymInt of_atom(std::shared_ptr<const SymAtom> atom);
+  /// max(a, b) or min(a, b): the operand provably not smaller (not larger), else an atom.
+  static SymInt min_max(const SymInt &a, const SymInt &b, bool is_max);
   void add_term(const std::string &key, const Term &t);
   friend struct SymAtom;
 };

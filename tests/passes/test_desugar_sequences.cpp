@@ -7,19 +7,21 @@
 #include "compiler/passes/infer_shapes.h"
 #include "compiler/passes/verify_graph.h"
 
+#include "tests/passes/graph_builders.h"
+
 #include <catch2/catch.hpp>
 #include <memory>
 
 using namespace onnxc;
+using test::error_of;
+using test::output;
 
 namespace {
 
+/// A named node (its name shows in the messages these tests check).
 Node *op(Graph &g, const std::string &type, std::vector<Value *> ins, size_t outs = 1) {
-  Node *n = g.add_node(type, std::move(ins), outs);
+  Node *n = test::op(g, type, std::move(ins), outs);
   n->name = type + std::to_string(n->index);
-  n->def = find_op("", type);
-  n->opset = 17;
-  REQUIRE(n->def);
   return n;
 }
 
@@ -44,10 +46,6 @@ Value *scalar(Graph &g, const std::string &name, int64_t v) {
   return c;
 }
 
-void output(Graph &g, Value *v) {
-  v->is_graph_output = true;
-  g.outputs.push_back(v);
-}
 
 Type sequence_of(DType dt, std::vector<Dim> dims) {
   Type elem;
@@ -65,14 +63,6 @@ std::vector<float> floats(const Value *v) {
   return std::vector<float>(p, p + v->constant->numel());
 }
 
-std::string error_of(const std::function<void()> &f) {
-  try {
-    f();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "";
-}
 
 bool has_sequence_ops(const Graph &g) {
   for (const auto &n : g.nodes)

@@ -13,30 +13,18 @@
 #include "compiler/passes/plan_memory.h"
 #include "compiler/passes/verify_graph.h"
 
+#include "tests/passes/graph_builders.h"
+
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <memory>
 
 using namespace onnxc;
+using namespace onnxc::test;
 
 namespace {
 
-Value *input(Graph &g, const std::string &name, std::vector<Dim> dims, DType dt = DType::Float) {
-  Value *v = g.add_value(name);
-  v->type.dtype = dt;
-  v->type.shape = std::move(dims);
-  v->is_graph_input = true;
-  g.inputs.push_back(v);
-  return v;
-}
 
-Node *op(Graph &g, const std::string &type, std::vector<Value *> ins, size_t outs = 1) {
-  Node *n = g.add_node(type, std::move(ins), outs);
-  n->def = find_op("", type);
-  n->opset = 17;
-  REQUIRE(n->def);
-  return n;
-}
 
 Value *const_i64(Graph &g, const std::string &name, const std::vector<int64_t> &v) {
   Value *c = g.add_constant(name, std::make_shared<Tensor>(Tensor::vector_i64(v)));
@@ -44,19 +32,7 @@ Value *const_i64(Graph &g, const std::string &name, const std::vector<int64_t> &
   return c;
 }
 
-void output(Graph &g, Value *v) {
-  v->is_graph_output = true;
-  g.outputs.push_back(v);
-}
 
-std::string error_of(const std::function<void()> &f) {
-  try {
-    f();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "";
-}
 
 } // namespace
 

@@ -6,28 +6,16 @@
 #include "compiler/passes/bind_shapes.h"
 #include "compiler/passes/infer_shapes.h"
 
+#include "tests/passes/graph_builders.h"
+
 #include <catch2/catch.hpp>
 
 using namespace onnxc;
+using namespace onnxc::test;
 
 namespace {
 
-Value *input(Graph &g, const std::string &name, std::vector<Dim> dims, DType dt = DType::Float) {
-  Value *v = g.add_value(name);
-  v->type.dtype = dt;
-  v->type.shape = std::move(dims);
-  v->is_graph_input = true;
-  g.inputs.push_back(v);
-  return v;
-}
 
-Node *op(Graph &g, const std::string &type, std::vector<Value *> ins, int64_t opset = 17) {
-  Node *n = g.add_node(type, std::move(ins), 1);
-  n->def = find_op("", type);
-  n->opset = opset;
-  REQUIRE(n->def);
-  return n;
-}
 
 Value *ints(Graph &g, const std::vector<int64_t> &v, bool scalar = false) {
   auto t = std::make_shared<Tensor>(scalar ? Tensor::scalar_i64(v[0]) : Tensor::vector_i64(v));
@@ -44,14 +32,6 @@ Value *floats(Graph &g, const std::vector<int64_t> &dims) {
 
 std::string shape(const Value *v) { return shape_to_string(v->type); }
 
-std::string error_of(const std::function<void()> &f) {
-  try {
-    f();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "";
-}
 
 ShapeBindings symbolic() {
   ShapeBindings b;
