@@ -120,6 +120,8 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   run("dce", [&] { eliminate_dead_code(g); });
   // Constant GEMM weights (Conv, Gemm, MatMul) are packed in the kernels' layout when lowered.
   run("pack-weights", [&] { pack_weights(g); });
+  // The GEMM micro-tile height the target's vector registers allow (not an optimisation).
+  mark_gemm_tile_rows(g, opts.gemm_tile_rows);
   // The backend-neutral plan: one region per (fused) node, plus output copies.
   ExecutionPlan plan;
   run("form-regions", [&] { plan = form_regions(g, opts.model_name); });

@@ -24,10 +24,10 @@ namespace {
 
 /// The params with the window's fields at top level, as the algorithms below read them.
 struct ConvGeom : WindowGeom {
-  i64 N, C, M, G, algo, has_bias, w_packed;
+  i64 N, C, M, G, algo, has_bias, w_packed, gemm_mr;
   explicit ConvGeom(const ConvParams &p)
       : WindowGeom(p.w), N(p.N), C(p.C), M(p.M), G(p.G), algo(p.algo), has_bias(p.has_bias),
-        w_packed(p.w_packed) {}
+        w_packed(p.w_packed), gemm_mr(p.gemm_mr) {}
 };
 
 /// Output index range [lo, hi) whose input coordinate o*s - p + off lies in [0, in).
@@ -131,6 +131,7 @@ void conv_gemm(onnxc_rt *rt, const ConvGeom &g, const Act<T> &act, const T *x, c
       Problem<T> pr{Mg, Nsp, K, w + grp * Mg * K, K, 1, packed, nullptr, 0, 0,
                     y + (n * g.M + grp * Mg) * Nsp, Nsp, 1, T(1), T(1),
                     bias ? bias + grp * Mg : nullptr, 1, 0, act};
+      pr.mr = g.gemm_mr;
       if (g.w_packed) {
         pr.a = w + grp * packed_a_elems(Mg, K);
         pr.a_packed = 1;

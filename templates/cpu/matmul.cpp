@@ -52,25 +52,27 @@ template <typename T> int32_t gemm_kernel(onnxc_rt *rt, void *const *t, const i6
       a_off += c * a_bs[d];
       b_idx += c * b_bs[d];
     }
-    return Problem<T>{M,
-                      N,
-                      K,
-                      A + a_off,
-                      gp.rsa,
-                      gp.csa,
-                      packed ? packed + b_idx * pe : nullptr,
-                      B + b_idx * K * N,
-                      gp.rsb,
-                      gp.csb,
-                      Y + b * M * N,
-                      gp.rsy,
-                      gp.csy,
-                      alpha,
-                      beta,
-                      C,
-                      gp.rsc,
-                      gp.csc,
-                      act};
+    Problem<T> pr{M,
+                  N,
+                  K,
+                  A + a_off,
+                  gp.rsa,
+                  gp.csa,
+                  packed ? packed + b_idx * pe : nullptr,
+                  B + b_idx * K * N,
+                  gp.rsb,
+                  gp.csb,
+                  Y + b * M * N,
+                  gp.rsy,
+                  gp.csy,
+                  alpha,
+                  beta,
+                  C,
+                  gp.rsc,
+                  gp.csc,
+                  act};
+    pr.mr = gp.mr;
+    return pr;
   };
   run<T>(rt, batches, M, N, problem);
   return 0;

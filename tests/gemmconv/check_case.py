@@ -6,7 +6,8 @@
 compiles CASE_DIR/model.onnx twice, as is (constant weights pre-packed at compile time by the
 pack-weights pass) and with --disable-pass=pack-weights (packed by the kernel at run time), runs
 both with `onnxc run` at 1 and 2 threads, and compares every output with the numpy reference
-(output_0.pb) and the two libraries with each other.
+(output_0.pb) and the two libraries with each other. Cases named tile_* are also compiled with
+each forced GEMM micro-tile height (--gemm-tile-rows 1, 2, 4, 8) and compared the same way.
 """
 import os
 import subprocess
@@ -52,6 +53,9 @@ def main(onnxc, case_dir, work):
     model, data = os.path.join(case_dir, "model.onnx"), os.path.join(case_dir, "test_data_set_0")
     want = numpy_helper.to_array(onnx.load_tensor(os.path.join(data, "output_0.pb")))
     libs = {"packed": [], "unpacked": ["--disable-pass=pack-weights"]}
+    if os.path.basename(os.path.normpath(case_dir)).startswith("tile_"):
+        for rows in (1, 2, 4, 8):
+            libs[f"tile_rows_{rows}"] = [f"--gemm-tile-rows={rows}"]
     outs = {}
     for name, extra in libs.items():
         lib = os.path.join(work, f"{name}.so")
@@ -61,8 +65,10 @@ def main(onnxc, case_dir, work):
             compare(f"{name}, {threads} thread(s) vs numpy", got, want)
             outs[name, threads] = got
     for threads in (1, 2):
-        compare(f"packed vs unpacked, {threads} thread(s)", outs["packed", threads],
-                outs["unpacked", threads])
+        for name in libs:
+            if name != "packed":
+                compare(f"packed vs {name}, {threads} thread(s)", outs["packed", threads],
+                        outs[name, threads])
     return 0
 
 

@@ -64,6 +64,7 @@ KernelCall lower_conv(const Node &n) {
   ConvShape s = conv_shape(n);
   onnxc_k::ConvParams p{s.N, s.C, s.M, s.group, window_geom(n, s.win), choose_algo(s),
                         n.has_input(2), 0, activation(n)};
+  p.gemm_mr = attr_int(n, kGemmTileRowsAttr, 0);
   KernelCall call;
   const DType dt = input_dtype(n, 0);
   call.kernel = kernel_name(n, "conv", dt);
