@@ -146,8 +146,7 @@ VectorRegisters vector_registers(const ResolvedCpuTarget &target) {
   VectorRegisters r;
   r.count = tti.getNumberOfRegisters(tti.getRegisterClassForType(true));
   r.bytes = static_cast<int64_t>(
-      tti.getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector).getFixedValue() /
-      8);
+      tti.getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector).getFixedValue() / 8);
   return r;
 }
 

@@ -39,8 +39,8 @@ constexpr int64_t min_i(int64_t a, int64_t b) { return a < b ? a : b; }
 /// `vector_bytes` each: the mr x kNV accumulator vectors take at most 3/4 of the registers, the
 /// rest holds B and the broadcast A (AVX-512: 8; AVX2 and AArch64 NEON: 2; SSE, ARMv7: 1).
 constexpr int64_t gemm_tile_rows(int64_t vector_regs, int64_t vector_bytes) {
-  const int64_t per_vec = vector_bytes > 0 && vector_bytes < kVecBytes ? kVecBytes / vector_bytes
-                                                                        : 1;
+  const int64_t per_vec =
+      vector_bytes > 0 && vector_bytes < kVecBytes ? kVecBytes / vector_bytes : 1;
   int64_t mr = kMR;
   while (mr > 1 && mr * kNV * per_vec > vector_regs * 3 / 4)
     mr /= 2;
@@ -116,7 +116,7 @@ struct GemmParams {
   int64_t mr;              ///< micro-tile rows: 1, 2, 4 or kMR (gemm_tile_rows); 0: kMR
   ActParams act;
   int64_t batch[kMaxRank], a_bs[kMaxRank], b_bs[kMaxRank]; ///< dims, A strides (elements),
-                                                          ///< B strides (matrices)
+                                                           ///< B strides (matrices)
 };
 
 /// Scratch bytes of a GEMM call: the packed B matrices unless they are packed already.

@@ -55,7 +55,7 @@ template <typename T> struct Problem {
   T alpha, beta;
   const T *c; /* nullptr: no C term */
   i64 rsc, csc;
-  Act<T> act;      /* applied to the finished Y elements */
+  Act<T> act;       /* applied to the finished Y elements */
   i64 a_packed = 0; /* 1: a is packed A (gemm_params.h), rsa/csa unused */
   i64 mr = kMR;     /* micro-tile rows: 1, 2, 4 or kMR (GemmParams::mr) */
 };
@@ -79,8 +79,7 @@ enum ALayout { kAPacked, kARowMajor, kAStrided };
 /// Stores `cols` finished accumulator elements r[0..cols) of row i, columns j0.. of Y: the first
 /// K block writes alpha*acc + beta*C, later ones add alpha*acc; the last applies the activation.
 template <typename T>
-inline void store_row(const Problem<T> &p, i64 i, i64 j0, i64 cols, const T *r, i64 k0,
-                      bool last) {
+inline void store_row(const Problem<T> &p, i64 i, i64 j0, i64 cols, const T *r, i64 k0, bool last) {
   T *y = p.y + i * p.rsy + j0 * p.csy;
   if (k0 > 0) {
     for (i64 j = 0; j < cols; ++j)
@@ -115,8 +114,8 @@ inline void micro(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 cols, i64 k
   const i64 kk = p.K > 0 ? p.K : 1;
   const i64 rsa = L == kAPacked ? 1 : p.rsa;
   const i64 csa = L == kAPacked ? kMR : L == kARowMajor ? 1 : p.csa;
-  const T *a = L == kAPacked ? p.a + (i0 / kMR) * kMR * kk + k0 * kMR + i0 % kMR
-                             : p.a + i0 * rsa + k0 * csa;
+  const T *a =
+      L == kAPacked ? p.a + (i0 / kMR) * kMR * kk + k0 * kMR + i0 % kMR : p.a + i0 * rsa + k0 * csa;
   const T *b = p.bp + (j0 / NR) * kk * NR + k0 * NR;
   for (i64 k = 0; k < kc; ++k) {
     V bv[NV];
@@ -141,8 +140,7 @@ inline void micro(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 cols, i64 k
 
 /// micro() with as few vectors as `cols` needs (the last panel of a narrow N).
 template <typename T, int R, ALayout L>
-inline void micro_cols(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 cols, i64 k0,
-                       i64 kc) {
+inline void micro_cols(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 cols, i64 k0, i64 kc) {
   constexpr i64 VL = kVecBytes / sizeof(T);
   static_assert(kNV == 3, "micro_cols covers 1..3 vectors");
   if (cols > 2 * VL)
@@ -297,8 +295,7 @@ inline void run(onnxc_rt *rt, i64 batches, i64 M, i64 N, ProblemOf &problem) {
     return;
   const bool packed = problem(0).bp != nullptr;
   const i64 mc = packed ? kMC : M, mb = ceil_div(M, mc);
-  const i64 nc = packed ? columns_per_item<T>(batches * mb, N, onnxc_rt_num_threads(rt))
-                        : kSmallNC;
+  const i64 nc = packed ? columns_per_item<T>(batches * mb, N, onnxc_rt_num_threads(rt)) : kSmallNC;
   const i64 nb = ceil_div(N, nc);
   auto body = [&](i64 lo, i64 hi) {
     for (i64 w = lo; w < hi; ++w) {
