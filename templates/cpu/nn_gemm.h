@@ -204,17 +204,17 @@ template <typename T> inline void store(const Problem<T> &p, i64 i, i64 j, T acc
 /// sum_k a[k] * b[k] with vector partial sums (a and b contiguous).
 template <typename T> inline T dot(const T *a, const T *b, i64 K) {
   typedef typename Vec<T>::type V;
-  constexpr i64 NR = nr<T>();
+  constexpr i64 VL = kVecBytes / sizeof(T); /* one vector, not a panel */
   V acc = V{};
   i64 k = 0;
-  for (; k + NR <= K; k += NR) {
+  for (; k + VL <= K; k += VL) {
     V va, vb;
     __builtin_memcpy(&va, a + k, sizeof va);
     __builtin_memcpy(&vb, b + k, sizeof vb);
     acc += va * vb;
   }
   T s = 0;
-  for (int j = 0; j < NR; ++j)
+  for (int j = 0; j < VL; ++j)
     s += acc[j];
   for (; k < K; ++k)
     s += a[k] * b[k];

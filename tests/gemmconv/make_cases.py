@@ -101,6 +101,7 @@ CASES = {
     "tile_matmul_double": matmul([13, 29], [29, 50], dt=np.float64),
     "tile_gemm_transa": gemm([63, 17], [63, 97], [97], transA=1),
     "tile_gemm_1x1000": gemm([1, 64], [64, 1000], [1000]),
+    "tile_gemm_2x100_transb": gemm([2, 100], [70, 100], [70], transB=1),  # small M: dots
     "tile_conv_m17": conv([1, 7, 9, 9], [17, 7, 3, 3], pads=[1, 1, 1, 1]),
     "tile_conv_m63": conv([1, 5, 5, 13], [63, 5, 1, 1]),
 }
