@@ -18,7 +18,6 @@
 extern "C" {
 #endif
 
-
 typedef struct onnxc_rt onnxc_rt;
 /// Body of a parallel loop: processes iterations [begin, end).
 typedef void (*onnxc_range_fn)(void *ctx, int64_t begin, int64_t end);
@@ -27,8 +26,7 @@ typedef void (*onnxc_range_fn)(void *ctx, int64_t begin, int64_t end);
 /// pool; returns when all chunks are done. With one thread (or n small) it calls fn(ctx, 0, n).
 void onnxc_parallel_for(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_range_fn fn, void *ctx);
 /// Body of a node-specialised parallel loop: `params` is the calling node's parameter block.
-typedef void (*onnxc_params_range_fn)(void *ctx, const int64_t *params, int64_t begin,
-                                      int64_t end);
+typedef void (*onnxc_params_range_fn)(void *ctx, const int64_t *params, int64_t begin, int64_t end);
 /// onnxc_parallel_for for a body that reads the node's constant params through its argument.
 /// The CPU backend gives every call site whose params are a constant its own copy of `fn` with
 /// those params substituted (codegen/cpu/specialise_parallel.cpp), so the pool runs code
@@ -81,9 +79,11 @@ template <typename F> inline void parallel_for(onnxc_rt *rt, i64 n, i64 grain, F
 }
 /// parallel_for whose body f(params, begin, end) is specialised for the node also when it runs
 /// on the thread pool (see onnxc_parallel_for_params). Read every shape and parameter inside f
-/// from its `params` argument, not from locals captured by reference: only those fold.
+/// from its `params` argument, not from locals captured by reference: only those fold. Always
+/// inlined, so that the params are the node's constant at the call (else nothing is specialised).
 template <typename F>
-inline void parallel_for(onnxc_rt *rt, const i64 *params, i64 n, i64 grain, F &f) {
+__attribute__((always_inline)) inline void parallel_for(onnxc_rt *rt, const i64 *params, i64 n,
+                                                        i64 grain, F &f) {
   if (n <= grain || onnxc_rt_num_threads(rt) <= 1) {
     if (n > 0) {
 #if defined(__clang__)
