@@ -7,12 +7,12 @@
 #include "compiler/passes/eliminate_dead_code.h"
 #include "compiler/passes/fold_batchnorm.h"
 #include "compiler/passes/fold_constants.h"
-#include "compiler/passes/form_regions.h"
 #include "compiler/passes/fuse_activation.h"
+#include "compiler/passes/form_regions.h"
 #include "compiler/passes/fuse_qdq.h"
 #include "compiler/passes/lower_regions.h"
-#include "compiler/passes/pack_weights.h"
 #include "compiler/passes/promote_half.h"
+#include "compiler/passes/pack_weights.h"
 #include "compiler/passes/verify_graph.h"
 
 #include <chrono>
@@ -51,19 +51,15 @@ private:
 } // namespace
 
 std::vector<std::string> pipeline_pass_names() {
-  return {"check-supported", "desugar-sequences",
-          "bind-shapes",     "infer-shapes",
-          "fuse-half-casts", "fuse-qdq",
-          "fold-constants",  "fold-batchnorm",
-          "fuse-activation", "dce",
-          "pack-weights",    "conv-paths",
-          "form-regions",    "lower-regions",
-          "plan-memory"};
+  return {"check-supported", "desugar-sequences", "bind-shapes",     "infer-shapes",
+          "fuse-half-casts", "fuse-qdq",          "fold-constants",  "fold-batchnorm",
+          "fuse-activation", "dce",               "pack-weights",    "conv-paths",
+          "form-regions",    "lower-regions",     "plan-memory"};
 }
 
 std::vector<std::string> optional_pass_names() {
-  return {"fuse-half-casts", "fuse-qdq",   "fold-batchnorm", "fuse-activation",
-          "pack-weights",    "conv-paths", kInplacePass,     kSpecialiseParallelPass};
+  return {"fuse-half-casts", "fuse-qdq",     "fold-batchnorm", "fuse-activation",
+          "pack-weights",    "conv-paths", kInplacePass, kSpecialiseParallelPass};
 }
 
 bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {

@@ -32,10 +32,10 @@ namespace {
 
 /// The params with the window's fields at top level, as the algorithms below read them.
 struct ConvGeom : WindowGeom {
-  i64 N, C, M, G, algo, has_bias, w_packed, gemm_mr;
+  i64 N, C, M, G, algo, has_bias, w_packed;
   explicit ConvGeom(const ConvParams &p)
       : WindowGeom(p.w), N(p.N), C(p.C), M(p.M), G(p.G), algo(p.algo), has_bias(p.has_bias),
-        w_packed(p.w_packed), gemm_mr(p.gemm_mr) {}
+        w_packed(p.w_packed) {}
 };
 
 /// Output index range [lo, hi) whose input coordinate o*s - p + off lies in [0, in).
