@@ -10,7 +10,9 @@ the pack-weights pass; depthwise and pointwise Convs on their own paths), with
 (every Conv as im2col + GEMM); runs each with `onnxc run` at 1 and 2 threads, and compares every
 output with the numpy reference (output_0.pb) and the other libraries with the first.
 Cases named tile_* are also compiled with each forced GEMM micro-tile height
-(--gemm-tile-rows 1, 2, 4, 8) and compared the same way.
+(--gemm-tile-rows 1, 2, 4, 8) and with --disable-pass=specialise-parallel (the thread pool runs
+the generic GEMM body, whose micro-kernel choice is made at run time instead of folded for the
+node), and compared the same way.
 """
 import os
 import subprocess
@@ -60,6 +62,7 @@ def main(onnxc, case_dir, work):
     if os.path.basename(os.path.normpath(case_dir)).startswith("tile_"):
         for rows in (1, 2, 4, 8):
             libs[f"tile_rows_{rows}"] = [f"--gemm-tile-rows={rows}"]
+        libs["generic_bodies"] = ["--disable-pass=specialise-parallel"]
     outs = {}
     for name, extra in libs.items():
         lib = os.path.join(work, f"{name}.so")
