@@ -4,6 +4,10 @@
 #include "compiler/ir/error.h"
 
 #include <llvm/ADT/StringMap.h>
+#include <llvm/Analysis/TargetTransformInfo.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Target/TargetMachine.h>
@@ -128,6 +132,22 @@ std::unique_ptr<llvm::TargetMachine> create_target_machine(const ResolvedCpuTarg
   if (!tm)
     fail("LLVM cannot create a code generator for '{}' (cpu '{}')", target.triple, target.cpu);
   return std::unique_ptr<llvm::TargetMachine>(tm);
+}
+
+VectorRegisters vector_registers(const ResolvedCpuTarget &target) {
+  std::unique_ptr<llvm::TargetMachine> tm = create_target_machine(target, 2);
+  llvm::LLVMContext ctx;
+  llvm::Module m("onnxc.probe", ctx);
+  m.setTargetTriple(target.triple);
+  m.setDataLayout(tm->createDataLayout());
+  auto *f = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
+                                   llvm::GlobalValue::ExternalLinkage, "probe", m);
+  const llvm::TargetTransformInfo tti = tm->getTargetTransformInfo(*f);
+  VectorRegisters r;
+  r.count = tti.getNumberOfRegisters(tti.getRegisterClassForType(true));
+  r.bytes = static_cast<int64_t>(
+      tti.getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector).getFixedValue() / 8);
+  return r;
 }
 
 } // namespace onnxc

@@ -3,6 +3,7 @@
 
 #include "codegen/cpu/cpu_backend.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -23,6 +24,15 @@ struct ResolvedCpuTarget {
 /// Fills in the host defaults (see CpuTarget) and checks that the triple has embedded bitcode
 /// and the CPU name is known to LLVM. Throws Error otherwise.
 ResolvedCpuTarget resolve_cpu_target(const CpuTarget &target);
+
+/// The SIMD registers the code generator gives a function for this target.
+struct VectorRegisters {
+  int64_t count = 0; ///< vector registers (0: none)
+  int64_t bytes = 0; ///< bytes per register (the widest legal fixed-width vector)
+};
+
+/// Asks LLVM's cost model (TargetTransformInfo) of the target for its vector registers.
+VectorRegisters vector_registers(const ResolvedCpuTarget &target);
 
 /// A PIC TargetMachine for the target at -O`opt_level`, with function and data sections (for
 /// --gc-sections) and IEEE floating point. Initializes the X86 and AArch64 backends once.

@@ -1,8 +1,10 @@
 #include "codegen/cpu/c_header.h"
+#include "codegen/cpu/target_machine.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/progress.h"
 #include "compiler/frontend/onnx_loader.h"
 #include "compiler/ir/error.h"
+#include "templates/cpu/gemm_params.h"
 
 #include <chrono>
 #include <filesystem>
@@ -66,6 +68,10 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
 
   PipelineOptions popts = o.pipeline;
   popts.model_name = o.name.empty() ? default_model_name(o.out_path) : sanitize_c_identifier(o.name);
+  if (popts.gemm_tile_rows == 0) { // the GEMM tile that fits the target's vector registers
+    const VectorRegisters vr = vector_registers(resolve_cpu_target(o.codegen.target));
+    popts.gemm_tile_rows = onnxc_k::gemm::gemm_tile_rows(vr.count, vr.bytes);
+  }
   std::vector<PassTiming> timings;
   progress.stage(fmt::format("optimising the graph: {} nodes", model->graph->nodes.size()));
   ExecutionPlan plan = run_pipeline(*model, popts, &timings);

@@ -84,6 +84,10 @@ void add_codegen_flags(CLI::App *cmd, CompileOptions &o, CompileFlags &f) {
                   "Do not run an optional pass: fuse-half-casts, fuse-qdq, fold-batchnorm, "
                   "fuse-activation, all-fusion (those four), pack-weights, inplace or "
                   "specialise-parallel (repeatable)");
+  cmd->add_option("--gemm-tile-rows", o.pipeline.gemm_tile_rows,
+                  "GEMM micro-tile rows for Conv/Gemm/MatMul: 1, 2, 4 or 8 (default: chosen "
+                  "for the target's vector registers)")
+      ->check(CLI::IsMember({0, 1, 2, 4, 8}));
   cmd->add_flag("--verify-each", o.pipeline.verify_each, "Run the IR verifier after every pass");
   cmd->add_option("--max-arena-bytes", o.pipeline.plan.max_arena_bytes,
                   "Refuse models whose arena exceeds this many bytes (default 1 TiB)")

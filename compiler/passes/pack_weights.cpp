@@ -23,4 +23,18 @@ int pack_weights(Graph &g) {
   return marked;
 }
 
+void mark_gemm_tile_rows(Graph &g, int64_t rows) {
+  if (rows <= 0)
+    return;
+  for (auto &np : g.nodes) {
+    Node &n = *np;
+    if (!n.domain.empty() || (n.op_type != "Conv" && n.op_type != "Gemm" && n.op_type != "MatMul"))
+      continue;
+    Attribute a;
+    a.kind = Attribute::Kind::Int;
+    a.i = rows;
+    n.attrs[kGemmTileRowsAttr] = a;
+  }
+}
+
 } // namespace onnxc

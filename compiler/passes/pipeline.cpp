@@ -126,6 +126,8 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   run("pack-weights", [&] { pack_weights(g); });
   // Conv may use its depthwise and pointwise paths (else im2col + GEMM for all).
   run("conv-paths", [&] { mark_conv_paths(g); });
+  // The GEMM micro-tile height the target's vector registers allow (not an optimisation).
+  mark_gemm_tile_rows(g, opts.gemm_tile_rows);
   // The backend-neutral plan: one region per (fused) node, plus output copies.
   ExecutionPlan plan;
   run("form-regions", [&] { plan = form_regions(g, opts.model_name); });

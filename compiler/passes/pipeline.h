@@ -19,6 +19,9 @@ struct PipelineOptions {
   InferOptions infer;
   PlanOptions plan;
   RegionLowering lower; ///< the backend's lowering of regions; empty: lower_region_cpu
+  /// GEMM micro-tile rows for Conv/Gemm/MatMul (1, 2, 4 or 8: the target's, see
+  /// gemm_tile_rows in templates/cpu/gemm_params.h); 0: the kernels' default (8)
+  int64_t gemm_tile_rows = 0;
   std::string print_after;  ///< pass name, or "all": dump the IR after it
   /// Optional passes not to run (--disable-pass): names from optional_pass_names(), or
   /// "all-fusion" for every fusion pass.

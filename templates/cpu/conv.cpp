@@ -156,6 +156,7 @@ gemm::Problem<T> group_problem(const ConvParams &q, const ConvPtrs<T> &t, i64 n,
                 1,
                 0,
                 make_act<T>(q.act)};
+  pr.mr = q.gemm_mr;
   if (g.w_packed) {
     pr.a = t.w + grp * packed_a_elems(Mg, K);
     pr.a_packed = 1;
@@ -166,7 +167,8 @@ gemm::Problem<T> group_problem(const ConvParams &q, const ConvPtrs<T> &t, i64 n,
 /// Many columns: one work item per (group, column block of kNC) packs its columns into the
 /// group's scratch and multiplies every row block with them while they are in cache.
 template <typename T>
-void conv_gemm_fused(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t, i64 n) {
+ONNXC_GEMM_INLINE void conv_gemm_fused(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t,
+                                       i64 n) {
   const ConvParams cp = params_of<ConvParams>(params);
   const i64 nb = gemm::ceil_div(cp.w.out_size(), gemm::kNC);
   auto body = [&](const i64 *pp, i64 lo, i64 hi) {
@@ -201,7 +203,8 @@ inline i64 split_rows(const ConvParams &q) {
 /// Few columns: every group's B is packed first (one parallel loop over panels), then the
 /// (group, row block, column block) tiles run in a second one.
 template <typename T>
-void conv_gemm_split(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t, i64 n) {
+ONNXC_GEMM_INLINE void conv_gemm_split(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t,
+                                       i64 n) {
   using namespace gemm;
   const ConvParams cp = params_of<ConvParams>(params);
   constexpr i64 NR = nr<T>();
@@ -233,7 +236,8 @@ void conv_gemm_split(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t, i64 
   parallel_for(rt, params, cp.G * mb * nb, 1, tiles);
 }
 
-template <typename T> void conv_gemm(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t) {
+template <typename T>
+ONNXC_GEMM_INLINE void conv_gemm(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t) {
   const ConvParams cp = params_of<ConvParams>(params);
   const bool fused = gemm::ceil_div(cp.w.out_size(), gemm::kNC) >= kConvFusedBlocks;
   for (i64 n = 0; n < cp.N; ++n) {
@@ -372,7 +376,8 @@ ONNXC_DW_INLINE void dw_rows(const ConvParams &q, const Act<T> &act, const ConvP
 }
 
 /// Depthwise: work items are (image, channel, block of output rows), enough for every thread.
-template <typename T> void conv_depthwise(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t) {
+template <typename T>
+ONNXC_GEMM_INLINE void conv_depthwise(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t) {
   const ConvParams cp = params_of<ConvParams>(params);
   const i64 items = cp.N * cp.M * conv_dw_splits(cp);
   auto body = [&](const i64 *pp, i64 lo, i64 hi) {
@@ -390,7 +395,8 @@ template <typename T> void conv_depthwise(onnxc_rt *rt, const i64 *params, const
   parallel_for(rt, params, items, 1 + 8192 / (work > 0 ? work : 1), body);
 }
 
-template <typename T> int32_t conv_kernel(onnxc_rt *rt, void *const *t, const i64 *p) {
+template <typename T>
+ONNXC_GEMM_INLINE int32_t conv_kernel(onnxc_rt *rt, void *const *t, const i64 *p) {
   const ConvParams cp = params_of<ConvParams>(p);
   const ConvPtrs<T> ptrs{static_cast<const T *>(t[0]), static_cast<const T *>(t[1]),
                          cp.has_bias ? static_cast<const T *>(t[2]) : nullptr,

@@ -23,9 +23,10 @@ struct ConvParams {
   int64_t has_bias; ///< 0/1: tensor 2 is the bias
   int64_t w_packed; ///< 0/1: tensor 1 is W pre-packed per group (conv_pack_weights), GEMM algos
   ActParams act;    ///< fused activation, applied as each output element is final
+  int64_t gemm_mr;  ///< GEMM micro-tile rows (GemmParams::mr); 0: gemm::kMR
 };
 
-/// GEMM panel width in elements for an element of `elem_bytes` (one 64-byte vector).
+/// GEMM panel width in elements for an element of `elem_bytes` (gemm::panel_width).
 constexpr int64_t conv_panel_width(int64_t elem_bytes) { return gemm::panel_width(elem_bytes); }
 
 /// The GEMM's K: one group's input channels times the kernel size.

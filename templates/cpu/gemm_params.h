@@ -4,11 +4,14 @@
  * the lowerings also run at compile time to pre-pack constant weights (so the kernels never
  * repack them). Freestanding: included by the kernels and by onnxc itself.
  *
- * Layouts (T: float or double, NR = 64 / sizeof(T): one 64-byte vector):
+ * Layouts (T: float or double, NR = kNV * 64 / sizeof(T): kNV 64-byte vectors, MR = kMR):
  *   packed B (K x N): panel p holds columns [p*NR, p*NR+NR) as K rows of NR contiguous elements,
  *     zero-padded past N; panel p starts at p * max(K, 1) * NR.
  *   packed A (M x K): panel q holds rows [q*MR, q*MR+MR) as K columns of MR contiguous elements,
  *     zero-padded past M; panel q starts at q * MR * max(K, 1).
+ * The micro-kernel (nn_gemm.h) computes tiles of `mr` rows (GemmParams::mr, a divisor of kMR
+ * chosen by the lowering for the target's vector registers: gemm_tile_rows) x NR columns, so
+ * the packed layouts are the same for every target.
  */
 #ifndef ONNXC_GEMM_PARAMS_H
 #define ONNXC_GEMM_PARAMS_H
@@ -18,17 +21,31 @@
 namespace onnxc_k {
 namespace gemm {
 
-constexpr int64_t kMR = 6;       ///< rows of A per micro-tile (broadcast operand)
-constexpr int64_t kMC = 72;      ///< rows per work item (multiple of kMR)
-constexpr int64_t kKC = 256;     ///< K block: the KC x NR panel of B stays in L1
-constexpr int64_t kNC = 128;     ///< columns per work item (multiple of NR)
-constexpr int64_t kSmallM = 4;   ///< M up to this reads B directly (no packing)
+constexpr int64_t kVecBytes = 64; ///< the kernels' generic vector (split by the target)
+constexpr int64_t kNV = 3;        ///< vectors per row of a micro-tile (and of a B panel)
+constexpr int64_t kMR = 8;        ///< rows of a packed A panel; the largest micro-tile
+constexpr int64_t kMC = 64;       ///< rows per work item (multiple of kMR)
+constexpr int64_t kKC = 256;      ///< K block: the MR x KC panel of A stays in L1
+constexpr int64_t kNC = 192;      ///< columns per work item (multiple of NR for float and double)
+constexpr int64_t kSmallM = 4;    ///< M up to this reads B directly (no packing)
 constexpr int64_t kSmallNC = 512; ///< columns per work item then
 
-/// Panel width (columns of packed B) for elements of `elem_bytes`: one 64-byte vector.
-constexpr int64_t panel_width(int64_t elem_bytes) { return 64 / elem_bytes; }
+/// Panel width (columns of packed B) for elements of `elem_bytes`: kNV 64-byte vectors.
+constexpr int64_t panel_width(int64_t elem_bytes) { return kNV * kVecBytes / elem_bytes; }
 constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 constexpr int64_t min_i(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/// Micro-tile rows (a divisor of kMR) for a target with `vector_regs` SIMD registers of
+/// `vector_bytes` each: the mr x kNV accumulator vectors take at most 3/4 of the registers, the
+/// rest holds B and the broadcast A (AVX-512: 8; AVX2 and AArch64 NEON: 2; SSE, ARMv7: 1).
+constexpr int64_t gemm_tile_rows(int64_t vector_regs, int64_t vector_bytes) {
+  const int64_t per_vec =
+      vector_bytes > 0 && vector_bytes < kVecBytes ? kVecBytes / vector_bytes : 1;
+  int64_t mr = kMR;
+  while (mr > 1 && mr * kNV * per_vec > vector_regs * 3 / 4)
+    mr /= 2;
+  return mr;
+}
 
 /// Elements of one packed B (K x N) for elements of `elem_bytes`.
 constexpr int64_t packed_b_elems(int64_t K, int64_t N, int64_t elem_bytes) {
@@ -96,9 +113,10 @@ struct GemmParams {
   int64_t direct;          ///< 0/1: small M, B read as it is (no packing, no scratch)
   int64_t b_packed;        ///< 0/1: tensor 1 holds the b_count matrices already packed
   int64_t rank;            ///< batch dims
+  int64_t mr;              ///< micro-tile rows: 1, 2, 4 or kMR (gemm_tile_rows); 0: kMR
   ActParams act;
   int64_t batch[kMaxRank], a_bs[kMaxRank], b_bs[kMaxRank]; ///< dims, A strides (elements),
-                                                          ///< B strides (matrices)
+                                                           ///< B strides (matrices)
 };
 
 /// Scratch bytes of a GEMM call: the packed B matrices unless they are packed already.

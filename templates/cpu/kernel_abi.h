@@ -81,9 +81,11 @@ template <typename F> inline void parallel_for(onnxc_rt *rt, i64 n, i64 grain, F
 }
 /// parallel_for whose body f(params, begin, end) is specialised for the node also when it runs
 /// on the thread pool (see onnxc_parallel_for_params). Read every shape and parameter inside f
-/// from its `params` argument, not from locals captured by reference: only those fold.
+/// from its `params` argument, not from locals captured by reference: only those fold. Always
+/// inlined, so that the params are the node's constant at the call (else nothing is specialised).
 template <typename F>
-inline void parallel_for(onnxc_rt *rt, const i64 *params, i64 n, i64 grain, F &f) {
+__attribute__((always_inline)) inline void parallel_for(onnxc_rt *rt, const i64 *params, i64 n,
+                                                        i64 grain, F &f) {
   if (n <= grain || onnxc_rt_num_threads(rt) <= 1) {
     if (n > 0) {
 #if defined(__clang__)

@@ -17,62 +17,71 @@
 namespace onnxc_k {
 namespace {
 
-template <typename T> int32_t gemm_kernel(onnxc_rt *rt, void *const *t, const i64 *params) {
+/// Batch b's Problem of the node's params pp (tensors t): every field a constant or a pointer.
+template <typename T> gemm::Problem<T> batch_problem(const i64 *pp, void *const *t, i64 b) {
+  using namespace gemm;
+  const GemmParams q = params_of<GemmParams>(pp);
+  const T *A = static_cast<const T *>(t[0]), *B = static_cast<const T *>(t[1]);
+  const T *packed = q.direct ? nullptr : q.b_packed ? B : static_cast<const T *>(t[4]);
+  i64 rem = b, a_off = 0, b_idx = 0;
+  for (i64 d = q.rank - 1; d >= 0; --d) {
+    const i64 c = rem % q.batch[d];
+    rem /= q.batch[d];
+    a_off += c * q.a_bs[d];
+    b_idx += c * q.b_bs[d];
+  }
+  Problem<T> pr{q.M,
+                q.N,
+                q.K,
+                A + a_off,
+                q.rsa,
+                q.csa,
+                packed ? packed + b_idx * packed_elems<T>(q.K, q.N) : nullptr,
+                B + b_idx * q.K * q.N,
+                q.rsb,
+                q.csb,
+                static_cast<T *>(t[3]) + b * q.M * q.N,
+                q.rsy,
+                q.csy,
+                (T)q.alpha,
+                (T)q.beta,
+                q.has_c ? static_cast<const T *>(t[2]) : nullptr,
+                q.rsc,
+                q.csc,
+                make_act<T>(q.act)};
+  pr.mr = q.mr;
+  return pr;
+}
+
+/// Packs the b_count B matrices into the scratch (panels in parallel, node-specialised body).
+template <typename T> void pack_bs(onnxc_rt *rt, void *const *t, const i64 *params) {
   using namespace gemm;
   constexpr i64 NR = nr<T>();
   const GemmParams gp = params_of<GemmParams>(params);
-  const i64 M = gp.M, N = gp.N, K = gp.K, rank = gp.rank;
-  const T alpha = (T)gp.alpha, beta = (T)gp.beta;
-  const Act<T> act = make_act<T>(gp.act);
-  const i64 *dims = gp.batch, *a_bs = gp.a_bs, *b_bs = gp.b_bs;
-  const T *A = static_cast<const T *>(t[0]), *B = static_cast<const T *>(t[1]);
-  const T *C = gp.has_c ? static_cast<const T *>(t[2]) : nullptr;
-  T *Y = static_cast<T *>(t[3]);
-  const T *packed = gp.direct ? nullptr : gp.b_packed ? B : static_cast<T *>(t[4]);
-  const i64 panels = ceil_div(N, NR), kk = K > 0 ? K : 1, pe = packed_elems<T>(K, N);
-
-  auto pack = [&](i64 lo, i64 hi) {
+  const i64 kk = gp.K > 0 ? gp.K : 1;
+  auto pack = [&](const i64 *pp, i64 lo, i64 hi) {
+    const GemmParams q = params_of<GemmParams>(pp);
+    const i64 panels = ceil_div(q.N, NR), k1 = q.K > 0 ? q.K : 1, pe = packed_elems<T>(q.K, q.N);
+    const T *B = static_cast<const T *>(t[1]);
     T *dst = static_cast<T *>(t[4]);
     for (i64 w = lo; w < hi; ++w) {
       const i64 b = w / panels, pn = w % panels;
-      pack_panel(dst + b * pe + pn * kk * NR, B + b * K * N, K, N, gp.rsb, gp.csb, pn);
+      pack_panel(dst + b * pe + pn * k1 * NR, B + b * q.K * q.N, q.K, q.N, q.rsb, q.csb, pn);
     }
   };
-  if (!gp.direct && !gp.b_packed)
-    parallel_for(rt, gp.b_count * panels, 1 + 8192 / (kk * NR), pack);
+  parallel_for(rt, params, gp.b_count * ceil_div(gp.N, NR), 1 + 8192 / (kk * NR), pack);
+}
 
+template <typename T>
+ONNXC_GEMM_INLINE int32_t gemm_kernel(onnxc_rt *rt, void *const *t, const i64 *params) {
+  const gemm::GemmParams gp = params_of<gemm::GemmParams>(params);
+  if (!gp.direct && !gp.b_packed)
+    pack_bs<T>(rt, t, params);
   i64 batches = 1;
-  for (i64 d = 0; d < rank; ++d)
-    batches *= dims[d];
-  auto problem = [&](i64 b) {
-    i64 rem = b, a_off = 0, b_idx = 0;
-    for (i64 d = rank - 1; d >= 0; --d) {
-      const i64 c = rem % dims[d];
-      rem /= dims[d];
-      a_off += c * a_bs[d];
-      b_idx += c * b_bs[d];
-    }
-    return Problem<T>{M,
-                      N,
-                      K,
-                      A + a_off,
-                      gp.rsa,
-                      gp.csa,
-                      packed ? packed + b_idx * pe : nullptr,
-                      B + b_idx * K * N,
-                      gp.rsb,
-                      gp.csb,
-                      Y + b * M * N,
-                      gp.rsy,
-                      gp.csy,
-                      alpha,
-                      beta,
-                      C,
-                      gp.rsc,
-                      gp.csc,
-                      act};
-  };
-  run<T>(rt, batches, M, N, problem);
+  for (i64 d = 0; d < gp.rank; ++d)
+    batches *= gp.batch[d];
+  auto problem = [&](const i64 *pp, i64 b) { return batch_problem<T>(pp, t, b); };
+  gemm::run<T>(rt, params, batches, gp.M, gp.N, !gp.direct, problem);
   return 0;
 }
 

@@ -1,22 +1,31 @@
-/* Cache-blocked GEMM shared by the MatMul/Gemm and Conv kernels.
+/* Cache-blocked GEMM shared by the MatMul/Gemm, Conv and recurrent kernels.
  *
  *   Y[i, j] = act(alpha * sum_k A[i, k] * B[k, j]  +  beta * C[i, j])      (C, act optional)
  *
  * A, Y and C are read/written through (row, column) element strides, so transposed operands and
  * broadcast C (stride 0) cost nothing. B is first packed (by the caller's packer, e.g. im2col)
- * into panels of NR columns: panel p holds B[0..K, p*NR .. p*NR+NR) as K rows of NR contiguous
- * elements, zero-padded past N (gemm_params.h; constant B may come pre-packed). A is read with
- * its strides, or as MR-row panels when pre-packed (a_packed); the A layout is a template
- * parameter of the micro-kernel, so its inner loop has constant offsets even though the Problem
- * reaches it through the thread pool. The micro-kernel accumulates an MR x NR tile of Y in MR
- * 64-byte vectors with the K loop outermost (NR = 16 floats: 6 zmm on AVX-512, 12 ymm on AVX2,
- * 24 q registers on NEON). The vectors are written with the generic vector extension rather than
- * left to the auto-vectoriser, because the bitcode is optimised before the target's vector
- * width is known; LLVM legalises them for the target when the model is compiled. The fused
- * activation (templates/cpu/activation.h) is applied when the last K block of a tile is stored.
+ * into panels of NR = kNV vectors of columns (gemm_params.h; constant B may come pre-packed). A
+ * is read with its strides, or as kMR-row panels when pre-packed (a_packed); the A layout is a
+ * template parameter of the micro-kernel, so its inner loop has constant offsets.
  *
- * Blocking: K in blocks of KC (the KC x NR panel stays in L1, the MC x KC block of A in L2);
- * parallel work items are (batch, block of MC rows, block of NC columns).
+ * Micro-kernel: an R x NR tile of Y in R x kNV 64-byte accumulator vectors (R = Problem::mr, up
+ * to kMR = 8, chosen by the lowering for the target: 8 x 3 = 24 zmm on AVX-512, 2 x 3 x 2 = 12
+ * ymm on AVX2, 2 x 3 x 4 = 24 q registers on AArch64 NEON), K loop outermost: per k, kNV loads
+ * of B and R broadcasts of A feed R x kNV independent FMAs, enough to hide the FMA latency. M
+ * and N remainders use smaller tiles (R a power of two, fewer vectors). Each micro-kernel
+ * variant (T, R, vectors, A layout) is one out-of-line function shared by every node; the
+ * callers (run() with node params, conv.cpp's bodies) are node-specialised, so the layout, tile
+ * rows and the M/N remainders are constants there and a node calls only the variants it needs,
+ * and LLVM never inlines all of them into one body. The vectors are written
+ * with the generic vector extension rather than left to the auto-vectoriser, because the bitcode
+ * is optimised before the target's vector width is known; LLVM legalises them for the target
+ * when the model is compiled. The fused activation (templates/cpu/activation.h) is applied when
+ * the last K block of a tile is stored.
+ *
+ * Blocking: K in blocks of KC (the R x KC panel of A stays in L1, a KC x NR panel of B in L1/L2
+ * and is reused for every micro-tile of the MC rows before the next panel); parallel work items
+ * are (batch, block of MC rows, block of NC columns), NC shrunk for small M so that the threads
+ * get equal shares.
  */
 #ifndef ONNXC_NN_GEMM_H
 #define ONNXC_NN_GEMM_H
@@ -27,6 +36,10 @@
 
 namespace onnxc_k {
 namespace gemm {
+
+/// Forces the micro-kernel dispatch (block() down to micro_cols()) into its caller, so that in a
+/// node-specialised body the layout, tile rows and remainders fold to the variants it calls.
+#define ONNXC_GEMM_INLINE __attribute__((always_inline)) inline
 
 /* kMR, kMC, kKC, kNC, kSmallM, kSmallNC and the packed layouts: templates/cpu/gemm_params.h */
 template <typename T> constexpr i64 nr() { return panel_width(sizeof(T)); }
@@ -49,8 +62,9 @@ template <typename T> struct Problem {
   T alpha, beta;
   const T *c; /* nullptr: no C term */
   i64 rsc, csc;
-  Act<T> act;      /* applied to the finished Y elements */
+  Act<T> act;       /* applied to the finished Y elements */
   i64 a_packed = 0; /* 1: a is packed A (gemm_params.h), rsa/csa unused */
+  i64 mr = kMR;     /* micro-tile rows: 1, 2, 4 or kMR (GemmParams::mr) */
 };
 
 /// Packs panel `p` of B (gemm_params.h's pack_b_panel).
@@ -62,85 +76,154 @@ inline void pack_panel(T *dst, const T *b, i64 K, i64 N, i64 rsb, i64 csb, i64 p
 /// One 64-byte vector of T (generic vector extension: one zmm, two ymm or four NEON q registers,
 /// whatever the target at model-compile time has).
 template <typename T> struct Vec;
-template <> struct Vec<float> { typedef float type __attribute__((vector_size(64))); };
-template <> struct Vec<double> { typedef double type __attribute__((vector_size(64))); };
+template <> struct Vec<float> { typedef float type __attribute__((vector_size(kVecBytes))); };
+template <> struct Vec<double> { typedef double type __attribute__((vector_size(kVecBytes))); };
 
-/// Y tile [i0, i0+rows) x [j0, j0+cols) from K range [k0, k0+kc), computed as MR rows (with a
-/// packed A the rows past M are zeros): the first K block writes alpha*acc + beta*C, later ones
-/// add alpha*acc; the last one applies the activation. The MR accumulators live in registers.
 /// How the micro-kernel addresses A: a compile-time layout, so that the inner loop has constant
 /// offsets (the Problem reaches it through the thread pool, so its fields are not constants).
 enum ALayout { kAPacked, kARowMajor, kAStrided };
 
-template <typename T, int MR, ALayout L>
-inline void micro(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 cols, i64 k0, i64 kc) {
+/// Stores `cols` finished accumulator elements r[0..cols) of row i, columns j0.. of Y: the first
+/// K block writes alpha*acc + beta*C, later ones add alpha*acc; the last applies the activation.
+template <typename T>
+inline void store_row(const Problem<T> &p, i64 i, i64 j0, i64 cols, const T *r, i64 k0, bool last) {
+  T *y = p.y + i * p.rsy + j0 * p.csy;
+  if (k0 > 0) {
+    for (i64 j = 0; j < cols; ++j)
+      y[j * p.csy] += p.alpha * r[j];
+  } else if (p.c) {
+    const T *c = p.c + i * p.rsc + j0 * p.csc;
+    for (i64 j = 0; j < cols; ++j)
+      y[j * p.csy] = p.alpha * r[j] + p.beta * c[j * p.csc];
+  } else {
+    for (i64 j = 0; j < cols; ++j)
+      y[j * p.csy] = p.alpha * r[j];
+  }
+  if (last && p.act.kind != kActNone) /* the row segment is final and in L1 */
+    apply_act(p.act, y, cols, p.csy);
+}
+
+/// Y tile [i0, i0+rows) x [j0, j0+cols) (rows <= R, cols <= NV vectors) from the K range
+/// [k0, k0+kc): R x NV accumulator vectors stay in registers through the K loop (A broadcast,
+/// B loaded as NV vectors of the packed panel). R rows of A are read (a packed A is zero-padded
+/// to its panel, so R may exceed `rows` there); only `rows` x `cols` are stored.
+template <typename T, int R, int NV, ALayout L>
+__attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 cols,
+                                     i64 k0, i64 kc) {
   typedef typename Vec<T>::type V;
-  constexpr i64 NR = nr<T>();
-  static_assert(sizeof(V) == NR * sizeof(T), "one vector per tile row");
-  static_assert(MR <= kMR, "tile rows");
-  V acc[MR];
+  constexpr i64 NR = nr<T>(), VL = kVecBytes / sizeof(T);
+  static_assert(NV <= kNV && R <= kMR, "tile shape");
+  V acc[R][NV];
 #pragma GCC unroll 8
-  for (int i = 0; i < MR; ++i)
-    acc[i] = V{};
+  for (int i = 0; i < R; ++i)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v)
+      acc[i][v] = V{};
   const i64 kk = p.K > 0 ? p.K : 1;
   const i64 rsa = L == kAPacked ? 1 : p.rsa;
   const i64 csa = L == kAPacked ? kMR : L == kARowMajor ? 1 : p.csa;
-  const T *a = L == kAPacked ? p.a + (i0 / kMR) * kMR * kk + k0 * kMR : p.a + i0 * rsa + k0 * csa;
+  const T *a =
+      L == kAPacked ? p.a + (i0 / kMR) * kMR * kk + k0 * kMR + i0 % kMR : p.a + i0 * rsa + k0 * csa;
   const T *b = p.bp + (j0 / NR) * kk * NR + k0 * NR;
   for (i64 k = 0; k < kc; ++k) {
-    V bv;
-    __builtin_memcpy(&bv, b + k * NR, sizeof bv);
+    V bv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v)
+      __builtin_memcpy(&bv[v], b + k * NR + v * VL, sizeof(V));
 #pragma GCC unroll 8
-    for (int i = 0; i < MR; ++i)
-      acc[i] += a[i * rsa + k * csa] * bv;
+    for (int i = 0; i < R; ++i) {
+      const T av = a[i * rsa + k * csa];
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v)
+        acc[i][v] += av * bv[v];
+    }
   }
   const bool last = k0 + kc >= p.K;
-  for (int i = 0; i < MR && i < rows; ++i) {
-    T r[NR];
-    __builtin_memcpy(r, &acc[i], sizeof r);
-    T *y = p.y + (i0 + i) * p.rsy + j0 * p.csy;
-    if (k0 > 0) {
-      for (i64 j = 0; j < cols; ++j)
-        y[j * p.csy] += p.alpha * r[j];
-    } else if (p.c) {
-      const T *c = p.c + (i0 + i) * p.rsc + j0 * p.csc;
-      for (i64 j = 0; j < cols; ++j)
-        y[j * p.csy] = p.alpha * r[j] + p.beta * c[j * p.csc];
-    } else {
-      for (i64 j = 0; j < cols; ++j)
-        y[j * p.csy] = p.alpha * r[j];
-    }
-    if (last && p.act.kind != kActNone) /* the row segment is final and in L1 */
-      apply_act(p.act, y, cols, p.csy);
+  for (int i = 0; i < R && i < rows; ++i) {
+    T r[NV * VL];
+    __builtin_memcpy(r, &acc[i][0], sizeof r);
+    store_row(p, i0 + i, j0, cols, r, k0, last);
   }
 }
 
+/// micro() with as few vectors as `cols` needs (the last panel of a narrow N).
+template <typename T, int R, ALayout L>
+ONNXC_GEMM_INLINE void micro_cols(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 cols, i64 k0,
+                                  i64 kc) {
+  constexpr i64 VL = kVecBytes / sizeof(T);
+  static_assert(kNV == 3, "micro_cols covers 1..3 vectors");
+  if (cols > 2 * VL)
+    return micro<T, R, 3, L>(p, i0, rows, j0, cols, k0, kc);
+  if (cols > VL)
+    return micro<T, R, 2, L>(p, i0, rows, j0, cols, k0, kc);
+  return micro<T, R, 1, L>(p, i0, rows, j0, cols, k0, kc);
+}
+
+/// micro_cols() with R rows, R a power of two up to kMR.
 template <typename T, ALayout L>
-inline void tile_rows(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 cols, i64 k0, i64 kc) {
-  switch (rows) {
-  case 6:
-    return micro<T, 6, L>(p, i0, rows, j0, cols, k0, kc);
-  case 5:
-    return micro<T, 5, L>(p, i0, rows, j0, cols, k0, kc);
+ONNXC_GEMM_INLINE void micro_rows(const Problem<T> &p, i64 R, i64 i0, i64 rows, i64 j0, i64 cols,
+                                  i64 k0, i64 kc) {
+  static_assert(kMR == 8, "micro_rows covers 1, 2, 4 and 8 rows");
+  switch (R) {
+  case 8:
+    return micro_cols<T, 8, L>(p, i0, rows, j0, cols, k0, kc);
   case 4:
-    return micro<T, 4, L>(p, i0, rows, j0, cols, k0, kc);
-  case 3:
-    return micro<T, 3, L>(p, i0, rows, j0, cols, k0, kc);
+    return micro_cols<T, 4, L>(p, i0, rows, j0, cols, k0, kc);
   case 2:
-    return micro<T, 2, L>(p, i0, rows, j0, cols, k0, kc);
+    return micro_cols<T, 2, L>(p, i0, rows, j0, cols, k0, kc);
   default:
-    return micro<T, 1, L>(p, i0, rows, j0, cols, k0, kc);
+    return micro_cols<T, 1, L>(p, i0, rows, j0, cols, k0, kc);
   }
 }
 
+/// What decides the micro-kernel variants of a Problem, read once before any micro-kernel call
+/// (the Problem's address escapes to the out-of-line micro-kernels, so later reads of it are
+/// not constants even in a node-specialised body).
+struct Tiling {
+  i64 M, N, K;
+  i64 mr;     /* micro-tile rows: 1, 2, 4 or kMR (Problem::mr; anything else is kMR) */
+  i64 layout; /* ALayout of A */
+};
+template <typename T> ONNXC_GEMM_INLINE Tiling tiling(const Problem<T> &p) {
+  const i64 mr = p.mr == 1 || p.mr == 2 || p.mr == 4 ? p.mr : kMR;
+  return {p.M, p.N, p.K, mr, p.a_packed ? kAPacked : p.csa == 1 ? kARowMajor : kAStrided};
+}
+
+/// Rows [i0, i1) x one panel in layout L: tiles of mr rows, then (only when i1 == M; blocks
+/// start at multiples of kMR) the M % mr rows left: with zero-padded packed A one tile of the
+/// next power of two, else tiles of mr/2, mr/4, ... rows as the bits of the rest say. The rest
+/// is a constant in a node-specialised body, so only the tiles it needs remain there.
+template <typename T, ALayout L>
+ONNXC_GEMM_INLINE void panel_rows_in(const Problem<T> &p, const Tiling &t, i64 i0, i64 i1, i64 j0,
+                                     i64 cols, i64 k0, i64 kc) {
+  const i64 mr = t.mr, rest = i1 == t.M ? t.M % mr : 0, full = i1 - rest;
+  i64 i = i0;
+  for (; i < full; i += mr)
+    micro_rows<T, L>(p, mr, i, mr, j0, cols, k0, kc);
+  if (rest == 0)
+    return;
+  if (L == kAPacked) {
+    const i64 R = rest <= 1 ? 1 : rest <= 2 ? 2 : rest <= 4 ? 4 : kMR;
+    return micro_rows<T, L>(p, R, i, rest, j0, cols, k0, kc);
+  }
+  for (i64 R = kMR / 2; R >= 1; R /= 2)
+    if (rest & R) {
+      micro_rows<T, L>(p, R, i, R, j0, cols, k0, kc);
+      i += R;
+    }
+}
+
+/// Rows [i0, i1) x one panel (columns j0 .., cols of them) from K range [k0, k0+kc), in the
+/// micro-kernel for A's layout (a constant in a node-specialised body).
 template <typename T>
-inline void tile(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 cols, i64 k0, i64 kc) {
-  static_assert(kMR == 6, "tile_rows covers 1..6 rows");
-  if (p.a_packed) /* zero-padded panels: always the full register tile */
-    return micro<T, kMR, kAPacked>(p, i0, rows, j0, cols, k0, kc);
-  if (p.csa == 1)
-    return tile_rows<T, kARowMajor>(p, i0, rows, j0, cols, k0, kc);
-  return tile_rows<T, kAStrided>(p, i0, rows, j0, cols, k0, kc);
+ONNXC_GEMM_INLINE void panel_rows(const Problem<T> &p, const Tiling &t, i64 i0, i64 i1, i64 j0,
+                                  i64 cols, i64 k0, i64 kc) {
+  if (t.layout == kAPacked)
+    panel_rows_in<T, kAPacked>(p, t, i0, i1, j0, cols, k0, kc);
+  else if (t.layout == kARowMajor)
+    panel_rows_in<T, kARowMajor>(p, t, i0, i1, j0, cols, k0, kc);
+  else
+    panel_rows_in<T, kAStrided>(p, t, i0, i1, j0, cols, k0, kc);
 }
 
 /// Writes Y[i, j] = act(alpha * acc + beta * C[i, j]) (the epilogue of the direct path).
@@ -154,17 +237,17 @@ template <typename T> inline void store(const Problem<T> &p, i64 i, i64 j, T acc
 /// sum_k a[k] * b[k] with vector partial sums (a and b contiguous).
 template <typename T> inline T dot(const T *a, const T *b, i64 K) {
   typedef typename Vec<T>::type V;
-  constexpr i64 NR = nr<T>();
+  constexpr i64 VL = kVecBytes / sizeof(T); /* one vector, not a panel */
   V acc = V{};
   i64 k = 0;
-  for (; k + NR <= K; k += NR) {
+  for (; k + VL <= K; k += VL) {
     V va, vb;
     __builtin_memcpy(&va, a + k, sizeof va);
     __builtin_memcpy(&vb, b + k, sizeof vb);
     acc += va * vb;
   }
   T s = 0;
-  for (int j = 0; j < NR; ++j)
+  for (int j = 0; j < VL; ++j)
     s += acc[j];
   for (; k < K; ++k)
     s += a[k] * b[k];
@@ -209,37 +292,89 @@ template <typename T> inline void small_m(const Problem<T> &p, i64 n0, i64 n1) {
   }
 }
 
-/// Rows [m0, m1) x columns [n0, n1) of Y (n0 a multiple of NR).
-template <typename T> inline void block(const Problem<T> &p, i64 m0, i64 m1, i64 n0, i64 n1) {
+/// Rows [m0, m1) x columns [n0, n1) of Y (m0 a multiple of kMR, n0 of NR). Per K block, each
+/// packed B panel (KC x NR) is used for every micro-tile of the rows before the next.
+template <typename T>
+ONNXC_GEMM_INLINE void block(const Problem<T> &p, i64 m0, i64 m1, i64 n0, i64 n1) {
   constexpr i64 NR = nr<T>();
   if (!p.bp)
     return small_m(p, n0, n1);
+  /* whole panels, then (only when n1 == N; blocks start at multiples of NR) the N % NR
+     columns left: a constant in a node-specialised body, so only one vector count remains */
+  const Tiling t = tiling(p);
+  const i64 rest = n1 == t.N ? t.N % NR : 0, full = n1 - rest;
   i64 k0 = 0;
   do { /* runs once when K == 0 so that Y = beta*C */
-    const i64 kc = min_i(kKC, p.K - k0);
-    for (i64 j0 = n0; j0 < n1; j0 += NR)
-      for (i64 i0 = m0; i0 < m1; i0 += kMR)
-        tile(p, i0, min_i(kMR, m1 - i0), j0, min_i(NR, n1 - j0), k0, kc);
+    const i64 kc = min_i(kKC, t.K - k0);
+    for (i64 j0 = n0; j0 < full; j0 += NR)
+      panel_rows(p, t, m0, m1, j0, NR, k0, kc);
+    if (rest)
+      panel_rows(p, t, m0, m1, full, rest, k0, kc);
     k0 += kKC;
-  } while (k0 < p.K);
+  } while (k0 < t.K);
 }
 
-/// Runs `batches` GEMMs of the same M x N; problem(b) gives batch b's Problem (B packed).
+/// Columns per work item: kNC, or fewer (a multiple of NR) when that splits `row_items` x the
+/// column blocks evenly over `threads` (small M: every thread gets the same work).
+template <typename T> inline i64 columns_per_item(i64 row_items, i64 N, i64 threads) {
+  constexpr i64 NR = nr<T>();
+  if (threads <= 1)
+    return kNC;
+  for (i64 nc = kNC; nc >= NR; nc -= NR) {
+    const i64 items = row_items * ceil_div(N, nc);
+    if (items % threads == 0 || items >= 8 * threads)
+      return nc;
+  }
+  return kNC;
+}
+
+/// Work split of run(): row blocks of mc rows, column blocks of nc columns.
+struct Split {
+  i64 mb, nc, nb;
+};
+template <typename T> inline Split split(onnxc_rt *rt, i64 batches, i64 M, i64 N, bool packed) {
+  const i64 mc = packed ? kMC : M, mb = ceil_div(M, mc);
+  const i64 nc = packed ? columns_per_item<T>(batches * mb, N, onnxc_rt_num_threads(rt)) : kSmallNC;
+  return {mb, nc, ceil_div(N, nc)};
+}
+
+/// Work item w of run()'s split: problem(b) gives batch b's Problem.
+template <typename T, typename ProblemOf>
+ONNXC_GEMM_INLINE void run_item(const Split &s, i64 w, ProblemOf &&problem) {
+  const i64 b = w / (s.mb * s.nb), r = w % (s.mb * s.nb), bm = r / s.nb, bn = r % s.nb;
+  const Problem<T> p = problem(b);
+  const i64 mc = p.bp ? kMC : p.M;
+  block(p, bm * mc, min_i(p.M, bm * mc + mc), bn * s.nc, min_i(p.N, bn * s.nc + s.nc));
+}
+
+/// Runs `batches` GEMMs of the same M x N; problem(params, b) gives batch b's Problem from the
+/// node's params (read every shape, stride, layout and the tile rows from that argument: the
+/// parallel body is then specialised for the node and the micro-kernel dispatch folds).
+template <typename T, typename ProblemOf>
+inline void run(onnxc_rt *rt, const i64 *params, i64 batches, i64 M, i64 N, bool packed,
+                ProblemOf &problem) {
+  if (M <= 0 || N <= 0 || batches <= 0)
+    return;
+  const Split s = split<T>(rt, batches, M, N, packed);
+  auto body = [&](const i64 *pp, i64 lo, i64 hi) {
+    for (i64 w = lo; w < hi; ++w)
+      run_item<T>(s, w, [&](i64 b) { return problem(pp, b); });
+  };
+  parallel_for(rt, params, batches * s.mb * s.nb, 1, body);
+}
+
+/// run() for a caller without node params (the recurrent kernels): problem(b) gives batch b's
+/// Problem; the parallel body is generic.
 template <typename T, typename ProblemOf>
 inline void run(onnxc_rt *rt, i64 batches, i64 M, i64 N, ProblemOf &problem) {
   if (M <= 0 || N <= 0 || batches <= 0)
     return;
-  const bool packed = problem(0).bp != nullptr;
-  const i64 mc = packed ? kMC : M, nc = packed ? kNC : kSmallNC;
-  const i64 mb = ceil_div(M, mc), nb = ceil_div(N, nc);
+  const Split s = split<T>(rt, batches, M, N, problem(0).bp != nullptr);
   auto body = [&](i64 lo, i64 hi) {
-    for (i64 w = lo; w < hi; ++w) {
-      const i64 b = w / (mb * nb), r = w % (mb * nb), bm = r / nb, bn = r % nb;
-      const Problem<T> p = problem(b);
-      block(p, bm * mc, min_i(M, bm * mc + mc), bn * nc, min_i(N, bn * nc + nc));
-    }
+    for (i64 w = lo; w < hi; ++w)
+      run_item<T>(s, w, problem);
   };
-  parallel_for(rt, batches * mb * nb, 1, body);
+  parallel_for(rt, batches * s.mb * s.nb, 1, body);
 }
 
 } // namespace gemm

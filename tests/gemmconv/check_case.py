@@ -9,6 +9,10 @@ the pack-weights pass; depthwise and pointwise Convs on their own paths), with
 --disable-pass=pack-weights (packed by the kernel at run time) and with --disable-pass=conv-paths
 (every Conv as im2col + GEMM); runs each with `onnxc run` at 1 and 2 threads, and compares every
 output with the numpy reference (output_0.pb) and the other libraries with the first.
+Cases named tile_* are also compiled with each forced GEMM micro-tile height
+(--gemm-tile-rows 1, 2, 4, 8) and with --disable-pass=specialise-parallel (the thread pool runs
+the generic GEMM body, whose micro-kernel choice is made at run time instead of folded for the
+node), and compared the same way.
 """
 import os
 import subprocess
@@ -55,6 +59,10 @@ def main(onnxc, case_dir, work):
     want = numpy_helper.to_array(onnx.load_tensor(os.path.join(data, "output_0.pb")))
     libs = {"packed": [], "unpacked": ["--disable-pass=pack-weights"],
             "im2col": ["--disable-pass=conv-paths"]}
+    if os.path.basename(os.path.normpath(case_dir)).startswith("tile_"):
+        for rows in (1, 2, 4, 8):
+            libs[f"tile_rows_{rows}"] = [f"--gemm-tile-rows={rows}"]
+        libs["generic_bodies"] = ["--disable-pass=specialise-parallel"]
     outs = {}
     for name, extra in libs.items():
         lib = os.path.join(work, f"{name}.so")
@@ -64,9 +72,10 @@ def main(onnxc, case_dir, work):
             compare(f"{name}, {threads} thread(s) vs numpy", got, want)
             outs[name, threads] = got
     for threads in (1, 2):
-        for other in ("unpacked", "im2col"):
-            compare(f"packed vs {other}, {threads} thread(s)", outs["packed", threads],
-                    outs[other, threads])
+        for name in libs:
+            if name != "packed":
+                compare(f"packed vs {name}, {threads} thread(s)", outs["packed", threads],
+                        outs[name, threads])
     return 0
 
 

@@ -124,6 +124,18 @@ CASES = {
     "matmul_batched": matmul([3, 2, 14, 24], [24, 37]),
     "matmul_batched_b": matmul([2, 13, 24], [2, 24, 21]),
     "matmul_vec": matmul([3, 50], [50, 64]),  # small M: B streamed, never packed
+    # tile_*: also compiled with every --gemm-tile-rows (check_case.py). Odd M, N and K: row
+    # remainders of each tile height, panels of 1, 2 and 3 vectors, K across KC blocks.
+    "tile_matmul_65x63x1000": matmul([65, 63], [63, 1000]),
+    "tile_matmul_17x300x17": matmul([17, 300], [300, 17]),
+    "tile_matmul_5x33x65": matmul([5, 33], [33, 65]),
+    "tile_matmul_batched_1000": matmul([2, 1000, 9], [9, 70]),
+    "tile_matmul_double": matmul([13, 29], [29, 50], dt=np.float64),
+    "tile_gemm_transa": gemm([63, 17], [63, 97], [97], transA=1),
+    "tile_gemm_1x1000": gemm([1, 64], [64, 1000], [1000]),
+    "tile_gemm_2x100_transb": gemm([2, 100], [70, 100], [70], transB=1),  # small M: dots
+    "tile_conv_m17": conv([1, 7, 9, 9], [17, 7, 3, 3], pads=[1, 1, 1, 1]),
+    "tile_conv_m63": conv([1, 5, 5, 13], [63, 5, 1, 1]),
 }
 
 ONNX_TYPE = {np.float32: TensorProto.FLOAT, np.float64: TensorProto.DOUBLE}

@@ -1,8 +1,10 @@
 // CPU backend: a hand-built ExecutionPlan compiled to .so (dlopen'ed and run through the generic
 // ABI), to aarch64, and to .o / .s / .ll; failures leave no output behind.
 #include "codegen/cpu/cpu_backend.h"
+#include "codegen/cpu/target_machine.h"
 #include "compiler/ir/error.h"
 #include "runtime_stub/onnxc_runtime.h"
+#include "templates/cpu/gemm_params.h"
 
 #include <catch2/catch.hpp>
 #include <dlfcn.h>
@@ -102,6 +104,31 @@ TEST_CASE("supported triples include x86_64 and aarch64 Linux", "[codegen_cpu]")
   auto triples = supported_cpu_triples();
   CHECK(std::find(triples.begin(), triples.end(), "x86_64-unknown-linux-gnu") != triples.end());
   CHECK(std::find(triples.begin(), triples.end(), "aarch64-unknown-linux-gnu") != triples.end());
+}
+
+TEST_CASE("GEMM micro-tile rows follow the target's vector registers", "[codegen_cpu]") {
+  using onnxc_k::gemm::gemm_tile_rows;
+  auto regs = [](const char *triple, const char *cpu) {
+    return vector_registers(resolve_cpu_target({triple, cpu, ""}));
+  };
+  const VectorRegisters sse = regs("x86_64-unknown-linux-gnu", "x86-64");
+  CHECK(sse.count == 16);
+  CHECK(sse.bytes == 16);
+  const VectorRegisters avx2 = regs("x86_64-unknown-linux-gnu", "x86-64-v3");
+  CHECK(avx2.count == 16);
+  CHECK(avx2.bytes == 32);
+  const VectorRegisters avx512 = regs("x86_64-unknown-linux-gnu", "x86-64-v4");
+  CHECK(avx512.count == 32);
+  const VectorRegisters neon = regs("aarch64-unknown-linux-gnu", "generic");
+  CHECK(neon.count == 32);
+  CHECK(neon.bytes == 16);
+  // 3/4 of the registers hold the mr x 3 accumulator vectors of 64 bytes.
+  CHECK(gemm_tile_rows(sse.count, sse.bytes) == 1);
+  CHECK(gemm_tile_rows(avx2.count, avx2.bytes) == 2);
+  CHECK(gemm_tile_rows(32, 64) == 8);
+  CHECK(gemm_tile_rows(32, 32) == 4);
+  CHECK(gemm_tile_rows(neon.count, neon.bytes) == 2);
+  CHECK(gemm_tile_rows(0, 0) == 1);
 }
 
 TEST_CASE("a compiled .so runs through the generic ABI", "[codegen_cpu]") {

@@ -71,6 +71,7 @@ KernelCall lower_conv(const Node &n) {
   const onnxc_k::WindowGeom geom = window_geom(n, s.win);
   onnxc_k::ConvParams p{s.N, s.C, s.M, s.group, geom, 0, n.has_input(2), 0, activation(n)};
   p.algo = choose_algo(n, s, p); /* reads the window geometry from p */
+  p.gemm_mr = attr_int(n, kGemmTileRowsAttr, 0);
   KernelCall call;
   const DType dt = input_dtype(n, 0);
   call.kernel = kernel_name(n, "conv", dt);

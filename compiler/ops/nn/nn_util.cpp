@@ -174,6 +174,7 @@ KernelCall gemm_call(const Node &n, GemmSpec s) {
   p.M = s.M, p.N = s.N, p.K = s.K, p.rsa = s.rsa, p.csa = s.csa, p.rsb = s.rsb, p.csb = s.csb;
   p.alpha = s.alpha, p.beta = s.beta, p.has_c = s.c != nullptr, p.rsc = s.rsc, p.csc = s.csc;
   p.b_count = s.b_count, p.rank = rank, p.act = activation(n);
+  p.mr = attr_int(n, kGemmTileRowsAttr, 0);
   // Matrix-vector like products stream B instead of packing it.
   p.direct = s.M <= onnxc_k::gemm::kSmallM && (s.csb == 1 || s.rsb == 1);
   for (int64_t d = 0; d < rank; ++d)

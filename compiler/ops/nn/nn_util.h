@@ -54,6 +54,10 @@ inline constexpr char kPackWeightsAttr[] = "onnxc.pack_weights";
 /// pointwise paths; without it every Conv runs as im2col + GEMM.
 inline constexpr char kConvPathsAttr[] = "onnxc.conv_paths";
 
+/// Int attribute: the GEMM micro-tile rows (1, 2, 4 or 8) for a Conv, Gemm or MatMul, chosen for
+/// the target's vector registers (mark_gemm_tile_rows); absent: the kernels' default.
+inline constexpr char kGemmTileRowsAttr[] = "onnxc.gemm_tile_rows";
+
 /// Kernel activation kind for an activation name ("Relu", "Clip", "LeakyRelu", "Sigmoid",
 /// "HardSigmoid", "HardSwish", "Silu"), or -1 if it cannot be fused.
 int64_t activation_kind(const std::string &name);

@@ -12,6 +12,7 @@
 // is 0 are zeros; clip applies to the inputs of f and g, not to the cell state. A sequence_lens
 // value outside [0, seq_length] fails the run with a message.
 #include "templates/cpu/recurrent.h"
+#include "templates/cpu/gemm_params.h"
 #include "compiler/ops/op_util.h"
 
 #include <algorithm>
@@ -212,7 +213,7 @@ KernelCall lower_rnn(const Node &n, Cell cell) {
     call.args.push_back(output_used(n, i) ? n.outputs[i] : nullptr);
   call.params = params;
   const int64_t elem = dtype_bits(dt) / 8;
-  call.scratch_bytes = R::scratch_layout(params.data(), 64 / elem).total * elem;
+  call.scratch_bytes = R::scratch_layout(params.data(), onnxc_k::gemm::panel_width(elem)).total * elem;
   return call;
 }
 
