@@ -93,7 +93,7 @@ template <typename T> Activation<T> activation(const i64 *p, i64 d, i64 k) {
 template <typename T>
 void product(onnxc_rt *rt, i64 M, i64 N, i64 K, const T *a, i64 rsa, const T *bp, const T *b,
              i64 ldb, T *y, i64 rsy, const T *c) {
-  const gemm::Problem<T> pr{M, N, K, a, rsa, 1, bp, b, 1, ldb, y, rsy, 1, T(1), T(1), c, 0, 1};
+  const gemm::Problem<T> pr{M, N, K, a, rsa, 1, bp, b, 1, ldb, y, rsy, 1, T(1), T(1), c, 0, 1, {}};
   auto problem = [&](i64) { return pr; };
   gemm::run<T>(rt, 1, M, N, problem);
 }
