@@ -117,26 +117,24 @@ std::optional<int64_t> SymInt::as_const() const {
   return terms_.empty() ? 0 : terms_.begin()->second.coeff;
 }
 
-bool SymInt::nonnegative() const {
+bool SymInt::monotone() const {
   for (const auto &[key, t] : terms_) {
-    if (t.coeff < 0)
+    if (!key.empty() && t.coeff < 0)
       return false;
     for (const auto &a : t.atoms) {
       bool ok = false;
-      auto positive_const = [](const SymInt &v) { return v.as_const() && *v.as_const() > 0; };
       switch (a->kind) {
       case SymAtom::Kind::Symbol:
         ok = true;
         break;
       case SymAtom::Kind::FloorDiv:
-      case SymAtom::Kind::Mod:
-        ok = a->a.nonnegative() && positive_const(a->b);
+        ok = a->a.monotone() && a->b.as_const() && *a->b.as_const() > 0;
         break;
       case SymAtom::Kind::Min:
-        ok = a->a.nonnegative() && a->b.nonnegative();
-        break;
       case SymAtom::Kind::Max:
-        ok = a->a.nonnegative() || a->b.nonnegative();
+        ok = a->a.monotone() && a->b.monotone();
+        break;
+      case SymAtom::Kind::Mod:
         break;
       }
       if (!ok)
@@ -144,6 +142,11 @@ bool SymInt::nonnegative() const {
     }
   }
   return true;
+}
+
+bool SymInt::nonnegative() const {
+  // Monotone, so its least value is at the least symbols: every run-time dim is at least 1.
+  return monotone() && eval([](const std::string &) { return int64_t(1); }) >= 0;
 }
 
 std::set<std::string> SymInt::symbols() const {

@@ -30,9 +30,12 @@ public:
   bool is_const() const;
   /// The constant value, or nullopt if the expression has symbols.
   std::optional<int64_t> as_const() const;
-  /// True when the expression is >= 0 for every value of its symbols, which are dims (>= 0):
-  /// non-negative coefficients over atoms that are themselves non-negative.
+  /// True when the expression is >= 0 for every value of its symbols, which are run-time dims
+  /// and so at least 1 (SymRange::lo >= 1): it is monotone and >= 0 with every symbol at 1.
   bool nonnegative() const;
+  /// True when the expression never decreases as a symbol grows: non-negative coefficients over
+  /// symbols, floor divisions by positive constants, mins and maxes of such (not mod).
+  bool monotone() const;
   /// Names of the symbols the expression depends on.
   std::set<std::string> symbols() const;
   /// The value with every symbol given by `value_of`; throws Error on overflow or division by 0.

@@ -52,6 +52,8 @@ void parse_dim_flag(const std::string &flag, ShapeBindings &b) {
   SymRange r{parse_int(value.substr(0, dots), flag), parse_int(value.substr(dots + 2), flag)};
   if (r.lo > r.hi)
     fail("invalid range in '{}': {} is greater than {}", flag, r.lo, r.hi);
+  if (r.lo < 1 && r.lo != r.hi)
+    fail("invalid range in '{}': a run-time dim is at least 1", flag);
   if (r.lo == r.hi)
     b.dims[name] = r.lo;
   else

@@ -57,12 +57,17 @@ TEST_CASE("SymInt: mod, min and max") {
   CHECK(SymInt::max(a, b) == SymInt::max(b, a));
   CHECK(SymInt::max(a, b).str() == "max(a, b)");
   CHECK(eval_at(SymInt::min(a, b) * 2, {{"a", 3}, {"b", 9}}) == 6);
-  // Symbols are dims (>= 0): max(seq, 0) is seq, min(h/2, h) is h/2.
+  // Symbols are run-time dims, at least 1: max(seq, 0) is seq, min(1, seq) is 1.
   CHECK(SymInt::max(a, 0) == a);
   CHECK(SymInt::min(a * 2 + 1, a) == a);
-  CHECK(SymInt::min(SymInt::floordiv(a, 2), a).str() == "min(a, a/2)"); // a - a/2 is not a sum
-  CHECK(!(a - 1).nonnegative());
+  CHECK(SymInt::min(1, a) == SymInt(1));
+  CHECK(SymInt::max(a - 1, 0) == a - 1);
+  CHECK(SymInt::min(SymInt::floordiv(a, 2), a).str() == "min(a, a/2)"); // a - a/2: not monotone
+  CHECK((a - 1).nonnegative());
+  CHECK(!(a - 2).nonnegative());
+  CHECK(!(SymInt(0) - a).nonnegative());
   CHECK((a * b + SymInt::floordiv(a, 3)).nonnegative());
+  CHECK(!SymInt::mod(a, 3).monotone());
 }
 
 TEST_CASE("SymInt: printing and symbols") {

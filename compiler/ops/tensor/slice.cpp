@@ -1,7 +1,7 @@
 // Slice: per-axis [start, end) with a step (negative steps walk backwards). starts/ends/axes are
 // attributes before opset 10 and constant inputs (with optional axes and steps) from 10 on.
 // Out-of-range starts/ends are clamped as ONNX specifies. Lowers to a strided copy.
-#include "compiler/ops/op_util.h"
+#include "compiler/ops/sym_util.h"
 #include "compiler/ops/tensor/strided_copy.h"
 
 #include <algorithm>
@@ -22,33 +22,55 @@ std::vector<int64_t> slice_param(const Node &n, size_t input, const char *attr) 
   return require_constant(n, input, attr).to_int64_vector();
 }
 
-std::vector<SliceAxis> slice_axes(const Node &n) {
-  std::vector<int64_t> in = input_dims(n, 0);
-  int64_t rank = static_cast<int64_t>(in.size());
-  std::vector<SliceAxis> out(in.size());
-  for (size_t k = 0; k < in.size(); ++k)
-    out[k].len = in[k];
-  std::vector<int64_t> starts = slice_param(n, 1, "starts"), ends = slice_param(n, 2, "ends");
-  std::vector<int64_t> axes = slice_param(n, 3, "axes"), steps = slice_param(n, 4, "steps");
-  if (starts.size() != ends.size())
-    node_fail(n, "starts has {} entries but ends has {}", starts.size(), ends.size());
+/// The sliced axes (normalised, each once) with their starts, ends and steps as given.
+struct SliceSpec {
+  std::vector<size_t> axes;
+  std::vector<int64_t> starts, ends, steps;
+};
+
+SliceSpec slice_spec(const Node &n, int64_t rank) {
+  SliceSpec sp;
+  sp.starts = slice_param(n, 1, "starts"), sp.ends = slice_param(n, 2, "ends");
+  std::vector<int64_t> axes = slice_param(n, 3, "axes");
+  sp.steps = slice_param(n, 4, "steps");
+  if (sp.starts.size() != sp.ends.size())
+    node_fail(n, "starts has {} entries but ends has {}", sp.starts.size(), sp.ends.size());
   if (axes.empty())
-    for (size_t k = 0; k < starts.size(); ++k)
+    for (size_t k = 0; k < sp.starts.size(); ++k)
       axes.push_back(static_cast<int64_t>(k));
-  if (steps.empty())
-    steps.assign(starts.size(), 1);
-  if (axes.size() != starts.size() || steps.size() != starts.size())
+  if (sp.steps.empty())
+    sp.steps.assign(sp.starts.size(), 1);
+  if (axes.size() != sp.starts.size() || sp.steps.size() != sp.starts.size())
     node_fail(n, "starts, ends, axes and steps must have the same length ({}, {}, {}, {})",
-              starts.size(), ends.size(), axes.size(), steps.size());
-  std::vector<bool> seen(in.size());
-  for (size_t i = 0; i < starts.size(); ++i) {
+              sp.starts.size(), sp.ends.size(), axes.size(), sp.steps.size());
+  std::vector<bool> seen(static_cast<size_t>(rank));
+  for (size_t i = 0; i < axes.size(); ++i) {
     size_t a = static_cast<size_t>(normalize_axis(n, axes[i], rank));
     if (seen[a])
       node_fail(n, "axis {} appears more than once in axes", a);
     seen[a] = true;
-    int64_t dim = in[a], step = steps[i], s = starts[i], e = ends[i];
-    if (step == 0)
+    if (sp.steps[i] == 0)
       node_fail(n, "step for axis {} is 0", a);
+    sp.axes.push_back(a);
+  }
+  return sp;
+}
+
+SliceAxis slice_one(int64_t dim, int64_t s, int64_t e, int64_t step);
+
+std::vector<SliceAxis> slice_axes(const Node &n) {
+  std::vector<int64_t> in = input_dims(n, 0);
+  std::vector<SliceAxis> out(in.size());
+  for (size_t k = 0; k < in.size(); ++k)
+    out[k].len = in[k];
+  SliceSpec sp = slice_spec(n, static_cast<int64_t>(in.size()));
+  for (size_t i = 0; i < sp.axes.size(); ++i)
+    out[sp.axes[i]] = slice_one(in[sp.axes[i]], sp.starts[i], sp.ends[i], sp.steps[i]);
+  return out;
+}
+
+/// One axis of length dim sliced [s, e) by step (ONNX's clamping).
+SliceAxis slice_one(int64_t dim, int64_t s, int64_t e, int64_t step) {
     // A step longer than the axis selects at most one element, like a step of the axis length;
     // clamping keeps the length and stride arithmetic below from overflowing.
     step = std::clamp<int64_t>(step, -std::max<int64_t>(dim, 1), std::max<int64_t>(dim, 1));
@@ -64,7 +86,34 @@ std::vector<SliceAxis> slice_axes(const Node &n) {
       e = std::clamp<int64_t>(e, -1, dim - 1);
     }
     int64_t len = step > 0 ? (e - s + step - 1) / step : (s - e - step - 1) / -step;
-    out[a] = {s, step, std::max<int64_t>(len, 0)};
+    return {s, step, std::max<int64_t>(len, 0)};
+}
+
+/// A start or end of a positive-step slice over the symbolic dim d, clamped to [0, d]; ends of
+/// 2^31 - 1 or more mean "to the end", as exporters write them.
+SymInt clamp_to_dim(int64_t v, const SymInt &d, bool is_end) {
+  if (is_end && v >= 2147483647)
+    return d;
+  return v >= 0 ? SymInt::min(v, d) : SymInt::max(d + v, 0);
+}
+
+/// Output dims of a Slice whose input has symbolic dims (positive steps on those axes).
+std::vector<SymInt> slice_sym_dims(const Node &n) {
+  std::vector<SymInt> out = input_sym_dims(n, 0);
+  SliceSpec sp = slice_spec(n, static_cast<int64_t>(out.size()));
+  for (size_t i = 0; i < sp.axes.size(); ++i) {
+    const SymInt d = out[sp.axes[i]];
+    const int64_t step = sp.steps[i];
+    if (d.is_const()) {
+      out[sp.axes[i]] = slice_one(*d.as_const(), sp.starts[i], sp.ends[i], step).len;
+      continue;
+    }
+    if (step < 0)
+      node_fail(n, "a negative step on the symbolic dim '{}' of axis {} is not supported yet; "
+                   "bind it with --dim NAME=N",
+                d.str(), sp.axes[i]);
+    SymInt s = clamp_to_dim(sp.starts[i], d, false), e = clamp_to_dim(sp.ends[i], d, true);
+    out[sp.axes[i]] = SymInt::max(SymInt::ceildiv(e - s, step), 0);
   }
   return out;
 }
@@ -78,6 +127,10 @@ const OpDef &op_Slice() {
                {"ends", Attribute::Kind::Ints},
                {"axes", Attribute::Kind::Ints}};
     d.infer = [](Node &n) {
+      if (!input_type(n, 0).is_static()) {
+        set_output_sym(n, 0, input_dtype(n, 0), slice_sym_dims(n));
+        return;
+      }
       std::vector<int64_t> out;
       for (const SliceAxis &a : slice_axes(n))
         out.push_back(a.len);
