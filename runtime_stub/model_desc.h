@@ -21,9 +21,29 @@ typedef struct onnxc_tensor_desc {
   const char *name;     ///< ONNX name
   int32_t dtype;        ///< ONNXC_DTYPE_*
   int32_t rank;         ///< number of dims
-  const int64_t *dims;  ///< `rank` dims (-1: known only at run time; unused in this version)
-  uint64_t size_bytes;  ///< bytes of the whole tensor
+  const int64_t *dims;  ///< `rank` dims (-1: a run-time dim, see dim_symbols)
+  uint64_t size_bytes;  ///< bytes of the whole tensor with every symbol 1
+  /// `rank` entries: the index in onnxc_model_desc::symbols of the symbol a dim is, or -1 for a
+  /// static dim; NULL when every dim is static.
+  const int32_t *dim_symbols;
 } onnxc_tensor_desc;
+
+/// Most symbols a model may have.
+#define ONNXC_MAX_SYMBOLS 8
+
+/// A run-time dimension (dim_param) of the model's inputs and outputs.
+typedef struct onnxc_symbol_desc {
+  const char *name; ///< as the model names it ("batch")
+  int64_t min, max; ///< the values onnxc_run accepts (--dim NAME=MIN..MAX)
+} onnxc_symbol_desc;
+
+/// How a model with symbols runs.
+enum {
+  /// symbols[0] is a batch: the code was generated for one sample, and onnxc_run runs it once
+  /// per sample on sample-sized slices of the tensors whose dim 0 is the batch (the others
+  /// are the same for every sample).
+  ONNXC_EXEC_PER_SAMPLE = 1
+};
 
 /// Static description of one kernel call, embedded only by `onnxc compile --profile`.
 typedef struct onnxc_profile_node_desc {
@@ -49,9 +69,12 @@ typedef struct onnxc_model_desc {
   uint64_t weights_size;            ///< bytes of the weight blob (embedded or external)
   uint64_t weights_checksum;        ///< onnxc_weights_checksum of the blob (external only)
   uint32_t num_profile_nodes;       ///< kernel calls described by profile_nodes (0 if none)
-  uint32_t reserved;                ///< 0
+  uint32_t num_symbols;             ///< run-time dims (0: every dim is static)
   /// Profile builds only: one entry per kernel call, in run order; NULL otherwise.
   const onnxc_profile_node_desc *profile_nodes;
+  const onnxc_symbol_desc *symbols; ///< num_symbols entries
+  uint32_t exec_mode;               ///< 0 (no symbols) or ONNXC_EXEC_PER_SAMPLE
+  uint32_t reserved;                ///< 0
 } onnxc_model_desc;
 
 /// Defined by generated code.

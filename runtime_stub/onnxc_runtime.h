@@ -28,7 +28,7 @@ extern "C" {
 #define ONNXC_RUNTIME_TYPES_H
 
 /// Version of this ABI; onnxc_abi_version() of a compatible library returns the same number.
-#define ONNXC_ABI_VERSION 1
+#define ONNXC_ABI_VERSION 2
 /// Largest rank an onnxc_tensor can describe.
 #define ONNXC_MAX_RANK 8
 
@@ -79,15 +79,28 @@ typedef struct onnxc_tensor {
 } onnxc_tensor;
 
 /// Static description of one model input or output; all pointers are owned by the library and
-/// live as long as it is loaded. A dim of -1 (and size_bytes 0) means known only at run time:
-/// the output onnxc_tensor reports it after onnxc_run.
+/// live as long as it is loaded. A dim of -1 is a run-time dim: `dim_symbols` says which
+/// symbol (onnxc_symbol) it is, onnxc_run takes it from the inputs' shapes and reports it in
+/// the outputs' shapes.
 typedef struct onnxc_tensor_info {
   const char *name;       ///< ONNX name
   int32_t dtype;          ///< ONNXC_DTYPE_*
   int32_t rank;           ///< number of dims (may exceed ONNXC_MAX_RANK: use run_buffers then)
-  const int64_t *shape;   ///< `rank` dims
-  uint64_t size_bytes;    ///< bytes of the whole tensor
+  const int64_t *shape;   ///< `rank` dims (-1: a run-time dim)
+  /// Bytes of the whole tensor with every symbol 1: multiply by the value of each symbol in
+  /// dim_symbols for its size at run time.
+  uint64_t size_bytes;
+  /// `rank` entries: the symbol index of each dim, -1 for a static dim; NULL if all are static.
+  const int32_t *dim_symbols;
 } onnxc_tensor_info;
+
+/// A run-time dim of the model (an ONNX dim_param such as "batch"). Inputs give its value;
+/// every input dim that is the symbol must have the same value, within [min, max].
+typedef struct onnxc_symbol_info {
+  const char *name; ///< owned by the library
+  int64_t min;      ///< smallest value onnxc_run accepts (>= 1)
+  int64_t max;      ///< largest value (onnxc compile --dim NAME=MIN..MAX; default 4096)
+} onnxc_symbol_info;
 
 #endif /* ONNXC_RUNTIME_TYPES_H */
 
@@ -113,8 +126,16 @@ const char *onnxc_model_name(void);
 /// The model's signature as JSON: {"name":..,"abi_version":1,"arena_size":N,
 /// "inputs":[{"name":..,"dtype":"float","shape":[1,1,28,28]}],"outputs":[...]}.
 const char *onnxc_signature_json(void);
-/// Bytes an arena passed to onnxc_create_with_arena must have (may be 0).
+/// Bytes an arena passed to onnxc_create_with_arena must have (may be 0): enough for every
+/// value of the symbols.
 uint64_t onnxc_arena_size(void);
+/// Bytes of arena a run needs with the symbols at `values` (onnxc_num_symbols() entries; NULL
+/// if there are none); 0 if a value is outside its symbol's range.
+uint64_t onnxc_arena_size_for(const int64_t *values);
+/// Number of run-time dims (symbols) of the model; 0 if every dim is static.
+int32_t onnxc_num_symbols(void);
+/// Describes symbol `index` (0 <= index < onnxc_num_symbols()).
+onnxc_status onnxc_symbol(int32_t index, onnxc_symbol_info *info);
 /// Alignment in bytes such an arena must have (64).
 uint64_t onnxc_arena_alignment(void);
 /// Number of model inputs.
@@ -152,11 +173,16 @@ void onnxc_destroy(onnxc_context *ctx);
 onnxc_status onnxc_set_num_threads(onnxc_context *ctx, int32_t n);
 /// Runs the model. Validates ctx and pointers, the counts, each input's dtype, rank, shape and
 /// size_bytes, and each output's dtype and size_bytes; writes each output's rank and shape on
-/// success. Never allocates, never aborts; after any failure the context is usable again.
+/// success. Run-time dims take their values from the inputs' shapes: every dim of one symbol
+/// must agree and lie in its range (else ONNXC_ERROR_SHAPE_MISMATCH naming the input, the dim
+/// and the symbol), and the tensors' size_bytes must cover those values.
+/// Never allocates, never aborts; after any failure the context is usable again.
 onnxc_status onnxc_run(onnxc_context *ctx, const onnxc_tensor *inputs, int32_t num_inputs,
                        onnxc_tensor *outputs, int32_t num_outputs);
 /// Runs the model on raw buffers whose shapes and dtypes are exactly the declared ones
 /// (onnxc_input_info / onnxc_output_info): inputs[i] and outputs[i] must each hold size_bytes.
+/// A model with run-time dims (onnxc_num_symbols() > 0) refuses it (ONNXC_ERROR_INVALID_ARGUMENT):
+/// use onnxc_run, whose tensors carry their shapes.
 onnxc_status onnxc_run_buffers(onnxc_context *ctx, const void *const *inputs,
                                void *const *outputs);
 /// The message of the last failure on `ctx` ("" if its last call succeeded). With ctx NULL: the

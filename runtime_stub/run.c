@@ -26,17 +26,76 @@ static onnxc_status dtype_error(onnxc_rt *rt, const char *what, int32_t index,
 }
 
 static onnxc_status size_error(onnxc_rt *rt, const char *what, int32_t index,
-                               const onnxc_tensor_desc *d, uint64_t got) {
+                               const onnxc_tensor_desc *d, uint64_t got, uint64_t needed) {
   onnxc_msg m = tensor_error(rt, what, index, d);
   onnxc_msg_str(&m, "size_bytes is ");
   onnxc_msg_u64(&m, got);
   onnxc_msg_str(&m, ", the model needs ");
-  onnxc_msg_u64(&m, d->size_bytes);
+  onnxc_msg_u64(&m, needed);
   return ONNXC_ERROR_BUFFER_TOO_SMALL;
 }
 
+/// The values of the model's symbols in one onnxc_run, and which input bound each.
+typedef struct symbol_values {
+  int64_t value[ONNXC_MAX_SYMBOLS];
+  int32_t bound_by[ONNXC_MAX_SYMBOLS]; ///< input index, -1 while unbound
+} symbol_values;
+
+/// Binds the symbols of input i's run-time dims from its shape, or checks them against the
+/// values earlier inputs gave and against their ranges.
+static onnxc_status bind_symbols(onnxc_rt *rt, int32_t i, const onnxc_tensor *t,
+                                 const onnxc_tensor_desc *d, symbol_values *sv) {
+  for (int32_t k = 0; d->dim_symbols && k < d->rank; ++k) {
+    int32_t s = d->dim_symbols[k];
+    if (s < 0)
+      continue;
+    const onnxc_symbol_desc *sym = &onnxc__model.symbols[s];
+    int64_t v = t->shape[k];
+    int out_of_range = v < sym->min || v > sym->max;
+    if (!out_of_range && (sv->bound_by[s] < 0 || sv->value[s] == v)) {
+      if (sv->bound_by[s] < 0) {
+        sv->value[s] = v;
+        sv->bound_by[s] = i;
+      }
+      continue;
+    }
+    onnxc_msg m = tensor_error(rt, "input", i, d);
+    onnxc_msg_str(&m, "dim ");
+    onnxc_msg_i64(&m, k);
+    onnxc_msg_str(&m, " ('");
+    onnxc_msg_str(&m, sym->name);
+    onnxc_msg_str(&m, "') is ");
+    onnxc_msg_i64(&m, v);
+    if (out_of_range) {
+      onnxc_msg_str(&m, ", outside the range ");
+      onnxc_msg_i64(&m, sym->min);
+      onnxc_msg_str(&m, "..");
+      onnxc_msg_i64(&m, sym->max);
+      onnxc_msg_str(&m, " the model was compiled for (onnxc compile --dim NAME=MIN..MAX)");
+    } else {
+      onnxc_msg_str(&m, ", but input ");
+      onnxc_msg_i64(&m, sv->bound_by[s]);
+      onnxc_msg_str(&m, " ('");
+      onnxc_msg_str(&m, onnxc__model.inputs[sv->bound_by[s]].name);
+      onnxc_msg_str(&m, "') gave it ");
+      onnxc_msg_i64(&m, sv->value[s]);
+    }
+    return ONNXC_ERROR_SHAPE_MISMATCH;
+  }
+  return ONNXC_OK;
+}
+
+/// Bytes of a tensor of desc d with the symbols at their bound values.
+static uint64_t bytes_at(const onnxc_tensor_desc *d, const symbol_values *sv) {
+  uint64_t bytes = d->size_bytes;
+  for (int32_t k = 0; d->dim_symbols && k < d->rank; ++k)
+    if (d->dim_symbols[k] >= 0)
+      bytes *= (uint64_t)sv->value[d->dim_symbols[k]];
+  return bytes;
+}
+
 static onnxc_status check_input(onnxc_rt *rt, int32_t i, const onnxc_tensor *t,
-                                const onnxc_tensor_desc *d) {
+                                const onnxc_tensor_desc *d, symbol_values *sv) {
   if (t->dtype != d->dtype)
     return dtype_error(rt, "input", i, d, t->dtype);
   int same = t->rank == d->rank;
@@ -55,9 +114,13 @@ static onnxc_status check_input(onnxc_rt *rt, int32_t i, const onnxc_tensor *t,
     onnxc_msg_dims(&m, d->dims, d->rank);
     return ONNXC_ERROR_SHAPE_MISMATCH;
   }
-  if (t->size_bytes < d->size_bytes)
-    return size_error(rt, "input", i, d, t->size_bytes);
-  if (!t->data && d->size_bytes > 0) {
+  onnxc_status st = bind_symbols(rt, i, t, d, sv);
+  if (st != ONNXC_OK)
+    return st;
+  uint64_t needed = bytes_at(d, sv);
+  if (t->size_bytes < needed)
+    return size_error(rt, "input", i, d, t->size_bytes, needed);
+  if (!t->data && needed > 0) {
     onnxc_msg m = tensor_error(rt, "input", i, d);
     onnxc_msg_str(&m, "data is NULL");
     return ONNXC_ERROR_INVALID_ARGUMENT;
@@ -66,12 +129,13 @@ static onnxc_status check_input(onnxc_rt *rt, int32_t i, const onnxc_tensor *t,
 }
 
 static onnxc_status check_output(onnxc_rt *rt, int32_t i, const onnxc_tensor *t,
-                                 const onnxc_tensor_desc *d) {
+                                 const onnxc_tensor_desc *d, const symbol_values *sv) {
   if (t->dtype != d->dtype)
     return dtype_error(rt, "output", i, d, t->dtype);
-  if (t->size_bytes < d->size_bytes)
-    return size_error(rt, "output", i, d, t->size_bytes);
-  if (!t->data && d->size_bytes > 0) {
+  uint64_t needed = bytes_at(d, sv);
+  if (t->size_bytes < needed)
+    return size_error(rt, "output", i, d, t->size_bytes, needed);
+  if (!t->data && needed > 0) {
     onnxc_msg m = tensor_error(rt, "output", i, d);
     onnxc_msg_str(&m, "data is NULL");
     return ONNXC_ERROR_INVALID_ARGUMENT;
@@ -99,6 +163,28 @@ static onnxc_status run_model(onnxc_context *ctx) {
   if (st < 0 || st > ONNXC_ERROR_RUNTIME)
     st = ONNXC_ERROR_RUNTIME;
   return (onnxc_status)st;
+}
+
+/// ONNXC_EXEC_PER_SAMPLE: runs the one-sample code once per sample of the batch (symbol 0) on
+/// sample-sized slices of the batched tensors (dim 0 is the batch); the others are shared.
+static onnxc_status run_per_sample(onnxc_context *ctx, const onnxc_tensor *inputs,
+                                   const onnxc_tensor *outputs, int64_t batch) {
+  for (int64_t b = 0; b < batch; ++b) {
+    for (uint32_t i = 0; i < onnxc__model.num_inputs; ++i) {
+      const onnxc_tensor_desc *d = &onnxc__model.inputs[i];
+      uint64_t stride = d->dim_symbols && d->rank > 0 && d->dim_symbols[0] == 0 ? d->size_bytes : 0;
+      ctx->input_ptrs[i] = (const unsigned char *)inputs[i].data + (uint64_t)b * stride;
+    }
+    for (uint32_t i = 0; i < onnxc__model.num_outputs; ++i) {
+      const onnxc_tensor_desc *d = &onnxc__model.outputs[i];
+      uint64_t stride = d->dim_symbols && d->rank > 0 && d->dim_symbols[0] == 0 ? d->size_bytes : 0;
+      ctx->output_ptrs[i] = (unsigned char *)outputs[i].data + (uint64_t)b * stride;
+    }
+    onnxc_status st = run_model(ctx);
+    if (st != ONNXC_OK)
+      return st;
+  }
+  return ONNXC_OK;
 }
 
 static onnxc_status check_counts(onnxc_rt *rt, int32_t num_inputs, int32_t num_outputs) {
@@ -131,27 +217,37 @@ ONNXC_API onnxc_status onnxc_run(onnxc_context *ctx, const onnxc_tensor *inputs,
   if ((num_inputs > 0 && !inputs) || (num_outputs > 0 && !outputs))
     return onnxc_rt_set_error(rt, ONNXC_ERROR_INVALID_ARGUMENT,
                               "onnxc_run: inputs or outputs is NULL");
+  symbol_values sv;
+  for (int32_t s = 0; s < ONNXC_MAX_SYMBOLS; ++s) {
+    sv.value[s] = 1;
+    sv.bound_by[s] = -1;
+  }
   for (int32_t i = 0; i < num_inputs; ++i) {
     const onnxc_tensor_desc *d = &onnxc__model.inputs[i];
     if ((st = check_rank_fits(rt, "input", i, d)) != ONNXC_OK ||
-        (st = check_input(rt, i, &inputs[i], d)) != ONNXC_OK)
+        (st = check_input(rt, i, &inputs[i], d, &sv)) != ONNXC_OK)
       return st;
     ctx->input_ptrs[i] = inputs[i].data;
   }
   for (int32_t i = 0; i < num_outputs; ++i) {
     const onnxc_tensor_desc *d = &onnxc__model.outputs[i];
     if ((st = check_rank_fits(rt, "output", i, d)) != ONNXC_OK ||
-        (st = check_output(rt, i, &outputs[i], d)) != ONNXC_OK)
+        (st = check_output(rt, i, &outputs[i], d, &sv)) != ONNXC_OK)
       return st;
     ctx->output_ptrs[i] = outputs[i].data;
   }
-  if ((st = run_model(ctx)) != ONNXC_OK)
+  if (onnxc__model.exec_mode == ONNXC_EXEC_PER_SAMPLE)
+    st = run_per_sample(ctx, inputs, outputs, sv.value[0]);
+  else
+    st = run_model(ctx);
+  if (st != ONNXC_OK)
     return st;
   for (int32_t i = 0; i < num_outputs; ++i) {
     const onnxc_tensor_desc *d = &onnxc__model.outputs[i];
     outputs[i].rank = d->rank;
     for (int32_t k = 0; k < d->rank; ++k)
-      outputs[i].shape[k] = d->dims[k];
+      outputs[i].shape[k] =
+          d->dim_symbols && d->dim_symbols[k] >= 0 ? sv.value[d->dim_symbols[k]] : d->dims[k];
   }
   return ONNXC_OK;
 }
@@ -165,6 +261,10 @@ ONNXC_API onnxc_status onnxc_run_buffers(onnxc_context *ctx, const void *const *
   if ((onnxc__model.num_inputs > 0 && !inputs) || (onnxc__model.num_outputs > 0 && !outputs))
     return onnxc_rt_set_error(rt, ONNXC_ERROR_INVALID_ARGUMENT,
                               "onnxc_run_buffers: inputs or outputs is NULL");
+  if (onnxc__model.num_symbols > 0)
+    return onnxc_rt_set_error(rt, ONNXC_ERROR_INVALID_ARGUMENT,
+                              "onnxc_run_buffers: the model has run-time dims, which only tensors "
+                              "with shapes can give: use onnxc_run (or the typed NAME_infer)");
   for (uint32_t i = 0; i < onnxc__model.num_inputs; ++i) {
     const onnxc_tensor_desc *d = &onnxc__model.inputs[i];
     if (!inputs[i] && d->size_bytes > 0) {

@@ -7,6 +7,27 @@ ONNXC_API uint32_t onnxc_abi_version(void) { return ONNXC_ABI_VERSION; }
 ONNXC_API const char *onnxc_model_name(void) { return onnxc__model.model_name; }
 ONNXC_API const char *onnxc_signature_json(void) { return onnxc__model.signature_json; }
 ONNXC_API uint64_t onnxc_arena_size(void) { return onnxc__model.arena_size; }
+ONNXC_API int32_t onnxc_num_symbols(void) { return (int32_t)onnxc__model.num_symbols; }
+
+ONNXC_API uint64_t onnxc_arena_size_for(const int64_t *values) {
+  if (onnxc__model.num_symbols > 0 && !values)
+    return 0;
+  for (uint32_t s = 0; s < onnxc__model.num_symbols; ++s)
+    if (values[s] < onnxc__model.symbols[s].min || values[s] > onnxc__model.symbols[s].max)
+      return 0;
+  return onnxc__model.arena_size; // per-sample runs: one sample's arena whatever the batch
+}
+
+ONNXC_API onnxc_status onnxc_symbol(int32_t index, onnxc_symbol_info *info) {
+  if (!info)
+    return ONNXC_ERROR_INVALID_ARGUMENT;
+  if (index < 0 || (uint32_t)index >= onnxc__model.num_symbols)
+    return ONNXC_ERROR_INDEX_OUT_OF_RANGE;
+  info->name = onnxc__model.symbols[index].name;
+  info->min = onnxc__model.symbols[index].min;
+  info->max = onnxc__model.symbols[index].max;
+  return ONNXC_OK;
+}
 ONNXC_API uint64_t onnxc_arena_alignment(void) { return onnxc__model.arena_alignment; }
 ONNXC_API int32_t onnxc_num_inputs(void) { return (int32_t)onnxc__model.num_inputs; }
 ONNXC_API int32_t onnxc_num_outputs(void) { return (int32_t)onnxc__model.num_outputs; }
@@ -23,6 +44,7 @@ static onnxc_status describe(const onnxc_tensor_desc *descs, uint32_t count, int
   info->rank = d->rank;
   info->shape = d->dims;
   info->size_bytes = d->size_bytes;
+  info->dim_symbols = d->dim_symbols;
   return ONNXC_OK;
 }
 

@@ -9,12 +9,15 @@
 namespace onnxc {
 
 /// Exported ABI entry points, all defined by the runtime stub bitcode.
-inline constexpr std::array<std::string_view, 21> kCpuAbiSymbols = {
+inline constexpr std::array<std::string_view, 24> kCpuAbiSymbols = {
     "onnxc_abi_version",
     "onnxc_model_name",
     "onnxc_signature_json",
     "onnxc_arena_size",
     "onnxc_arena_alignment",
+    "onnxc_arena_size_for",
+    "onnxc_num_symbols",
+    "onnxc_symbol",
     "onnxc_num_inputs",
     "onnxc_num_outputs",
     "onnxc_input_info",

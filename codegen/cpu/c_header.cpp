@@ -99,9 +99,10 @@ struct TensorSig {
   uint64_t bytes = 0;
   std::string macro_id; ///< unique upper-case identifier for NAME_INPUT_<ID>
   std::string param;    ///< unique parameter name of NAME_infer
+  bool batched = false; ///< dim 0 is the run-time batch: dims[0] is -1, bytes per sample
 };
 
-TensorSig describe_value(const Value &v, const char *what, size_t index) {
+TensorSig describe_value(const Value &v, const char *what, size_t index, bool batched) {
   TensorSig t;
   t.name = v.name;
   t.dtype = v.type.dtype;
@@ -117,16 +118,22 @@ TensorSig describe_value(const Value &v, const char *what, size_t index) {
   if (!bytes)
     fail("{} {} ('{}'): its size in bytes overflows", what, index, v.name);
   t.bytes = *bytes;
+  if (batched) {
+    t.batched = true;
+    t.dims[0] = -1;
+  }
   return t;
 }
 
 /// Signatures of `values`, with identifiers made unique within the list.
-std::vector<TensorSig> describe_values(const std::vector<Value *> &values, const char *what,
-                                       const char *param_prefix) {
+std::vector<TensorSig> describe_values(const ExecutionPlan &plan, bool inputs) {
+  const std::vector<Value *> &values = inputs ? plan.inputs : plan.outputs;
+  const char *what = inputs ? "input" : "output", *param_prefix = inputs ? "in_" : "out_";
   std::vector<TensorSig> out;
   std::set<std::string> macro_ids, params;
   for (size_t i = 0; i < values.size(); ++i) {
-    TensorSig t = describe_value(*values[i], what, i);
+    TensorSig t = describe_value(*values[i], what, i,
+                                 inputs ? plan.batched_input(i) : plan.batched_output(i));
     std::string id = sanitize_c_identifier(t.name);
     t.macro_id = upper(id);
     if (!macro_ids.insert(t.macro_id).second)
@@ -153,16 +160,26 @@ std::string tensors_json(const std::vector<TensorSig> &ts) {
   return fmt::format("[{}]", fmt::join(parts, ","));
 }
 
-/// "float 1x3x224x224" for the header's summary comment.
-std::string summary(const TensorSig &t) {
-  return fmt::format("{} {}", dtype_name(t.dtype), t.dims.empty() ? "scalar" : fmt::format("{}", fmt::join(t.dims, "x")));
+/// "float 1x3x224x224" (or "float batchx3x224x224") for the header's summary comment.
+std::string summary(const TensorSig &t, const std::string &batch) {
+  std::vector<std::string> dims;
+  for (int64_t d : t.dims)
+    dims.push_back(d < 0 ? batch : std::to_string(d));
+  return fmt::format("{} {}", dtype_name(t.dtype), dims.empty() ? "scalar" : fmt::format("{}", fmt::join(dims, "x")));
+}
+
+/// The C parameter of NAME_infer that gives the run-time batch.
+std::string batch_param(const ExecutionPlan &plan) {
+  return "sym_" + sanitize_c_identifier(plan.batch->symbol);
 }
 
 /// Constants of one tensor: NAME_INPUT_<ID> index, _DTYPE, _RANK, _SIZE, _BYTES, _SHAPE.
-std::string tensor_constants(const std::string &m, const char *kind, size_t i, const TensorSig &t) {
+std::string tensor_constants(const std::string &m, const char *kind, size_t i, const TensorSig &t,
+                             const std::string &batch) {
   std::string p = fmt::format("{}_{}_{}", m, kind, i);
-  std::string s = fmt::format("/* {} {}: '{}', {} */\n", kind[0] == 'I' ? "input" : "output", i,
-                              comment_text(t.name), summary(t));
+  std::string s = fmt::format("/* {} {}: '{}', {}{} */\n", kind[0] == 'I' ? "input" : "output", i,
+                              comment_text(t.name), summary(t, batch),
+                              t.batched ? "; _SIZE, _BYTES and _SHAPE are per sample (dim 0 -1)" : "");
   s += fmt::format("#define {}_{}_{} {}\n", m, kind, t.macro_id, i);
   s += fmt::format("#define {}_DTYPE {} /* {} */\n", p, static_cast<int32_t>(t.dtype), dtype_name(t.dtype));
   s += fmt::format("#define {}_RANK {}\n", p, t.dims.size());
@@ -172,6 +189,44 @@ std::string tensor_constants(const std::string &m, const char *kind, size_t i, c
     s += fmt::format("static const int64_t {}_SHAPE[1] = {{0}}; /* rank 0: no dims */\n\n", p);
   else
     s += fmt::format("static const int64_t {}_SHAPE[{}] = {{{}}};\n\n", p, t.dims.size(), join_dims(t.dims));
+  return s;
+}
+
+/// `{data, bytes, dtype, rank, {dims}}`: one onnxc_tensor of NAME_infer for a run-time batch.
+std::string tensor_initializer(const TensorSig &t, const std::string &data, const std::string &batch) {
+  std::vector<std::string> dims;
+  for (int64_t d : t.dims)
+    dims.push_back(d < 0 ? batch : std::to_string(d));
+  if (dims.empty())
+    dims.push_back("0");
+  return fmt::format("{{(void *){}, {}u * (uint64_t){}, {}, {}, {{{}}}}}", data, t.bytes,
+                     t.batched ? batch : "1", static_cast<int32_t>(t.dtype), t.dims.size(),
+                     fmt::join(dims, ", "));
+}
+
+/// NAME_infer of a model with a run-time batch: takes the batch and runs NAME_run.
+std::string infer_function_batched(const std::string &n, const std::string &batch,
+                                   const std::vector<TensorSig> &ins,
+                                   const std::vector<TensorSig> &outs) {
+  std::vector<std::string> params{"onnxc_context *ctx", "int64_t " + batch}, in_args, out_args;
+  for (const TensorSig &t : ins) {
+    params.push_back(fmt::format("const {} *{}", c_element_type(t.dtype), t.param));
+    in_args.push_back(tensor_initializer(t, t.param, batch));
+  }
+  for (const TensorSig &t : outs) {
+    params.push_back(fmt::format("{} *{}", c_element_type(t.dtype), t.param));
+    out_args.push_back(tensor_initializer(t, t.param, batch));
+  }
+  std::string s = "/// Runs the model on typed buffers of the declared shapes with dim 0 = " + batch +
+                  " where the\n/// shape has -1 (bool as uint8_t, float16 and bfloat16 as uint16_t "
+                  "bits). Returns what " + n + "_run returns.\n";
+  s += fmt::format("static inline onnxc_status {}_infer(\n    {}) {{\n", n, fmt::join(params, ",\n    "));
+  s += fmt::format("  onnxc_tensor onnxc_in_[{}] = {{\n      {}}};\n", std::max<size_t>(ins.size(), 1),
+                   in_args.empty() ? "{0}" : fmt::format("{}", fmt::join(in_args, ",\n      ")));
+  s += fmt::format("  onnxc_tensor onnxc_out_[{}] = {{\n      {}}};\n", std::max<size_t>(outs.size(), 1),
+                   out_args.empty() ? "{0}" : fmt::format("{}", fmt::join(out_args, ",\n      ")));
+  s += fmt::format("  return {}_run(ctx, onnxc_in_, {}, onnxc_out_, {});\n}}\n", n, ins.size(),
+                   outs.size());
   return s;
 }
 
@@ -225,28 +280,35 @@ std::string sanitize_c_identifier(std::string name) {
 }
 
 std::string signature_json(const ExecutionPlan &plan) {
-  auto ins = describe_values(plan.inputs, "input", "in_");
-  auto outs = describe_values(plan.outputs, "output", "out_");
-  return fmt::format(R"({{"name":{},"abi_version":1,"arena_size":{},"inputs":{},"outputs":{}}})",
+  auto ins = describe_values(plan, true);
+  auto outs = describe_values(plan, false);
+  std::string symbols;
+  if (plan.batch)
+    symbols = fmt::format(R"(,"symbols":[{{"name":{},"min":{},"max":{}}}])",
+                          json_string(plan.batch->symbol), plan.batch->range.lo,
+                          plan.batch->range.hi);
+  return fmt::format(R"({{"name":{},"abi_version":2,"arena_size":{},"inputs":{},"outputs":{}{}}})",
                      json_string(plan.model_name), plan.arena_size, tensors_json(ins),
-                     tensors_json(outs));
+                     tensors_json(outs), symbols);
 }
 
 std::string write_c_header(const ExecutionPlan &plan, const HeaderFacts &facts) {
   const std::string n = sanitize_c_identifier(plan.model_name);
   const std::string m = upper(n);
-  auto ins = describe_values(plan.inputs, "input", "in_");
-  auto outs = describe_values(plan.outputs, "output", "out_");
+  const std::string batch = plan.batch ? batch_param(plan) : "";
+  const std::string sym = plan.batch ? plan.batch->symbol : "";
+  auto ins = describe_values(plan, true);
+  auto outs = describe_values(plan, false);
 
   std::string s = fmt::format("/* {}.h — typed C interface of the model library '{}' compiled by onnxc.\n"
                               " * Generated by onnxc; do not edit. ABI: runtime_stub/onnxc_runtime.h"
-                              " (version 1).\n *\n", n, n);
+                              " (version 2).\n *\n", n, n);
   s += " * Inputs:\n";
   for (size_t i = 0; i < ins.size(); ++i)
-    s += fmt::format(" *   {} '{}': {}\n", i, comment_text(ins[i].name), summary(ins[i]));
+    s += fmt::format(" *   {} '{}': {}\n", i, comment_text(ins[i].name), summary(ins[i], sym));
   s += " * Outputs:\n";
   for (size_t i = 0; i < outs.size(); ++i)
-    s += fmt::format(" *   {} '{}': {}\n", i, comment_text(outs[i].name), summary(outs[i]));
+    s += fmt::format(" *   {} '{}': {}\n", i, comment_text(outs[i].name), summary(outs[i], sym));
   s += " */\n";
   s += fmt::format("#ifndef ONNXC_MODEL_{0}_H\n#define ONNXC_MODEL_{0}_H\n\n", m);
   s += "#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
@@ -263,11 +325,17 @@ std::string write_c_header(const ExecutionPlan &plan, const HeaderFacts &facts) 
   s += fmt::format("#define {}_NUM_INPUTS {}\n", m, ins.size());
   s += fmt::format("#define {}_NUM_OUTPUTS {}\n\n", m, outs.size());
   for (size_t i = 0; i < ins.size(); ++i)
-    s += tensor_constants(m, "INPUT", i, ins[i]);
+    s += tensor_constants(m, "INPUT", i, ins[i], sym);
   for (size_t i = 0; i < outs.size(); ++i)
-    s += tensor_constants(m, "OUTPUT", i, outs[i]);
+    s += tensor_constants(m, "OUTPUT", i, outs[i], sym);
   s += replace_all(replace_all(kAliasDecls, "@N@", n), "@M@", m);
-  s += "\n" + infer_function(n, ins, outs);
+  if (plan.batch) {
+    s += fmt::format("\n/* Run-time batch '{}': dim 0 of the tensors whose _SHAPE starts with -1. */\n",
+                     comment_text(plan.batch->symbol));
+    s += fmt::format("#define {}_BATCH_MIN {}\n#define {}_BATCH_MAX {}\n", m, plan.batch->range.lo,
+                     m, plan.batch->range.hi);
+  }
+  s += "\n" + (plan.batch ? infer_function_batched(n, batch, ins, outs) : infer_function(n, ins, outs));
   s += fmt::format("\n#ifdef __cplusplus\n}}\n#endif\n\n#endif /* ONNXC_MODEL_{}_H */\n", m);
   return s;
 }

@@ -23,7 +23,7 @@
 namespace onnxc {
 namespace {
 
-constexpr uint32_t kModelAbiVersion = 1;
+constexpr uint32_t kModelAbiVersion = 2;
 
 /// Size in bytes of a value with a static type.
 uint64_t value_bytes(const Value &v) {
@@ -115,8 +115,10 @@ private:
 
   // ---- descriptor (runtime_stub/model_desc.h) -------------------------------------------
   llvm::StructType *tensor_desc_type() {
-    return llvm::StructType::get(ctx_, {ptr_, i32_, i32_, ptr_, i64_});
+    return llvm::StructType::get(ctx_, {ptr_, i32_, i32_, ptr_, i64_, ptr_});
   }
+  /// onnxc_tensor_desc[] of the graph inputs or outputs. A batched one (run-time batch) has
+  /// dim 0 = -1, symbol 0, and its one-sample size.
   llvm::Constant *tensor_descs(const std::vector<Value *> &values, const std::string &kind) {
     if (values.empty())
       return llvm::ConstantPointerNull::get(ptr_);
@@ -125,12 +127,21 @@ private:
       const Value &v = *values[i];
       std::string base = "onnxc." + kind + "." + std::to_string(i);
       std::vector<int64_t> dims = v.type.static_dims();
+      const bool batched = kind == "inputs" ? plan_.batched_input(i) : plan_.batched_output(i);
+      llvm::Constant *dim_symbols = llvm::ConstantPointerNull::get(ptr_);
+      if (batched) {
+        dims[0] = -1;
+        std::vector<int32_t> syms(dims.size(), -1);
+        syms[0] = 0;
+        dim_symbols = private_constant(
+            llvm::ConstantDataArray::get(ctx_, llvm::ArrayRef<int32_t>(syms)), base + ".syms");
+      }
       descs.push_back(llvm::ConstantStruct::get(
           tensor_desc_type(),
           {c_string(v.name, base + ".name"),
            llvm::ConstantInt::get(i32_, static_cast<int32_t>(v.type.dtype)),
            llvm::ConstantInt::get(i32_, dims.size()), i64_array(dims, base + ".dims"),
-           llvm::ConstantInt::get(i64_, value_bytes(v))}));
+           llvm::ConstantInt::get(i64_, value_bytes(v)), dim_symbols}));
     }
     auto *type = llvm::ArrayType::get(tensor_desc_type(), descs.size());
     return private_constant(llvm::ConstantArray::get(type, descs), "onnxc." + kind);
@@ -152,10 +163,22 @@ private:
     auto *array = llvm::ArrayType::get(type, descs.size());
     return private_constant(llvm::ConstantArray::get(array, descs), "onnxc.profile_nodes");
   }
+  /// onnxc_symbol_desc[] (NULL without symbols).
+  llvm::Constant *symbol_descs() {
+    if (!plan_.batch)
+      return llvm::ConstantPointerNull::get(ptr_);
+    auto *type = llvm::StructType::get(ctx_, {ptr_, i64_, i64_});
+    llvm::Constant *desc = llvm::ConstantStruct::get(
+        type, {c_string(plan_.batch->symbol, "onnxc.symbol.0.name"),
+               llvm::ConstantInt::get(i64_, plan_.batch->range.lo),
+               llvm::ConstantInt::get(i64_, plan_.batch->range.hi)});
+    return private_constant(llvm::ConstantArray::get(llvm::ArrayType::get(type, 1), {desc}),
+                            "onnxc.symbols");
+  }
   void build_model_desc() {
     auto *type = llvm::StructType::get(
         ctx_, {i32_, i32_, i32_, i32_, i64_, i64_, ptr_, ptr_, ptr_, ptr_, i64_, i64_, i32_, i32_,
-               ptr_});
+               ptr_, ptr_, i32_, i32_});
     llvm::Constant *init = llvm::ConstantStruct::get(
         type,
         {llvm::ConstantInt::get(i32_, kModelAbiVersion),
@@ -169,7 +192,9 @@ private:
          tensor_descs(plan_.inputs, "inputs"), tensor_descs(plan_.outputs, "outputs"),
          llvm::ConstantInt::get(i64_, weights_size_), llvm::ConstantInt::get(i64_, checksum_),
          llvm::ConstantInt::get(i32_, profile_ ? plan_.calls.size() : 0),
-         llvm::ConstantInt::get(i32_, 0), profile_descs()});
+         llvm::ConstantInt::get(i32_, plan_.batch ? 1 : 0), profile_descs(), symbol_descs(),
+         llvm::ConstantInt::get(i32_, plan_.batch ? 1 /* ONNXC_EXEC_PER_SAMPLE */ : 0),
+         llvm::ConstantInt::get(i32_, 0)});
     auto *gv = new llvm::GlobalVariable(*module_, type, true, llvm::GlobalValue::ExternalLinkage,
                                         init, std::string(kModelDescSymbol));
     gv->setVisibility(llvm::GlobalValue::HiddenVisibility);

@@ -28,6 +28,7 @@ struct CompileSummary {
   CpuArtifactInfo budget;  ///< code and stack size (measured for so/obj/static)
   std::string header_path; ///< empty unless a shared library, object or archive was written
   double seconds = 0;
+  std::string run_time_batch; ///< "batch 1..4096" for a run-time batch, else empty
 };
 
 /// Loads, runs the pipeline and the backend; writes the artifact (and NAME.h beside a .so, .o
@@ -67,6 +68,7 @@ struct BenchOptions {
   int iters = 100;
   int warmup = 10;
   bool json = false;
+  std::vector<std::string> dims; ///< --dim NAME=N: values of the library's run-time dims
 };
 int cmd_bench(const BenchOptions &o);
 

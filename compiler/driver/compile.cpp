@@ -4,11 +4,18 @@
 #include "compiler/driver/progress.h"
 #include "compiler/frontend/onnx_loader.h"
 #include "compiler/ir/error.h"
+#include "compiler/passes/bind_shapes.h"
+#include "compiler/passes/check_supported.h"
+#include "compiler/passes/desugar_sequences.h"
+#include "compiler/passes/infer_shapes.h"
+#include "compiler/passes/sample_wise.h"
+#include "runtime_stub/onnxc_runtime.h"
 #include "templates/cpu/gemm_params.h"
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <iostream>
 
 namespace fs = std::filesystem;
@@ -44,6 +51,75 @@ void write_file_atomically(const fs::path &path, const std::string &text) {
   }
 }
 
+/// What plan_run_time_batch found: the batch symbol and which graph inputs / outputs (by
+/// name) carry it.
+struct RunTimeBatchFacts {
+  std::string symbol;
+  SymRange range;
+  std::set<std::string> inputs, outputs;
+};
+
+/// The run-time batch of a model whose only unbound dims are one leading batch symbol and
+/// whose nodes keep the samples apart (passes/sample_wise.h), found on a second, symbolic
+/// load of the model. nullopt when the inputs are static (or bound by flags), or use symbols
+/// otherwise: the pipeline then says which --dim to pass. Throws Error when the batch cannot
+/// stay a run-time dim, saying why and which flag binds it.
+std::optional<RunTimeBatchFacts> plan_run_time_batch(const std::string &path,
+                                                     const ShapeBindings &flags) {
+  auto model = load_model(path);
+  Graph &g = *model->graph;
+  if (!find_unsupported_ops(g).empty())
+    return std::nullopt; // the pipeline reports them
+  ShapeBindings b = flags;
+  b.keep_symbolic = true;
+  desugar_sequences(g, b);
+  bind_input_shapes(g, b);
+  std::optional<std::string> batch = find_batch_symbol(g);
+  if (!batch)
+    return std::nullopt;
+  auto refuse = [&](const std::string &why) {
+    fail("the batch dim '{}' cannot stay a run-time dim: {}; bind it with --dim {}=N", *batch,
+         why, *batch);
+  };
+  try {
+    infer_shapes(g);
+  } catch (const Error &e) {
+    refuse(e.what());
+  }
+  SampleWise s = check_sample_wise(g, *batch);
+  if (!s.reason.empty())
+    refuse(s.reason);
+  RunTimeBatchFacts f{*batch, g.symbols.at(*batch), {}, {}};
+  for (size_t i = 0; i < g.inputs.size(); ++i)
+    if (s.batched_inputs[i])
+      f.inputs.insert(g.inputs[i]->name);
+  for (size_t i = 0; i < g.outputs.size(); ++i)
+    if (s.batched_outputs[i])
+      f.outputs.insert(g.outputs[i]->name);
+  return f;
+}
+
+/// The plan's RunTimeBatch from the facts: per signature index, checked against the one-sample
+/// plan (dim 0 is 1, the rank fits an onnxc_tensor).
+ExecutionPlan::RunTimeBatch run_time_batch(const RunTimeBatchFacts &f, const ExecutionPlan &plan) {
+  ExecutionPlan::RunTimeBatch rb{f.symbol, f.range, {}, {}};
+  auto mark = [&](const std::vector<Value *> &values, const std::set<std::string> &names,
+                  std::vector<bool> &out, const char *what) {
+    for (const Value *v : values) {
+      const bool batched = names.count(v->name) > 0;
+      if (batched && (v->type.rank() < 1 || v->type.rank() > ONNXC_MAX_RANK ||
+                      (*v->type.shape)[0].value != 1))
+        fail("{} '{}' ({}): a run-time batch needs dim 0 = 1 in the one-sample plan and a rank "
+             "of at most {}; bind the batch with --dim {}=N",
+             what, v->name, shape_to_string(v->type), ONNXC_MAX_RANK, f.symbol);
+      out.push_back(batched);
+    }
+  };
+  mark(plan.inputs, f.inputs, rb.inputs, "input");
+  mark(plan.outputs, f.outputs, rb.outputs, "output");
+  return rb;
+}
+
 } // namespace
 
 static CompileSummary compile_model_unchecked(const CompileOptions &o);
@@ -73,8 +149,15 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
     popts.gemm_tile_rows = onnxc_k::gemm::gemm_tile_rows(vr.count, vr.bytes);
   }
   std::vector<PassTiming> timings;
+  std::optional<RunTimeBatchFacts> batch = plan_run_time_batch(o.model_path, popts.bindings);
+  if (batch) { // compile one sample; onnxc_run loops over the batch
+    popts.bindings.dims[batch->symbol] = 1;
+    popts.bindings.ranges.erase(batch->symbol);
+  }
   progress.stage(fmt::format("optimising the graph: {} nodes", model->graph->nodes.size()));
   ExecutionPlan plan = run_pipeline(*model, popts, &timings);
+  if (batch)
+    plan.batch = run_time_batch(*batch, plan);
 
   progress.stage(fmt::format("generating machine code: {} kernel calls{}", plan.calls.size(),
                              o.codegen.profile ? " (profiled)" : ""));
@@ -105,6 +188,9 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
   s.inplace_values = plan.inplace_values;
   s.weights_size = plan.weights_size;
   s.kernel_calls = plan.calls.size();
+  if (plan.batch)
+    s.run_time_batch =
+        fmt::format("'{}' {}..{}", plan.batch->symbol, plan.batch->range.lo, plan.batch->range.hi);
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   progress.done();
   if (popts.time_passes) {
@@ -123,6 +209,9 @@ int cmd_compile(const CompileOptions &o) {
     std::cout << fmt::format(
         "wrote {}{}{}\n", o.out_path, s.header_path.empty() ? "" : " and " + s.header_path,
         o.codegen.weights_file.empty() ? "" : " and " + o.codegen.weights_file);
+    if (!s.run_time_batch.empty())
+      std::cout << fmt::format("run-time batch: {} (one-sample code, run once per sample)\n",
+                               s.run_time_batch);
     std::cout << fmt::format("arena size: {} bytes\n", s.arena_size);
     std::cout << fmt::format("intermediates: {} bytes if no buffer shared memory ({} computed "
                              "in place)\n",

@@ -192,6 +192,8 @@ int main(int argc, char **argv) {
   bench->add_option("--iters", bo.iters, "Timed iterations")->check(CLI::Range(1, 100000000));
   bench->add_option("--warmup", bo.warmup, "Untimed iterations first")->check(CLI::Range(0, 1000000));
   bench->add_flag("--json", bo.json, "Print one JSON object");
+  bench->add_option("--dim", bo.dims,
+                    "NAME=N: value of a run-time dim of the library (default: its minimum)");
 
   ProfileOptions po;
   auto *profile = app.add_subcommand("profile", "Time each kernel call of a --profile library");

@@ -2,6 +2,7 @@
 #include "compiler/ir/error.h"
 
 #include <cstring>
+#include <map>
 #include <dlfcn.h>
 #include <filesystem>
 
@@ -22,8 +23,11 @@ std::vector<TensorSignature> signatures(int32_t n,
     onnxc_tensor_info ti{};
     if (info(i, &ti) != ONNXC_OK)
       fail("the model library could not describe tensor {}", i);
-    out.push_back({ti.name ? ti.name : "", static_cast<DType>(ti.dtype),
-                   std::vector<int64_t>(ti.shape, ti.shape + ti.rank), ti.size_bytes});
+    TensorSignature s{ti.name ? ti.name : "", static_cast<DType>(ti.dtype),
+                      std::vector<int64_t>(ti.shape, ti.shape + ti.rank), ti.size_bytes, {}};
+    if (ti.dim_symbols)
+      s.dim_symbols.assign(ti.dim_symbols, ti.dim_symbols + ti.rank);
+    out.push_back(std::move(s));
   }
   return out;
 }
@@ -61,6 +65,16 @@ ModelLibrary::ModelLibrary(const std::string &path) : path_(path) {
       reinterpret_cast<decltype(api_.profile_node)>(dlsym(handle_, "onnxc_profile_node"));
   if (!api_.profile_node)
     api_.profile_num_nodes = nullptr;
+  onnxc_status (*symbol)(int32_t, onnxc_symbol_info *) = nullptr;
+  int32_t (*num_symbols)() = nullptr;
+  resolve(handle_, path, "onnxc_num_symbols", num_symbols);
+  resolve(handle_, path, "onnxc_symbol", symbol);
+  for (int32_t i = 0; i < num_symbols(); ++i) {
+    onnxc_symbol_info info{};
+    if (symbol(i, &info) != ONNXC_OK)
+      fail("{}: the model library could not describe symbol {}", path, i);
+    symbols_.push_back({info.name ? info.name : "", info.min, info.max});
+  }
   inputs_ = signatures(api_.num_inputs(), api_.input_info);
   outputs_ = signatures(api_.num_outputs(), api_.output_info);
 }
@@ -100,9 +114,23 @@ std::vector<Tensor> ModelLibrary::Context::run(const std::vector<const Tensor *>
   for (const Tensor *t : inputs)
     in.push_back(make_abi_tensor(const_cast<uint8_t *>(t->data()), t->nbytes(), t->dtype(),
                                  t->shape()));
+  // Run-time dims: each symbol's value from the first input dim that is it (the library
+  // checks the others), then the outputs' shapes from those values.
+  std::map<int32_t, int64_t> symbols;
+  for (size_t i = 0; i < inputs.size() && i < lib_.inputs_.size(); ++i)
+    for (size_t k = 0; k < lib_.inputs_[i].dim_symbols.size() && k < inputs[i]->shape().size(); ++k)
+      if (lib_.inputs_[i].dim_symbols[k] >= 0)
+        symbols.emplace(lib_.inputs_[i].dim_symbols[k], inputs[i]->shape()[k]);
   std::vector<Tensor> results;
-  for (const TensorSignature &s : lib_.outputs_)
-    results.emplace_back(s.dtype, s.shape);
+  for (const TensorSignature &s : lib_.outputs_) {
+    std::vector<int64_t> shape = s.shape;
+    for (size_t k = 0; k < s.dim_symbols.size(); ++k)
+      if (s.dim_symbols[k] >= 0) {
+        auto it = symbols.find(s.dim_symbols[k]);
+        shape[k] = it == symbols.end() ? 1 : std::max<int64_t>(it->second, 0);
+      }
+    results.emplace_back(s.dtype, shape);
+  }
   for (Tensor &r : results)
     out.push_back(make_abi_tensor(r.data(), r.nbytes(), r.dtype(), r.shape()));
   onnxc_status st = lib_.api_.run(ctx_, in.data(), static_cast<int32_t>(in.size()), out.data(),
@@ -111,6 +139,28 @@ std::vector<Tensor> ModelLibrary::Context::run(const std::vector<const Tensor *>
     fail("{}: run failed (status {}): {}", lib_.path_, static_cast<int>(st),
          lib_.api_.last_error(ctx_));
   return results;
+}
+
+void ModelLibrary::Context::run_shaped(const std::vector<const void *> &inputs,
+                                       const std::vector<std::vector<int64_t>> &input_shapes,
+                                       const std::vector<void *> &outputs,
+                                       const std::vector<uint64_t> &output_bytes) {
+  std::vector<onnxc_tensor> in, out;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorSignature &s = lib_.inputs_.at(i);
+    uint64_t bytes = s.size_bytes;
+    for (size_t k = 0; k < s.dim_symbols.size(); ++k)
+      if (s.dim_symbols[k] >= 0)
+        bytes *= static_cast<uint64_t>(input_shapes[i][k]);
+    in.push_back(make_abi_tensor(const_cast<void *>(inputs[i]), bytes, s.dtype, input_shapes[i]));
+  }
+  for (size_t i = 0; i < outputs.size(); ++i)
+    out.push_back(make_abi_tensor(outputs[i], output_bytes[i], lib_.outputs_.at(i).dtype, {}));
+  onnxc_status st = lib_.api_.run(ctx_, in.data(), static_cast<int32_t>(in.size()), out.data(),
+                                  static_cast<int32_t>(out.size()));
+  if (st != ONNXC_OK)
+    fail("{}: run failed (status {}): {}", lib_.path_, static_cast<int>(st),
+         lib_.api_.last_error(ctx_));
 }
 
 void ModelLibrary::Context::run_buffers(const std::vector<const void *> &inputs,

@@ -13,8 +13,15 @@ namespace onnxc {
 struct TensorSignature {
   std::string name;
   DType dtype;
-  std::vector<int64_t> shape;
-  uint64_t size_bytes;
+  std::vector<int64_t> shape; ///< -1: a run-time dim (dim_symbols says which symbol)
+  uint64_t size_bytes;        ///< with every symbol 1
+  std::vector<int32_t> dim_symbols; ///< per dim: symbol index or -1; empty if all static
+};
+
+/// A run-time dim of a compiled model (onnxc_symbol_info).
+struct SymbolSignature {
+  std::string name;
+  int64_t min, max;
 };
 
 class ModelLibrary {
@@ -27,6 +34,8 @@ public:
 
   const std::vector<TensorSignature> &inputs() const { return inputs_; }
   const std::vector<TensorSignature> &outputs() const { return outputs_; }
+  /// The run-time dims (empty if every dim is static).
+  const std::vector<SymbolSignature> &symbols() const { return symbols_; }
   uint64_t arena_size() const { return api_.arena_size(); }
   std::string signature_json() const { return api_.signature_json(); }
   std::string model_name() const { return api_.model_name(); }
@@ -47,6 +56,11 @@ public:
     /// Runs with inputs in signature order; returns the outputs. Throws Error with the
     /// library's message on failure.
     std::vector<Tensor> run(const std::vector<const Tensor *> &inputs);
+    /// Runs a library with run-time dims on pre-allocated buffers: the inputs' shapes give the
+    /// symbols; output_bytes[i] is the capacity of outputs[i] (for benchmarking).
+    void run_shaped(const std::vector<const void *> &inputs,
+                    const std::vector<std::vector<int64_t>> &input_shapes,
+                    const std::vector<void *> &outputs, const std::vector<uint64_t> &output_bytes);
     /// Runs on pre-allocated buffers (for benchmarking: no allocation).
     void run_buffers(const std::vector<const void *> &inputs, const std::vector<void *> &outputs);
     /// Kernel call `i` of a profile build and its timings on this context; throws otherwise.
@@ -81,6 +95,7 @@ private:
   std::string path_;
   Api api_{};
   std::vector<TensorSignature> inputs_, outputs_;
+  std::vector<SymbolSignature> symbols_;
 };
 
 } // namespace onnxc

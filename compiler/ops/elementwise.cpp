@@ -37,6 +37,7 @@ struct ScalarAttr {
 OpDef unary(std::string op, std::string id, std::vector<DType> types, ScalarAttr a0, ScalarAttr a1,
             bool predicate = false) {
   OpDef d;
+  d.elementwise = true;
   d.name = std::move(op);
   d.min_opset = 6;
   if (d.name == "Not") { // Not-1 is today's Not
@@ -101,6 +102,7 @@ bool is_mixed_pow(const Node &n) {
 OpDef binary(std::string op, std::string id, std::vector<DType> types, bool compare,
              ScalarAttr a0 = {}) {
   OpDef d;
+  d.elementwise = true;
   d.name = std::move(op);
   d.min_opset = 7;
   if (!a0.name.empty())

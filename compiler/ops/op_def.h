@@ -94,6 +94,9 @@ struct OpDef {
   /// nothing else does: a symbolic batch passes through the static shape rule (infer-shapes
   /// runs it at two batch sizes and checks that).
   bool batch_transparent = false;
+  /// true: each output element is computed from the inputs' elements at the same index, the
+  /// inputs broadcast multidirectionally to the output shape (the ops of elementwise.def).
+  bool elementwise = false;
 };
 
 } // namespace onnxc

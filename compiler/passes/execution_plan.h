@@ -10,6 +10,7 @@
 #include "compiler/ops/op_def.h"
 #include "compiler/passes/node_profile.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,19 @@ struct ExecutionPlan {
   int64_t intermediates_size = 0;    ///< bytes of all arena tensors and scratch buffers, unshared
   int64_t inplace_values = 0;        ///< outputs that took over their input's buffer
   int64_t weights_size = 0;          ///< bytes of the weight blob
+  /// A run-time batch (passes/sample_wise.h): the plan is for one sample (the batch dim of
+  /// `inputs`/`outputs` is 1) and onnxc_run runs it once per sample.
+  struct RunTimeBatch {
+    std::string symbol;                ///< the model's dim_param
+    SymRange range;                    ///< values onnxc_run accepts
+    std::vector<bool> inputs, outputs; ///< per graph input / output: dim 0 is the batch
+  };
+  std::optional<RunTimeBatch> batch;
+  /// True if graph input / output i has the run-time batch as dim 0.
+  bool batched_input(size_t i) const { return batch && i < batch->inputs.size() && batch->inputs[i]; }
+  bool batched_output(size_t i) const {
+    return batch && i < batch->outputs.size() && batch->outputs[i];
+  }
   static constexpr int64_t kArenaAlignment = 64;
 };
 

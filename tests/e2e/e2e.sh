@@ -74,6 +74,28 @@ case_two_models_linked() {
   "$out/two_models_linked" "$models/cnn/expected.txt" "$models/mlp/expected.txt"
 }
 
+case_run_time_batch() {
+  # A model with a run-time batch, compiled once for batches 1..8 (tests/e2e/run_time_batch.c).
+  /usr/bin/python3 - "$out/batchnet.onnx" <<'PY'
+import sys
+from onnx import TensorProto, helper, save
+F = TensorProto.FLOAT
+nodes = [helper.make_node("Add", ["x", "y"], ["t"]), helper.make_node("Mul", ["t", "w"], ["sum"]),
+         helper.make_node("Relu", ["x"], ["act"])]
+graph = helper.make_graph(
+    nodes, "batchnet",
+    [helper.make_tensor_value_info("x", F, ["batch", 4]),
+     helper.make_tensor_value_info("y", F, ["batch", 4]), helper.make_tensor_value_info("w", F, [4])],
+    [helper.make_tensor_value_info("sum", F, ["batch", 4]),
+     helper.make_tensor_value_info("act", F, ["batch", 4])])
+save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), sys.argv[1])
+PY
+  "$ONNXC" compile "$out/batchnet.onnx" -o "$out/libbatchnet.so" --dim batch=1..8
+  check_library "$out/libbatchnet.so" batchnet
+  build_c run_time_batch run_time_batch.c -I "$out" -L "$out" -Wl,-rpath,"$out" -lbatchnet
+  "$out/run_time_batch"
+}
+
 case_bad_inputs() {
   build_c bad_inputs bad_inputs.c -ldl
   "$out/bad_inputs" "$lib/libsample.so" "$models/cnn/expected.txt"

@@ -203,8 +203,13 @@ CASES = {
     "external_data_absolute": lambda: external("/etc/passwd"),
     "external_data_missing": lambda: external("no_such_weights.bin"),
     # Symbolic dims (compiled without --dim / with bad bindings).
+    # A symbolic dim that is not a leading batch: compile needs --dim.
     "unbound_symbolic_dim": lambda: model([helper.make_node("Relu", ["x"], ["y"], name="n0")],
-                                          [vi("x", ["batch", 3])], [vi("y", None)]),
+                                          [vi("x", [3, "batch"])], [vi("y", None)]),
+    # A leading batch that a node mixes (softmax across the batch): it cannot stay run-time.
+    "batch_not_sample_wise": lambda: model(
+        [helper.make_node("Softmax", ["x"], ["y"], name="n0", axis=0)],
+        [vi("x", ["batch", 3])], [vi("y", None)]),
     # Tensor validation (initializers).
     "tensor_raw_data_too_short": lambda: add_weight(raw_tensor([2, 3], b"\0" * 20)),
     "tensor_typed_count_mismatch": lambda: add_weight(

@@ -8,6 +8,11 @@
   model_checks.py arena-size ONNXC ARENA_SIZE_EXE MODEL WORKDIR
       Compiles MODEL and checks that the arena size `onnxc compile` prints equals what the library
       reports through the C ABI (onnxc_arena_size() and the signature JSON), read by ARENA_SIZE_EXE.
+  model_checks.py run-time-batch ONNXC MODEL DATA_SET WORKDIR --symbol S --batches N...
+      Compiles MODEL once with the batch symbol S left symbolic, runs that one library at each
+      batch N (input_0.pb of DATA_SET stacked N times, each sample scaled differently) and
+      compares it with a build specialised by --dim S=N; then checks that a library compiled
+      for S=1..2 refuses batch 3 with a message naming the input, the dim and the range.
   model_checks.py compile-time ONNXC MODEL WORKDIR --limit SECONDS [--attempts N]
       Checks that `onnxc compile MODEL` takes under SECONDS wall time; on a busy machine it tries
       up to N times and judges the fastest attempt.
@@ -148,6 +153,109 @@ def arena_size(args):
     print("PASS")
 
 
+# --- run-time-batch -----------------------------------------------------------------------------
+
+def parse_float_tensor(data):
+    """(dims, floats) of a float TensorProto (raw_data or float_data)."""
+    import struct
+    dims, raw, floats, pos = [], None, [], 0
+    while pos < len(data):
+        key, pos = read_varint(data, pos)
+        field, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = read_varint(data, pos)
+            if field == 1:
+                dims.append(value)
+        elif wire == 2:
+            length, pos = read_varint(data, pos)
+            chunk = data[pos:pos + length]
+            if field == 1:
+                inner = 0
+                while inner < len(chunk):
+                    value, inner = read_varint(chunk, inner)
+                    dims.append(value)
+            elif field == 9:
+                raw = chunk
+            elif field == 4:
+                floats.extend(struct.unpack(f"<{len(chunk) // 4}f", chunk))
+            pos += length
+        elif wire == 5:
+            if field == 4:
+                floats.append(struct.unpack("<f", data[pos:pos + 4])[0])
+            pos += 4
+        elif wire == 1:
+            pos += 8
+        else:
+            fail(f"unsupported protobuf wire type {wire}")
+    if raw is not None:
+        floats = list(struct.unpack(f"<{len(raw) // 4}f", raw))
+    return dims, floats
+
+
+def float_tensor_bytes(dims, floats):
+    """A float TensorProto (dims, data_type 1, raw_data)."""
+    import struct
+    raw = struct.pack(f"<{len(floats)}f", *floats)
+    out = b"".join(b"\x08" + write_varint(d) for d in dims) + b"\x10\x01"
+    return out + b"\x4a" + write_varint(len(raw)) + raw
+
+
+def run_library(onnxc, lib, data_dir, out_dir, expect_ok=True):
+    proc = subprocess.run([onnxc, "run", lib, data_dir, "-o", out_dir], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, errors="replace")
+    print(proc.stdout, end="")
+    if expect_ok and proc.returncode != 0:
+        fail(f"onnxc run {lib} exited with {proc.returncode}")
+    return proc
+
+
+def compile_with(onnxc, model, lib, flags):
+    proc = subprocess.run([onnxc, "compile", model, "-o", lib, *flags], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, errors="replace")
+    print(proc.stdout, end="")
+    if proc.returncode != 0:
+        fail(f"onnxc compile {' '.join(flags)} exited with {proc.returncode}")
+
+
+def run_time_batch(args):
+    os.makedirs(args.workdir, exist_ok=True)
+    dyn = os.path.join(args.workdir, "dynamic.so")
+    compile_with(args.onnxc, args.model, dyn, [])
+    with open(os.path.join(args.data_set, "input_0.pb"), "rb") as f:
+        dims, sample = parse_float_tensor(f.read())
+    for n in args.batches:
+        data = os.path.join(args.workdir, f"batch{n}")
+        os.makedirs(data, exist_ok=True)
+        stacked = []
+        for k in range(n):  # distinct samples: a mix-up of samples cannot go unnoticed
+            scale = 1.0 + 0.25 * k
+            stacked.extend(v * scale for v in (sample if k % 2 == 0 else sample[::-1]))
+        with open(os.path.join(data, "input_0.pb"), "wb") as f:
+            f.write(float_tensor_bytes([n] + dims[1:], stacked))
+        spec = os.path.join(args.workdir, f"batch{n}.so")
+        compile_with(args.onnxc, args.model, spec, ["--dim", f"{args.symbol}={n}"])
+        outs = {}
+        for name, lib in (("dynamic", dyn), ("specialised", spec)):
+            out_dir = os.path.join(args.workdir, f"out_{name}_{n}")
+            run_library(args.onnxc, lib, data, out_dir)
+            with open(os.path.join(out_dir, "output_0.pb"), "rb") as f:
+                outs[name] = parse_float_tensor(f.read())
+        (gd, got), (wd, want) = outs["dynamic"], outs["specialised"]
+        if gd != wd or gd[0] != n:
+            fail(f"batch {n}: output dims {gd}, the specialised build's {wd}")
+        worst = max(abs(a - b) - (1e-4 + 1e-3 * abs(b)) for a, b in zip(got, want))
+        if worst > 0:
+            fail(f"batch {n}: outputs differ beyond atol 1e-4 + rtol 1e-3 (by {worst:g})")
+        print(f"batch {n}: {len(got)} outputs match the --dim {args.symbol}={n} build")
+    ranged = os.path.join(args.workdir, "ranged.so")
+    compile_with(args.onnxc, args.model, ranged, ["--dim", f"{args.symbol}=1..2"])
+    proc = run_library(args.onnxc, ranged, os.path.join(args.workdir, f"batch{max(args.batches)}"),
+                       os.path.join(args.workdir, "out_ranged"), expect_ok=False)
+    if proc.returncode == 0 or "outside the range 1..2" not in proc.stdout:
+        fail("a batch outside the compiled range was not refused with its range")
+    print("PASS")
+
+
 # --- compile-time -------------------------------------------------------------------------------
 
 def compile_time(args):
@@ -175,6 +283,12 @@ def main():
     for name in ("onnxc", "arena_size_exe", "model", "workdir"):
         a.add_argument(name)
     a.set_defaults(run=arena_size)
+    r = sub.add_parser("run-time-batch")
+    for name in ("onnxc", "model", "data_set", "workdir"):
+        r.add_argument(name)
+    r.add_argument("--symbol", required=True)
+    r.add_argument("--batches", type=int, nargs="+", required=True)
+    r.set_defaults(run=run_time_batch)
     t = sub.add_parser("compile-time")
     for name in ("onnxc", "model", "workdir"):
         t.add_argument(name)

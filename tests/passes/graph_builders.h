@@ -34,6 +34,21 @@ inline Node *op(Graph &g, const std::string &type, std::vector<Value *> ins, siz
   return n;
 }
 
+/// An int64 constant (a 1-D tensor, or a scalar of v[0]).
+inline Value *ints(Graph &g, const std::vector<int64_t> &v, bool scalar = false) {
+  auto t = std::make_shared<Tensor>(scalar ? Tensor::scalar_i64(v[0]) : Tensor::vector_i64(v));
+  Value *c = g.add_constant(g.unique_name("c"), t);
+  g.initializers.push_back(c);
+  return c;
+}
+
+/// A float constant of the given dims (zeros).
+inline Value *floats(Graph &g, const std::vector<int64_t> &dims) {
+  Value *c = g.add_constant(g.unique_name("w"), std::make_shared<Tensor>(DType::Float, dims));
+  g.initializers.push_back(c);
+  return c;
+}
+
 inline void output(Graph &g, Value *v) {
   v->is_graph_output = true;
   g.outputs.push_back(v);

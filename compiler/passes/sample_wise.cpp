@@ -1,0 +1,331 @@
+#include "compiler/passes/sample_wise.h"
+
+#include "compiler/ops/op_def.h"
+#include "compiler/ops/op_util.h"
+
+#include <fmt/format.h>
+
+#include <limits>
+#include <map>
+#include <set>
+
+namespace onnxc {
+namespace {
+
+/// How a value relates to the batch: not at all; its dim 0 is the batch (and no other dim
+/// mentions it); its contents depend on the batch size though its dims do not (Shape of a
+/// batched tensor); or something else (the batch inside another dim).
+enum class Role { Free, Batched, SizeValue, Other };
+
+bool mentions(const SymInt &e, const std::string &b) { return e.symbols().count(b) > 0; }
+
+/// The role the value's dims give it (Free or Batched or Other).
+Role dims_role(const Value &v, const std::string &b) {
+  if (!v.type.is_known())
+    return Role::Other;
+  std::vector<SymInt> d = v.type.sym_dims();
+  bool batched = false;
+  for (size_t k = 0; k < d.size(); ++k)
+    if (mentions(d[k], b)) {
+      if (k != 0 || d[k] != SymInt::symbol(b))
+        return Role::Other;
+      batched = true;
+    }
+  return batched ? Role::Batched : Role::Free;
+}
+
+class Checker {
+public:
+  explicit Checker(std::string batch) : b_(std::move(batch)) {}
+
+  Role role(const Value *v) const {
+    auto it = roles_.find(v);
+    return it == roles_.end() ? Role::Free : it->second;
+  }
+  void set(const Value *v, Role r) { roles_[v] = r; }
+
+  /// Empty if n is sample-wise; sets its outputs' roles.
+  std::string check(const Node &n);
+
+private:
+  std::string check_size_value_use(const Node &n);
+  std::string check_batched(const Node &n);
+  std::string axis_not_batch(const Node &n, int64_t axis, int64_t rank);
+  std::string axes_not_batch(const Node &n, std::vector<int64_t> axes, int64_t rank);
+  std::string slice_keeps_batch(const Node &n);
+  std::string b_;
+  std::map<const Value *, Role> roles_;
+};
+
+/// Ops that only compute shapes from shapes: a batch-size value may flow through them.
+const std::set<std::string> kShapeArithmetic = {
+    "Gather", "Concat", "Slice", "Unsqueeze", "Squeeze", "Cast",  "Identity", "Add",
+    "Sub",    "Mul",    "Div",   "Reshape",   "Max",     "Min",   "Equal",    "Where"};
+
+/// Ops whose data input 0 may be batched and whose shape input `1` (or 0 for ConstantOfShape)
+/// may carry the batch size: the output's symbolic shape says where the batch goes.
+const std::map<std::string, size_t> kShapeInputOf = {
+    {"Reshape", 1}, {"Expand", 1}, {"ConstantOfShape", 0}};
+
+bool is_elementwise_like(const Node &n) {
+  static const std::set<std::string> extra = {
+      "Where", "Clip", "Sum", "Max", "Min", "Mean", "Cast", "CastLike", "Identity", "Dropout",
+      "PRelu", "QuantizeLinear", "DequantizeLinear", "Celu", "Elu", "Selu", "Softplus",
+      "Softsign", "ThresholdedRelu", "Shrink", "Gelu", "Mish", "IsNaN", "IsInf", "Sign"};
+  return n.def->elementwise || extra.count(n.op_type) > 0;
+}
+
+std::string Checker::axis_not_batch(const Node &n, int64_t axis, int64_t rank) {
+  if (normalize_axis(n, axis, rank) == 0)
+    return "it works along axis 0, the batch";
+  return "";
+}
+
+std::string Checker::axes_not_batch(const Node &n, std::vector<int64_t> axes, int64_t rank) {
+  for (int64_t a : axes)
+    if (normalize_axis(n, a, rank) == 0)
+      return "it works along axis 0, the batch";
+  return "";
+}
+
+std::string Checker::slice_keeps_batch(const Node &n) {
+  const int64_t rank = n.inputs[0]->type.rank();
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (n.opset < 10) {
+    starts = attr_ints(n, "starts", {});
+    ends = attr_ints(n, "ends", {});
+    axes = attr_ints(n, "axes", {});
+  } else {
+    for (size_t i = 1; i <= 4; ++i)
+      if (n.has_input(i) && !input_constant(n, i))
+        return "its starts/ends/axes/steps are computed at run time";
+    starts = input_constant(n, 1)->to_int64_vector();
+    ends = input_constant(n, 2)->to_int64_vector();
+    if (n.has_input(3))
+      axes = input_constant(n, 3)->to_int64_vector();
+    if (n.has_input(4))
+      steps = input_constant(n, 4)->to_int64_vector();
+  }
+  if (axes.empty())
+    for (size_t k = 0; k < starts.size(); ++k)
+      axes.push_back(static_cast<int64_t>(k));
+  for (size_t k = 0; k < axes.size() && k < starts.size() && k < ends.size(); ++k) {
+    if (normalize_axis(n, axes[k], rank) != 0)
+      continue;
+    const int64_t step = k < steps.size() ? steps[k] : 1;
+    if (starts[k] != 0 || step != 1 || ends[k] < std::numeric_limits<int32_t>::max())
+      return "it slices axis 0, the batch";
+  }
+  return "";
+}
+
+/// Why a node with a batched input does not keep samples apart ("" if it does).
+std::string Checker::check_batched(const Node &n) {
+  const std::string &op = n.op_type;
+  const int64_t rank = n.inputs[0] ? n.inputs[0]->type.rank() : 0;
+  auto batched = [&](size_t i) { return n.has_input(i) && role(n.inputs[i]) == Role::Batched; };
+  auto free_except = [&](size_t keep) {
+    for (size_t i = 0; i < n.inputs.size(); ++i)
+      if (i != keep && n.has_input(i) && role(n.inputs[i]) != Role::Free)
+        return false;
+    return true;
+  };
+  if (is_elementwise_like(n)) {
+    const int64_t out_rank = n.outputs[0]->type.rank();
+    for (const Value *v : n.inputs)
+      if (v && role(v) == Role::Batched && v->type.rank() != out_rank)
+        return "a batched input broadcasts against a higher-rank input";
+    for (const Value *v : n.inputs)
+      if (v && role(v) == Role::Free && v->type.rank() == out_rank &&
+          (*v->type.shape)[0].value != 1)
+        return "a batch-independent input has a dim 0 other than 1";
+    return "";
+  }
+  if (n.def->batch_transparent)
+    return free_except(0) ? "" : "an input other than the data input is batched";
+  if (op == "MatMul" || op == "MatMulInteger" || op == "QLinearMatMul") {
+    const size_t a = 0, bi = op == "QLinearMatMul" ? 3 : 1;
+    if (batched(bi) && n.inputs[bi]->type.rank() < 3)
+      return "its batched right-hand side is a matrix (the batch would be contracted)";
+    if (batched(a) && n.inputs[a]->type.rank() < 2)
+      return "its batched left-hand side is a vector (the batch would be contracted)";
+    return "";
+  }
+  if (op == "Gemm")
+    return attr_int(n, "transA", 0) == 0 && free_except(0) ? "" : "Gemm transposes a batched A";
+  if (op == "Reshape") {
+    if (!batched(0))
+      return "";
+    std::vector<SymInt> in = n.inputs[0]->type.sym_dims(), out = n.outputs[0]->type.sym_dims();
+    in.erase(in.begin());
+    out.erase(out.begin());
+    return sym_product(in) == sym_product(out) ? "" : "it moves elements across samples";
+  }
+  if (op == "Flatten")
+    return normalize_axis(n, attr_int(n, "axis", 1), rank + 1) >= 1 ? ""
+                                                                    : "it flattens the batch";
+  if (op == "Transpose") {
+    std::vector<int64_t> perm = attr_ints(n, "perm", {});
+    return (perm.empty() ? rank <= 1 : perm[0] == 0) ? "" : "it moves the batch axis";
+  }
+  if (op == "Softmax" || op == "LogSoftmax" || op == "Hardmax")
+    return axis_not_batch(n, attr_int(n, "axis", n.opset < 13 ? 1 : -1), rank);
+  if (op == "LayerNormalization" || op == "RMSNormalization" ||
+      op == "SkipLayerNormalization" || op == "SimplifiedLayerNormalization")
+    return free_except(0) ? axis_not_batch(n, attr_int(n, "axis", -1), rank)
+                          : "its scale or bias is batched";
+  if (op == "ArgMax" || op == "ArgMin" || op == "CumSum" || op == "TopK" || op == "Split" ||
+      op == "Concat" || op == "LpNormalization") {
+    if (op == "CumSum" || op == "TopK") {
+      if (!free_except(0))
+        return "its axis/k input depends on the batch";
+      if (op == "CumSum" && !input_constant(n, 1))
+        return "its axis is computed at run time";
+      const int64_t axis = op == "CumSum" ? input_constant(n, 1)->int_at(0) : attr_int(n, "axis", -1);
+      return axis_not_batch(n, axis, rank);
+    }
+    return axis_not_batch(n, attr_int(n, "axis", op == "Concat" || op == "Split" ? 0 : -1), rank);
+  }
+  if (op.rfind("Reduce", 0) == 0) {
+    std::vector<int64_t> axes = attr_ints(n, "axes", {});
+    if (n.has_input(1)) {
+      if (!input_constant(n, 1))
+        return "its axes are computed at run time";
+      axes = input_constant(n, 1)->to_int64_vector();
+    }
+    if (axes.empty())
+      return attr_int(n, "noop_with_empty_axes", 0) ? "" : "it reduces every axis, the batch too";
+    return axes_not_batch(n, axes, rank);
+  }
+  if (op == "Slice")
+    return batched(0) && free_except(0) ? slice_keeps_batch(n) : "its bounds depend on the batch";
+  if (op == "Gather") {
+    const int64_t axis = normalize_axis(n, attr_int(n, "axis", 0), rank);
+    if (batched(0) && !batched(1) && axis != 0)
+      return "";
+    if (!batched(0) && batched(1) && axis == 0)
+      return ""; // an embedding lookup: a batch of indices into a table
+    return "it gathers along the batch axis";
+  }
+  if (op == "Squeeze" || op == "Unsqueeze" || op == "Expand" || op == "Tile" ||
+      op == "Resize" || op == "Upsample" || op == "Pad")
+    // Their output's symbolic shape shows whether the batch stays put at axis 0; any pad or
+    // repeat of axis 0 changes that dim. The other inputs must not depend on the batch.
+    return free_except(0) ? "" : "its shape inputs depend on the batch";
+  return fmt::format("onnxc does not know that {} keeps the samples of a batch apart", op);
+}
+
+std::string Checker::check_size_value_use(const Node &n) {
+  auto it = kShapeInputOf.find(n.op_type);
+  if (it != kShapeInputOf.end()) {
+    for (size_t i = 0; i < n.inputs.size(); ++i)
+      if (i != it->second && n.has_input(i) && role(n.inputs[i]) == Role::SizeValue)
+        return "a batch-size value reaches one of its data inputs";
+    return "";
+  }
+  if (kShapeArithmetic.count(n.op_type)) {
+    for (const Value *v : n.inputs)
+      if (v && role(v) == Role::Batched)
+        return "it combines the batch size with batched data";
+    return "";
+  }
+  return "it uses the batch size as a value";
+}
+
+std::string Checker::check(const Node &n) {
+  bool any_batched = false, any_size = false;
+  for (const Value *v : n.inputs)
+    if (v) {
+      any_batched |= role(v) == Role::Batched;
+      any_size |= role(v) == Role::SizeValue;
+    }
+  const bool shape_query = n.op_type == "Shape" || n.op_type == "Size";
+  std::string why;
+  if (any_size)
+    why = check_size_value_use(n);
+  if (why.empty() && any_batched && !shape_query)
+    why = check_batched(n);
+  if (!why.empty())
+    return why;
+  for (const Value *o : n.outputs) {
+    if (!o)
+      continue;
+    Role r = dims_role(*o, b_);
+    if (r == Role::Other)
+      return fmt::format("output '{}' ({}) has the batch in a dim other than dim 0", o->name,
+                         shape_to_string(o->type));
+    if (r == Role::Free && (any_batched || any_size)) {
+      // A result without the batch in its dims, computed from the batch: only a shape
+      // computation may do that, and then its value is a batch-size value (unless the
+      // expressions of its value show it does not depend on the batch).
+      if (!shape_query && !(any_size && kShapeArithmetic.count(n.op_type)))
+        return fmt::format("output '{}' ({}) combines the samples of the batch", o->name,
+                           shape_to_string(o->type));
+      bool depends = true;
+      if (o->sym_value) {
+        depends = false;
+        for (const SymInt &e : *o->sym_value)
+          depends |= mentions(e, b_);
+      } else if (o->is_constant()) {
+        depends = false;
+      }
+      r = depends ? Role::SizeValue : Role::Free;
+    }
+    set(o, r);
+  }
+  return "";
+}
+
+} // namespace
+
+std::optional<std::string> find_batch_symbol(const Graph &g) {
+  std::optional<std::string> batch;
+  for (const Value *in : g.inputs) {
+    if (in->is_constant() || !in->type.has_shape())
+      continue;
+    const std::vector<Dim> &dims = *in->type.shape;
+    for (size_t k = 0; k < dims.size(); ++k) {
+      if (dims[k].is_static())
+        continue;
+      if (k != 0 || dims[k].param.empty())
+        return std::nullopt;
+      if (batch && *batch != dims[k].param)
+        return std::nullopt;
+      batch = dims[k].param;
+    }
+  }
+  return batch;
+}
+
+SampleWise check_sample_wise(const Graph &g, const std::string &batch) {
+  SampleWise s;
+  Checker c(batch);
+  for (const Value *in : g.inputs) {
+    Role r = dims_role(*in, batch);
+    if (r == Role::Other) {
+      s.reason = fmt::format("graph input '{}' has the batch '{}' in a dim other than dim 0",
+                             in->name, batch);
+      return s;
+    }
+    c.set(in, r);
+    s.batched_inputs.push_back(r == Role::Batched);
+  }
+  for (const auto &n : g.nodes) {
+    std::string why = c.check(*n);
+    if (!why.empty()) {
+      s.reason = fmt::format("{}: {}", n->describe(), why);
+      return s;
+    }
+  }
+  for (const Value *out : g.outputs) {
+    Role r = c.role(out);
+    if (r == Role::SizeValue || r == Role::Other) {
+      s.reason = fmt::format("graph output '{}' depends on the batch size", out->name);
+      return s;
+    }
+    s.batched_outputs.push_back(r == Role::Batched);
+  }
+  return s;
+}
+
+} // namespace onnxc
