@@ -28,7 +28,8 @@ struct CompileSummary {
   CpuArtifactInfo budget;  ///< code and stack size (measured for so/obj/static)
   std::string header_path; ///< empty unless a shared library, object or archive was written
   double seconds = 0;
-  std::string run_time_batch; ///< "batch 1..4096" for a run-time batch, else empty
+  std::string run_time_batch; ///< "'batch' 1..4096" for a run-time batch, else empty
+  std::vector<std::string> notes; ///< printed as "note: ..." after the summary
 };
 
 /// Loads, runs the pipeline and the backend; writes the artifact (and NAME.h beside a .so, .o

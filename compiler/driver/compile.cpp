@@ -57,6 +57,7 @@ struct RunTimeBatchFacts {
   std::string symbol;
   SymRange range;
   std::set<std::string> inputs, outputs;
+  std::vector<std::string> notes; ///< what the user may want to know (speed)
 };
 
 /// The run-time batch of a model whose only unbound dims are one leading batch symbol and
@@ -78,6 +79,8 @@ std::optional<RunTimeBatchFacts> plan_run_time_batch(const std::string &path,
   if (!batch)
     return std::nullopt;
   auto refuse = [&](const std::string &why) {
+    if (why.find("--dim") != std::string::npos)
+      fail("the batch dim '{}' cannot stay a run-time dim: {}", *batch, why);
     fail("the batch dim '{}' cannot stay a run-time dim: {}; bind it with --dim {}=N", *batch,
          why, *batch);
   };
@@ -89,7 +92,13 @@ std::optional<RunTimeBatchFacts> plan_run_time_batch(const std::string &path,
   SampleWise s = check_sample_wise(g, *batch);
   if (!s.reason.empty())
     refuse(s.reason);
-  RunTimeBatchFacts f{*batch, g.symbols.at(*batch), {}, {}};
+  RunTimeBatchFacts f{*batch, g.symbols.at(*batch), {}, {}, {}};
+  if (!s.thin_products.empty())
+    f.notes.push_back(fmt::format(
+        "run-time batch: one sample at a time makes {} matrix product{} ({}{}) nearly "
+        "matrix-vector products; --dim {}=N compiles a batch of N as one product, much faster",
+        s.thin_products.size(), s.thin_products.size() > 1 ? "s" : "",
+        s.thin_products[0]->describe(), s.thin_products.size() > 1 ? ", ..." : "", *batch));
   for (size_t i = 0; i < g.inputs.size(); ++i)
     if (s.batched_inputs[i])
       f.inputs.insert(g.inputs[i]->name);
@@ -188,6 +197,8 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
   s.inplace_values = plan.inplace_values;
   s.weights_size = plan.weights_size;
   s.kernel_calls = plan.calls.size();
+  if (batch)
+    s.notes = batch->notes;
   if (plan.batch)
     s.run_time_batch =
         fmt::format("'{}' {}..{}", plan.batch->symbol, plan.batch->range.lo, plan.batch->range.hi);
@@ -212,6 +223,8 @@ int cmd_compile(const CompileOptions &o) {
     if (!s.run_time_batch.empty())
       std::cout << fmt::format("run-time batch: {} (one-sample code, run once per sample)\n",
                                s.run_time_batch);
+    for (const std::string &note : s.notes)
+      std::cout << "note: " << note << "\n";
     std::cout << fmt::format("arena size: {} bytes\n", s.arena_size);
     std::cout << fmt::format("intermediates: {} bytes if no buffer shared memory ({} computed "
                              "in place)\n",

@@ -54,57 +54,106 @@ void propagate_constant(Node &n, const InferOptions &opts) {
   }
 }
 
-/// Output types of n with input 0's dim 0 set to `batch` (the other inputs' dims are static).
-std::vector<Type> infer_at_batch(Node &n, int64_t batch) {
-  Dim &d0 = (*n.inputs[0]->type.shape)[0];
-  const Dim saved = d0;
-  d0 = Dim(batch);
+/// The symbolic dim every symbolic input dim of n is, if they are all that one dim at dim 0 of
+/// their inputs (a batch); nullopt otherwise.
+std::optional<Dim> leading_batch(const Node &n) {
+  std::optional<Dim> batch;
+  for (const Value *v : n.inputs) {
+    if (!v || v->type.is_static())
+      continue;
+    if (!v->type.has_shape())
+      return std::nullopt;
+    const auto &dims = *v->type.shape;
+    if (!dims[0].is_known() || (batch && !(dims[0] == *batch)))
+      return std::nullopt;
+    for (size_t k = 1; k < dims.size(); ++k)
+      if (!dims[k].is_static())
+        return std::nullopt;
+    batch = dims[0];
+  }
+  return batch;
+}
+
+/// Output types of n with every input dim 0 that is `sym` set to `value`.
+std::vector<Type> infer_at_batch(Node &n, const Dim &sym, int64_t value) {
+  std::vector<Dim *> dims;
+  for (Value *v : n.inputs)
+    if (v && v->type.has_shape() && !v->type.shape->empty() && (*v->type.shape)[0] == sym)
+      dims.push_back(&(*v->type.shape)[0]);
+  for (Dim *d : dims)
+    *d = Dim(value);
   try {
     n.def->infer(n);
   } catch (...) {
-    d0 = saved;
+    for (Dim *d : dims)
+      *d = sym;
     throw;
   }
-  d0 = saved;
+  for (Dim *d : dims)
+    *d = sym;
   std::vector<Type> out;
   for (const Value *o : n.outputs)
     out.push_back(o ? o->type : Type{});
   return out;
 }
 
-/// A batch-transparent op (OpDef::batch_transparent) whose one symbolic dim is input 0's dim 0:
-/// runs its static shape rule at batch 2 and 3; an output dim 0 that follows becomes the
-/// symbolic batch. False if the op or its inputs do not qualify.
+/// An op whose symbolic input dims are one batch at dim 0 (leading_batch): runs its static
+/// shape rule at several batch sizes; an output whose dim 0 follows the batch (and whose other
+/// dims stay put) gets the symbolic batch, one that does not change stays static. False if the
+/// inputs do not qualify; an Error if an output depends on the batch otherwise.
 bool infer_symbolic_batch(Node &n) {
-  if (!n.def->batch_transparent || !n.input(0) || n.inputs[0]->type.rank() < 1)
+  std::optional<Dim> batch = leading_batch(n);
+  if (!batch)
     return false;
-  for (size_t i = 0; i < n.inputs.size(); ++i)
-    if (n.inputs[i] && !n.inputs[i]->type.is_static()) {
-      const auto &dims = *n.inputs[i]->type.shape;
-      if (i != 0 || !dims[0].is_known())
-        return false;
-      for (size_t k = 1; k < dims.size(); ++k)
-        if (!dims[k].is_static())
-          return false;
-    }
-  const Dim batch = (*n.inputs[0]->type.shape)[0];
-  std::vector<Type> at2 = infer_at_batch(n, 2), at3 = infer_at_batch(n, 3);
+  static constexpr int64_t kProbes[] = {2, 3, 5, 17, 64};
+  std::vector<std::vector<Type>> at;
+  for (int64_t b : kProbes)
+    at.push_back(infer_at_batch(n, *batch, b));
   for (size_t i = 0; i < n.outputs.size(); ++i) {
-    if (!n.outputs[i] || !at2[i].is_static())
+    if (!n.outputs[i] || !at[0][i].is_static())
       continue;
-    std::vector<int64_t> a = at2[i].static_dims(), b = at3[i].static_dims();
-    bool follows = !a.empty() && a[0] == 2 && b[0] == 3;
+    std::vector<int64_t> first = at[0][i].static_dims();
+    bool follows = !first.empty(), same = true;
+    for (size_t p = 0; p < at.size(); ++p) {
+      std::vector<int64_t> d = at[p][i].is_static() ? at[p][i].static_dims() : std::vector<int64_t>{};
+      follows = follows && d.size() == first.size() && d[0] == kProbes[p] &&
+                std::equal(d.begin() + 1, d.end(), first.begin() + 1);
+      same = same && d == first;
+    }
+    if (!follows && !same)
+      node_fail(n, "output {} does not follow the symbolic batch '{}' ({} at batch 2, {} at "
+                   "batch 3); bind it with --dim",
+                i, batch->str(), shape_to_string(at[0][i]), shape_to_string(at[1][i]));
+    Type t = at[0][i];
     if (follows)
-      a[0] = b[0];
-    if (a != b)
-      node_fail(n, "output {} does not follow the symbolic batch '{}' of input 0 ({} at batch 2, "
-                   "{} at batch 3); bind it with --dim",
-                i, batch.str(), shape_to_string(at2[i]), shape_to_string(at3[i]));
-    Type t = at2[i];
-    (*t.shape)[0] = follows ? batch : Dim(a[0]);
+      (*t.shape)[0] = *batch;
     n.outputs[i]->type = t;
   }
   return true;
+}
+
+/// Shape rule of n: the op's own; for a batch-transparent op, or an op whose rule needs static
+/// dims when its only symbolic dim is a leading batch, the rule probed at several batches.
+void infer_op(Node &n) {
+  if (!has_symbolic_input(n)) {
+    n.def->infer(n);
+    return;
+  }
+  if (n.def->batch_transparent && infer_symbolic_batch(n))
+    return;
+  try {
+    n.def->infer(n);
+  } catch (const Error &e) {
+    if (std::string(e.what()).find("has the symbolic dimension") == std::string::npos)
+      throw;
+    bool probed = false;
+    try {
+      probed = infer_symbolic_batch(n);
+    } catch (const Error &) {
+    }
+    if (!probed)
+      throw;
+  }
 }
 
 void infer_node(Node &n, const InferOptions &opts) {
@@ -115,8 +164,8 @@ void infer_node(Node &n, const InferOptions &opts) {
   }
   if (is_control_flow(n))
     infer_control_flow(n, opts);
-  else if (!has_symbolic_input(n) || !infer_symbolic_batch(n))
-    n.def->infer(n);
+  else
+    infer_op(n);
   for (const Value *o : n.outputs)
     if (o && o->type.dtype == DType::String)
       node_fail(n, "string tensors are not supported by compiled models");

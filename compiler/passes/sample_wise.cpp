@@ -46,6 +46,7 @@ public:
 
   /// Empty if n is sample-wise; sets its outputs' roles.
   std::string check(const Node &n);
+  std::vector<const Node *> thin_products;
 
 private:
   std::string check_size_value_use(const Node &n);
@@ -53,6 +54,17 @@ private:
   std::string axis_not_batch(const Node &n, int64_t axis, int64_t rank);
   std::string axes_not_batch(const Node &n, std::vector<int64_t> axes, int64_t rank);
   std::string slice_keeps_batch(const Node &n);
+  /// Records n in thin_products if its batched operand `a` has few rows per sample.
+  void note_rows(const Node &n, size_t a) {
+    if (role(n.inputs[a]) != Role::Batched)
+      return;
+    std::vector<SymInt> d = n.inputs[a]->type.sym_dims();
+    int64_t rows = 1;
+    for (size_t k = 1; k + 1 < d.size(); ++k)
+      rows *= d[k].as_const().value_or(1);
+    if (rows < 8)
+      thin_products.push_back(&n);
+  }
   std::string b_;
   std::map<const Value *, Role> roles_;
 };
@@ -149,10 +161,15 @@ std::string Checker::check_batched(const Node &n) {
       return "its batched right-hand side is a matrix (the batch would be contracted)";
     if (batched(a) && n.inputs[a]->type.rank() < 2)
       return "its batched left-hand side is a vector (the batch would be contracted)";
+    note_rows(n, a);
     return "";
   }
-  if (op == "Gemm")
-    return attr_int(n, "transA", 0) == 0 && free_except(0) ? "" : "Gemm transposes a batched A";
+  if (op == "Gemm") {
+    if (attr_int(n, "transA", 0) != 0 || !free_except(0))
+      return "Gemm transposes a batched A";
+    note_rows(n, 0);
+    return "";
+  }
   if (op == "Reshape") {
     if (!batched(0))
       return "";
@@ -325,6 +342,7 @@ SampleWise check_sample_wise(const Graph &g, const std::string &batch) {
     }
     s.batched_outputs.push_back(r == Role::Batched);
   }
+  s.thin_products = c.thin_products;
   return s;
 }
 

@@ -28,6 +28,9 @@ struct SampleWise {
   std::string reason;               ///< empty: the graph runs per sample; else why not
   std::vector<bool> batched_inputs; ///< per graph input
   std::vector<bool> batched_outputs;
+  /// Matrix products whose rows are the batch: per sample they have fewer rows than a GEMM
+  /// tile (often one: a matrix-vector product), much slower than one product over the batch.
+  std::vector<const Node *> thin_products;
 };
 
 /// Checks that g, whose shapes were inferred with `batch` symbolic, computes each sample
