@@ -41,7 +41,7 @@ typedef struct onnxc_symbol_desc {
 enum {
   /// symbols[0] is a batch: the code was generated for one sample, and onnxc_run runs it once
   /// per sample on sample-sized slices of the tensors whose dim 0 is the batch (the others
-  /// are the same for every sample).
+  /// are the same for every sample); with tiles, whole tiles of tile_batch samples first.
   ONNXC_EXEC_PER_SAMPLE = 1
 };
 
@@ -74,7 +74,12 @@ typedef struct onnxc_model_desc {
   const onnxc_profile_node_desc *profile_nodes;
   const onnxc_symbol_desc *symbols; ///< num_symbols entries
   uint32_t exec_mode;               ///< 0 (no symbols) or ONNXC_EXEC_PER_SAMPLE
-  uint32_t reserved;                ///< 0
+  /// ONNXC_EXEC_PER_SAMPLE: samples per tile that run_tile runs at once (0: no tiles).
+  uint32_t tile_batch;
+  /// The code generated for tile_batch samples (same arguments as onnxc__model_run); NULL if
+  /// there are no tiles. arena_size covers it too.
+  int32_t (*run_tile)(onnxc_rt *rt, unsigned char *arena, const unsigned char *weights,
+                      const void *const *inputs, void *const *outputs);
 } onnxc_model_desc;
 
 /// Defined by generated code.

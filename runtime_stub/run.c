@@ -153,9 +153,9 @@ static onnxc_status check_rank_fits(onnxc_rt *rt, const char *what, int32_t i,
   return ONNXC_ERROR_INVALID_ARGUMENT;
 }
 
-static onnxc_status run_model(onnxc_context *ctx) {
-  int32_t st = onnxc__model_run(&ctx->rt, ctx->arena, ctx->weights, ctx->input_ptrs,
-                                (void *const *)ctx->output_ptrs);
+static onnxc_status run_model(onnxc_context *ctx, int tile) {
+  int32_t st = (tile ? onnxc__model.run_tile : onnxc__model_run)(
+      &ctx->rt, ctx->arena, ctx->weights, ctx->input_ptrs, (void *const *)ctx->output_ptrs);
   if (st == ONNXC_OK)
     return ONNXC_OK;
   if (ctx->rt.error[0] == '\0')
@@ -169,7 +169,9 @@ static onnxc_status run_model(onnxc_context *ctx) {
 /// sample-sized slices of the batched tensors (dim 0 is the batch); the others are shared.
 static onnxc_status run_per_sample(onnxc_context *ctx, const onnxc_tensor *inputs,
                                    const onnxc_tensor *outputs, int64_t batch) {
-  for (int64_t b = 0; b < batch; ++b) {
+  const int64_t tile = onnxc__model.run_tile ? (int64_t)onnxc__model.tile_batch : 0;
+  for (int64_t b = 0; b < batch;) {
+    const int whole_tile = tile > 1 && b + tile <= batch;
     for (uint32_t i = 0; i < onnxc__model.num_inputs; ++i) {
       const onnxc_tensor_desc *d = &onnxc__model.inputs[i];
       uint64_t stride = d->dim_symbols && d->rank > 0 && d->dim_symbols[0] == 0 ? d->size_bytes : 0;
@@ -180,9 +182,10 @@ static onnxc_status run_per_sample(onnxc_context *ctx, const onnxc_tensor *input
       uint64_t stride = d->dim_symbols && d->rank > 0 && d->dim_symbols[0] == 0 ? d->size_bytes : 0;
       ctx->output_ptrs[i] = (unsigned char *)outputs[i].data + (uint64_t)b * stride;
     }
-    onnxc_status st = run_model(ctx);
+    onnxc_status st = run_model(ctx, whole_tile);
     if (st != ONNXC_OK)
       return st;
+    b += whole_tile ? tile : 1;
   }
   return ONNXC_OK;
 }
@@ -239,7 +242,7 @@ ONNXC_API onnxc_status onnxc_run(onnxc_context *ctx, const onnxc_tensor *inputs,
   if (onnxc__model.exec_mode == ONNXC_EXEC_PER_SAMPLE)
     st = run_per_sample(ctx, inputs, outputs, sv.value[0]);
   else
-    st = run_model(ctx);
+    st = run_model(ctx, 0);
   if (st != ONNXC_OK)
     return st;
   for (int32_t i = 0; i < num_outputs; ++i) {
@@ -283,5 +286,5 @@ ONNXC_API onnxc_status onnxc_run_buffers(onnxc_context *ctx, const void *const *
     }
     ctx->output_ptrs[i] = outputs[i];
   }
-  return run_model(ctx);
+  return run_model(ctx, 0);
 }

@@ -42,6 +42,8 @@ inline constexpr std::string_view kCpuAbiPrefix = "onnxc_";
 /// Symbols the generated module defines for the runtime stub (runtime_stub/model_desc.h).
 inline constexpr std::string_view kModelDescSymbol = "onnxc__model";
 inline constexpr std::string_view kModelRunSymbol = "onnxc__model_run";
+/// The run function of a run-time batch's tile plan (onnxc_model_desc::run_tile).
+inline constexpr std::string_view kModelRunTileSymbol = "onnxc__model_run_tile";
 /// Runtime helper the generated run function calls when a kernel returns a nonzero status.
 inline constexpr std::string_view kNodeFailedSymbol = "onnxc_rt_node_failed";
 /// Runtime helpers the run function of a profile build calls around the kernel calls.

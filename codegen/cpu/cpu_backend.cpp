@@ -1,6 +1,7 @@
 // compile_cpu(): the CPU backend pipeline, step by step.
 #include "codegen/cpu/cpu_backend.h"
 
+#include "codegen/cpu/abi_symbols.h"
 #include "codegen/cpu/budget.h"
 #include "codegen/cpu/c_header.h"
 #include "codegen/cpu/embedded_bitcode.h"
@@ -16,6 +17,7 @@
 
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Linker/Linker.h>
 #include <llvm/Support/Format.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
@@ -93,6 +95,23 @@ std::unique_ptr<llvm::MemoryBuffer> write_binary(const std::string &object,
   }
 }
 
+/// Links the module of a run-time batch's tile plan into `module`: its run function becomes
+/// onnxc__model_run_tile (which the main descriptor points to), its descriptor is dropped; its
+/// private weights, params and node functions stay its own.
+void link_tile_module(llvm::Module &module, const ExecutionPlan &tile_plan,
+                      const std::string &triple, const llvm::DataLayout &layout) {
+  std::unique_ptr<llvm::Module> tile =
+      build_model_module(tile_plan, module.getContext(), triple, layout);
+  llvm::GlobalVariable *desc = tile->getGlobalVariable(std::string(kModelDescSymbol));
+  llvm::Function *run = tile->getFunction(std::string(kModelRunSymbol));
+  if (!desc || !run)
+    fail("internal error: the tile module lacks its descriptor or run function");
+  desc->eraseFromParent();
+  run->setName(std::string(kModelRunTileSymbol));
+  if (llvm::Linker::linkModules(module, std::move(tile)))
+    fail("internal error: cannot link the run-time batch's tile code");
+}
+
 } // namespace
 
 CpuArtifactInfo compile_cpu(const ExecutionPlan &plan, const CpuCodegenOptions &opts,
@@ -109,6 +128,8 @@ CpuArtifactInfo compile_cpu(const ExecutionPlan &plan, const CpuCodegenOptions &
   std::unique_ptr<llvm::Module> module = build_model_module(
       plan, ctx, target.triple, tm->createDataLayout(), external ? &blob : nullptr,
       opts.profile);
+  if (plan.batch && plan.batch->tile_plan)
+    link_tile_module(*module, *plan.batch->tile_plan, target.triple, tm->createDataLayout());
   timer.done("build IR");
   std::string name = sanitize_c_identifier(plan.model_name);
   link_runtime_and_kernels(*module, find_embedded_bitcode(target.triple));

@@ -178,7 +178,14 @@ private:
   void build_model_desc() {
     auto *type = llvm::StructType::get(
         ctx_, {i32_, i32_, i32_, i32_, i64_, i64_, ptr_, ptr_, ptr_, ptr_, i64_, i64_, i32_, i32_,
-               ptr_, ptr_, i32_, i32_});
+               ptr_, ptr_, i32_, i32_, ptr_});
+    const bool tiles = plan_.batch && plan_.batch->tile_plan;
+    llvm::Constant *run_tile = llvm::ConstantPointerNull::get(ptr_);
+    if (tiles) { // defined by the tile plan's module, linked in by the backend
+      llvm::Function *f = declare(kModelRunTileSymbol, step_type());
+      f->setVisibility(llvm::GlobalValue::HiddenVisibility);
+      run_tile = f;
+    }
     llvm::Constant *init = llvm::ConstantStruct::get(
         type,
         {llvm::ConstantInt::get(i32_, kModelAbiVersion),
@@ -194,7 +201,7 @@ private:
          llvm::ConstantInt::get(i32_, profile_ ? plan_.calls.size() : 0),
          llvm::ConstantInt::get(i32_, plan_.batch ? 1 : 0), profile_descs(), symbol_descs(),
          llvm::ConstantInt::get(i32_, plan_.batch ? 1 /* ONNXC_EXEC_PER_SAMPLE */ : 0),
-         llvm::ConstantInt::get(i32_, 0)});
+         llvm::ConstantInt::get(i32_, tiles ? plan_.batch->tile : 0), run_tile});
     auto *gv = new llvm::GlobalVariable(*module_, type, true, llvm::GlobalValue::ExternalLinkage,
                                         init, std::string(kModelDescSymbol));
     gv->setVisibility(llvm::GlobalValue::HiddenVisibility);

@@ -17,6 +17,9 @@ struct CompileOptions {
   CpuCodegenOptions codegen;
   PipelineOptions pipeline;
   bool quiet = false;     ///< no summary on stdout
+  /// Run-time batch: samples per tile run by code specialised for the tile (--batch-tile);
+  /// -1: 8 when per-sample runs make matrix products thin, else none; 0: none.
+  int batch_tile = -1;
 };
 
 struct CompileSummary {
@@ -30,6 +33,7 @@ struct CompileSummary {
   double seconds = 0;
   std::string run_time_batch; ///< "'batch' 1..4096" for a run-time batch, else empty
   std::vector<std::string> notes; ///< printed as "note: ..." after the summary
+  int64_t batch_tile = 0;         ///< samples per tile of the run-time batch (0: none)
 };
 
 /// Loads, runs the pipeline and the backend; writes the artifact (and NAME.h beside a .so, .o

@@ -58,7 +58,11 @@ struct RunTimeBatchFacts {
   SymRange range;
   std::set<std::string> inputs, outputs;
   std::vector<std::string> notes; ///< what the user may want to know (speed)
+  bool thin_products = false;     ///< SampleWise::thin_products is not empty
 };
+
+/// Samples per tile when per-sample runs make matrix products thin: one GEMM micro-tile of rows.
+constexpr int64_t kDefaultBatchTile = 8;
 
 /// The run-time batch of a model whose only unbound dims are one leading batch symbol and
 /// whose nodes keep the samples apart (passes/sample_wise.h), found on a second, symbolic
@@ -92,11 +96,12 @@ std::optional<RunTimeBatchFacts> plan_run_time_batch(const std::string &path,
   SampleWise s = check_sample_wise(g, *batch);
   if (!s.reason.empty())
     refuse(s.reason);
-  RunTimeBatchFacts f{*batch, g.symbols.at(*batch), {}, {}, {}};
-  if (!s.thin_products.empty())
+  RunTimeBatchFacts f{*batch, g.symbols.at(*batch), {}, {}, {}, !s.thin_products.empty()};
+  if (f.thin_products)
     f.notes.push_back(fmt::format(
         "run-time batch: one sample at a time makes {} matrix product{} ({}{}) nearly "
-        "matrix-vector products; --dim {}=N compiles a batch of N as one product, much faster",
+        "matrix-vector products; tiles of samples (--batch-tile) or --dim {}=N compile several "
+        "samples as one product",
         s.thin_products.size(), s.thin_products.size() > 1 ? "s" : "",
         s.thin_products[0]->describe(), s.thin_products.size() > 1 ? ", ..." : "", *batch));
   for (size_t i = 0; i < g.inputs.size(); ++i)
@@ -165,8 +170,27 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
   }
   progress.stage(fmt::format("optimising the graph: {} nodes", model->graph->nodes.size()));
   ExecutionPlan plan = run_pipeline(*model, popts, &timings);
-  if (batch)
+  std::unique_ptr<Model> tile_model; // the tile plan's graph: alive until codegen is done
+  ExecutionPlan tile_plan;
+  if (batch) {
     plan.batch = run_time_batch(*batch, plan);
+    const int64_t tile = o.batch_tile >= 0 ? o.batch_tile
+                         : batch->thin_products ? kDefaultBatchTile
+                                                : 0;
+    // Tiles: the model compiled again for `tile` samples (not with a weights file or
+    // profiling, whose descriptors describe one plan).
+    if (tile > 1 && tile <= batch->range.hi && o.codegen.weights_file.empty() &&
+        !o.codegen.profile) {
+      progress.stage(fmt::format("optimising the graph for tiles of {} samples", tile));
+      tile_model = load_model(o.model_path);
+      PipelineOptions tp = popts;
+      tp.bindings.dims[batch->symbol] = tile;
+      tile_plan = run_pipeline(*tile_model, tp, nullptr);
+      plan.batch->tile = tile;
+      plan.batch->tile_plan = &tile_plan;
+      plan.arena_size = std::max(plan.arena_size, tile_plan.arena_size);
+    }
+  }
 
   progress.stage(fmt::format("generating machine code: {} kernel calls{}", plan.calls.size(),
                              o.codegen.profile ? " (profiled)" : ""));
@@ -199,9 +223,14 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
   s.kernel_calls = plan.calls.size();
   if (batch)
     s.notes = batch->notes;
-  if (plan.batch)
+  if (plan.batch) {
     s.run_time_batch =
         fmt::format("'{}' {}..{}", plan.batch->symbol, plan.batch->range.lo, plan.batch->range.hi);
+    if (plan.batch->tile_plan) {
+      s.batch_tile = plan.batch->tile;
+      s.weights_size += tile_plan.weights_size;
+    }
+  }
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   progress.done();
   if (popts.time_passes) {
@@ -221,8 +250,11 @@ int cmd_compile(const CompileOptions &o) {
         "wrote {}{}{}\n", o.out_path, s.header_path.empty() ? "" : " and " + s.header_path,
         o.codegen.weights_file.empty() ? "" : " and " + o.codegen.weights_file);
     if (!s.run_time_batch.empty())
-      std::cout << fmt::format("run-time batch: {} (one-sample code, run once per sample)\n",
-                               s.run_time_batch);
+      std::cout << fmt::format(
+          "run-time batch: {} ({})\n", s.run_time_batch,
+          s.batch_tile > 1 ? fmt::format("code for tiles of {} samples, then one sample at a time",
+                                         s.batch_tile)
+                           : "one-sample code, run once per sample");
     for (const std::string &note : s.notes)
       std::cout << "note: " << note << "\n";
     std::cout << fmt::format("arena size: {} bytes\n", s.arena_size);

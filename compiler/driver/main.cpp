@@ -89,6 +89,10 @@ void add_codegen_flags(CLI::App *cmd, CompileOptions &o, CompileFlags &f) {
                   "for the target's vector registers)")
       ->check(CLI::IsMember({0, 1, 2, 4, 8}));
   cmd->add_flag("--verify-each", o.pipeline.verify_each, "Run the IR verifier after every pass");
+  cmd->add_option("--batch-tile", o.batch_tile,
+                  "Run-time batch: also compile a tile of N samples and run the batch in tiles "
+                  "(0: one sample at a time; default: 8 where that makes matrix products thin)")
+      ->check(CLI::Range(0, 4096));
   cmd->add_option("--max-arena-bytes", o.pipeline.plan.max_arena_bytes,
                   "Refuse models whose arena exceeds this many bytes (default 1 TiB)")
       ->check(CLI::PositiveNumber);

@@ -74,6 +74,10 @@ struct ExecutionPlan {
     std::string symbol;                ///< the model's dim_param
     SymRange range;                    ///< values onnxc_run accepts
     std::vector<bool> inputs, outputs; ///< per graph input / output: dim 0 is the batch
+    /// Tiles: the same model compiled for `tile` samples (a plan of its own graph, which the
+    /// caller keeps alive); onnxc_run runs whole tiles with it and the rest one by one.
+    int64_t tile = 0;
+    const ExecutionPlan *tile_plan = nullptr;
   };
   std::optional<RunTimeBatch> batch;
   /// True if graph input / output i has the run-time batch as dim 0.

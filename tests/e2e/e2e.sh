@@ -81,19 +81,36 @@ import sys
 from onnx import TensorProto, helper, save
 F = TensorProto.FLOAT
 nodes = [helper.make_node("Add", ["x", "y"], ["t"]), helper.make_node("Mul", ["t", "w"], ["sum"]),
-         helper.make_node("Relu", ["x"], ["act"])]
+         helper.make_node("Relu", ["x"], ["act"]), helper.make_node("MatMul", ["x", "m"], ["proj"])]
+m = helper.make_tensor("m", F, [4, 4], [(i + 1) * 0.5 - j for i in range(4) for j in range(4)])
 graph = helper.make_graph(
     nodes, "batchnet",
     [helper.make_tensor_value_info("x", F, ["batch", 4]),
      helper.make_tensor_value_info("y", F, ["batch", 4]), helper.make_tensor_value_info("w", F, [4])],
     [helper.make_tensor_value_info("sum", F, ["batch", 4]),
-     helper.make_tensor_value_info("act", F, ["batch", 4])])
+     helper.make_tensor_value_info("act", F, ["batch", 4]),
+     helper.make_tensor_value_info("proj", F, ["batch", 4])], [m])
 save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), sys.argv[1])
 PY
-  "$ONNXC" compile "$out/batchnet.onnx" -o "$out/libbatchnet.so" --dim batch=1..8
-  check_library "$out/libbatchnet.so" batchnet
-  build_c run_time_batch run_time_batch.c -I "$out" -L "$out" -Wl,-rpath,"$out" -lbatchnet
-  "$out/run_time_batch"
+  # The MatMul makes per-sample runs thin, so the default compiles tiles of 8 samples too; the
+  # same program runs against one sample at a time (--batch-tile 0) and tiles of 2.
+  local tile dir log
+  for tile in default 0 2; do
+    dir=$out/tile_$tile
+    mkdir -p "$dir"
+    log=$("$ONNXC" compile "$out/batchnet.onnx" -o "$dir/libbatchnet.so" --dim batch=1..8 \
+      $([[ $tile == default ]] || echo "--batch-tile $tile"))
+    echo "$log"
+    case $tile in
+      default) grep -q "tiles of 8 samples" <<<"$log" ;;
+      0) grep -q "run once per sample" <<<"$log" ;;
+      2) grep -q "tiles of 2 samples" <<<"$log" ;;
+    esac || { echo "FAIL: --batch-tile $tile: unexpected run-time batch summary" >&2; return 1; }
+    check_library "$dir/libbatchnet.so" batchnet
+    "$CC" "${cflags[@]}" "$e2e_src/run_time_batch.c" -o "$dir/run_time_batch" -I "$dir" \
+      -L "$dir" -Wl,-rpath,"$dir" -lbatchnet -lm
+    "$dir/run_time_batch"
+  done
 }
 
 case_bad_inputs() {

@@ -2,10 +2,13 @@
  * typed header: NAME_infer at several batches against a C reference, the symbols and dims the
  * ABI reports, and the errors for a bad batch (symbols that disagree, out of range, buffers too
  * small, run_buffers without shapes), each with its status and a message naming the tensor.
- * Model (tests/e2e/e2e.sh): sum = (x + y) * w, act = Relu(x); x, y: batch x 4; w: 4 (static). */
+ * Model (tests/e2e/e2e.sh): sum = (x + y) * w, act = Relu(x), proj = x @ m (m constant 4x4:
+ * (i + 1) / 2 - j); x, y: batch x 4; w: 4 (static). e2e.sh compiles it with tiles of 8 samples,
+ * of 2, and without tiles: every batch must give the same results. */
 #include "batchnet.h"
 #include "runtime_stub/onnxc_runtime.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,12 +30,13 @@ static void expect_error(onnxc_context *ctx, onnxc_status got, onnxc_status want
 
 /// Runs batchnet_infer at `batch` and compares with the reference.
 static void infer_at(onnxc_context *ctx, int64_t batch) {
-  float x[8 * 4], y[8 * 4], w[4] = {0.5f, -1.0f, 2.0f, 0.25f}, sum[8 * 4], act[8 * 4];
+  float x[8 * 4], y[8 * 4], w[4] = {0.5f, -1.0f, 2.0f, 0.25f}, sum[8 * 4], act[8 * 4],
+      proj[8 * 4];
   for (int i = 0; i < batch * 4; ++i) {
     x[i] = (float)((i * 5) % 11) - 5.0f;
     y[i] = (float)i * 0.5f;
   }
-  onnxc_status st = batchnet_infer(ctx, batch, x, y, w, sum, act);
+  onnxc_status st = batchnet_infer(ctx, batch, x, y, w, sum, act, proj);
   char what[64];
   snprintf(what, sizeof what, "infer at batch %lld", (long long)batch);
   if (st != ONNXC_OK) {
@@ -41,8 +45,13 @@ static void infer_at(onnxc_context *ctx, int64_t batch) {
     return;
   }
   int ok = 1;
-  for (int i = 0; i < batch * 4; ++i)
+  for (int i = 0; i < batch * 4; ++i) {
     ok &= sum[i] == (x[i] + y[i]) * w[i % 4] && act[i] == (x[i] > 0 ? x[i] : 0.0f);
+    float p = 0;
+    for (int k = 0; k < 4; ++k)
+      p += x[i / 4 * 4 + k] * ((float)(k + 1) * 0.5f - (float)(i % 4));
+    ok &= fabsf(proj[i] - p) <= 1e-4f * (1 + fabsf(p));
+  }
   check(ok, what);
 }
 
@@ -77,40 +86,43 @@ int main(void) {
   infer_at(ctx, 2);
 
   /* Output shapes reported after onnxc_run. */
-  float x[9 * 4] = {0}, y[9 * 4] = {0}, w[4] = {1, 1, 1, 1}, sum[9 * 4], act[9 * 4];
+  float x[9 * 4] = {0}, y[9 * 4] = {0}, w[4] = {1, 1, 1, 1}, sum[9 * 4], act[9 * 4],
+        proj[9 * 4];
   onnxc_tensor in[3] = {{x, 3 * 16, ONNXC_DTYPE_FLOAT, 2, {3, 4}},
                         {y, 3 * 16, ONNXC_DTYPE_FLOAT, 2, {3, 4}},
                         {w, 16, ONNXC_DTYPE_FLOAT, 1, {4}}};
-  onnxc_tensor out[2] = {{sum, sizeof sum, ONNXC_DTYPE_FLOAT, 0, {0}},
-                         {act, sizeof act, ONNXC_DTYPE_FLOAT, 0, {0}}};
-  check(batchnet_run(ctx, in, 3, out, 2) == ONNXC_OK && out[0].rank == 2 &&
+  onnxc_tensor out[3] = {{sum, sizeof sum, ONNXC_DTYPE_FLOAT, 0, {0}},
+                         {act, sizeof act, ONNXC_DTYPE_FLOAT, 0, {0}},
+                         {proj, sizeof proj, ONNXC_DTYPE_FLOAT, 0, {0}}};
+  check(batchnet_run(ctx, in, 3, out, 3) == ONNXC_OK && out[0].rank == 2 &&
             out[0].shape[0] == 3 && out[0].shape[1] == 4 && out[1].shape[0] == 3,
         "output shapes {3, 4}");
 
   /* Bad batches. */
   in[1].shape[0] = 2;
   in[1].size_bytes = 2 * 16;
-  expect_error(ctx, batchnet_run(ctx, in, 3, out, 2), ONNXC_ERROR_SHAPE_MISMATCH,
+  expect_error(ctx, batchnet_run(ctx, in, 3, out, 3), ONNXC_ERROR_SHAPE_MISMATCH,
                "input 1 ('y'): dim 0 ('batch') is 2, but input 0 ('x') gave it 3",
                "symbols disagree");
   in[0].shape[0] = in[1].shape[0] = 9;
   in[0].size_bytes = in[1].size_bytes = 9 * 16;
-  expect_error(ctx, batchnet_run(ctx, in, 3, out, 2), ONNXC_ERROR_SHAPE_MISMATCH,
+  expect_error(ctx, batchnet_run(ctx, in, 3, out, 3), ONNXC_ERROR_SHAPE_MISMATCH,
                "input 0 ('x'): dim 0 ('batch') is 9, outside the range 1..8", "out of range");
   in[0].shape[0] = in[1].shape[0] = 3;
   in[0].size_bytes = 2 * 16; /* holds 2 samples, the batch is 3 */
   in[1].size_bytes = 3 * 16;
-  expect_error(ctx, batchnet_run(ctx, in, 3, out, 2), ONNXC_ERROR_BUFFER_TOO_SMALL,
+  expect_error(ctx, batchnet_run(ctx, in, 3, out, 3), ONNXC_ERROR_BUFFER_TOO_SMALL,
                "input 0 ('x'): size_bytes is 32, the model needs 48", "input too small");
   in[0].size_bytes = 3 * 16;
   out[1].size_bytes = 16;
-  expect_error(ctx, batchnet_run(ctx, in, 3, out, 2), ONNXC_ERROR_BUFFER_TOO_SMALL,
+  expect_error(ctx, batchnet_run(ctx, in, 3, out, 3), ONNXC_ERROR_BUFFER_TOO_SMALL,
                "output 1 ('act'): size_bytes is 16, the model needs 48", "output too small");
   const void *ins[3] = {x, y, w};
-  void *outs[2] = {sum, act};
+  void *outs[3] = {sum, act, proj};
   expect_error(ctx, batchnet_run_buffers(ctx, ins, outs), ONNXC_ERROR_INVALID_ARGUMENT,
                "use onnxc_run", "run_buffers refused");
   infer_at(ctx, 5); /* the context is still usable */
+  infer_at(ctx, 7);
   batchnet_destroy(ctx);
   if (failures)
     printf("FAIL: %d checks failed\n", failures);
