@@ -111,6 +111,21 @@ constexpr int64_t wino_u_elems(const ConvParams &p, int64_t elem_bytes) {
   return gemm::packed_b_elems(p.C, p.M, elem_bytes);
 }
 
+/// Distance in elements between consecutive V_xi and between consecutive P_xi in the scratch
+/// (`elems` each): rounded up to 4 KiB plus one 64-byte line, so the 16 streams the transforms
+/// read and write at once fall into different L1 sets (4 KiB multiples would share one set).
+constexpr int64_t wino_stride(int64_t elems, int64_t elem_bytes) {
+  const int64_t page = 4096 / elem_bytes;
+  return gemm::ceil_div(elems, page) * page + 64 / elem_bytes;
+}
+/// wino_stride of the V_xi (rows x C, packed A) and of the P_xi (rows x M).
+constexpr int64_t wino_v_stride(const ConvParams &p, int64_t elem_bytes) {
+  return wino_stride(wino_v_elems(p), elem_bytes);
+}
+constexpr int64_t wino_p_stride(const ConvParams &p, int64_t elem_bytes) {
+  return wino_stride(wino_rows(p) * p.M, elem_bytes);
+}
+
 /// Packs W (M x C x 3 x 3) as the 16 matrices U_xi (C x M, packed B): U = G g G^T per (m, c),
 /// computed in double. dst has 16 * wino_u_elems elements.
 template <typename T> inline void conv_wino_weights(const ConvParams &p, const T *w, T *dst) {
@@ -143,7 +158,7 @@ constexpr int64_t conv_scratch_bytes(const ConvParams &p, int64_t elem_bytes) {
     return items * conv_dw_item_rows(p) * conv_dw_row_elems(p, elem_bytes) * elem_bytes;
   }
   if (p.algo == kConvWinograd) /* the 16 transformed inputs and the 16 products */
-    return 16 * (wino_v_elems(p) + wino_rows(p) * p.M) * elem_bytes;
+    return 16 * (wino_v_stride(p, elem_bytes) + wino_p_stride(p, elem_bytes)) * elem_bytes;
   return p.G * conv_group_cols_elems(p, elem_bytes) * elem_bytes;
 }
 

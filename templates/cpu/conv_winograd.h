@@ -55,13 +55,14 @@ ONNXC_GEMM_INLINE void wino_input(onnxc_rt *rt, const i64 *params, const T *x, T
   const ConvParams cp = params_of<ConvParams>(params);
   auto body = [&](const i64 *pp, i64 lo, i64 hi) {
     const ConvParams q = params_of<ConvParams>(pp);
+    constexpr i64 R = gemm::kMR;
     const i64 nt = wino_tiles(q), rows = wino_rows(q), tw = wino_tiles_w(q);
-    const i64 ve = wino_v_elems(q), H = q.w.in[1], W = q.w.in[2], C = q.C;
+    const i64 vs = wino_v_stride(q, sizeof(T)), H = q.w.in[1], W = q.w.in[2], C = q.C;
     for (i64 pn = lo; pn < hi; ++pn)
       for (i64 c = 0; c < C; ++c) {
-        T *dst = v + (pn * C + c) * gemm::kMR;
-        for (i64 r = 0; r < gemm::kMR; ++r) {
-          const i64 row = pn * gemm::kMR + r, t = row % nt;
+        T out[16][R]; /* the panel's R tiles of this channel, per xi: one contiguous store */
+        for (i64 r = 0; r < R; ++r) {
+          const i64 row = pn * R + r, t = row % nt;
           T d[4][4], u[16];
           if (row < rows)
             wino_load_tile(x + ((row / nt) * C + c) * H * W, H, W, (t / tw) * 2 - q.w.p[1],
@@ -71,8 +72,11 @@ ONNXC_GEMM_INLINE void wino_input(onnxc_rt *rt, const i64 *params, const T *x, T
               d[i / 4][i % 4] = T(0);
           wino_in_tile(d, u);
           for (int xi = 0; xi < 16; ++xi)
-            dst[xi * ve + r] = u[xi];
+            out[xi][r] = u[xi];
         }
+        T *dst = v + (pn * C + c) * R;
+        for (int xi = 0; xi < 16; ++xi)
+          __builtin_memcpy(dst + xi * vs, out[xi], sizeof out[xi]);
       }
   };
   parallel_for(rt, params, gemm::ceil_div(wino_rows(cp), gemm::kMR), 1, body);
@@ -90,9 +94,9 @@ ONNXC_GEMM_INLINE void wino_products(onnxc_rt *rt, const i64 *params, const T *u
     const i64 nt = wino_rows(q), mb = ceil_div(nt, kMC), nb = ceil_div(q.M, kNC);
     for (i64 it = lo; it < hi; ++it) {
       const i64 xi = it / (mb * nb), r = it % (mb * nb), bm = r / nb, bn = r % nb;
-      Problem<T> pr{nt,      q.M, q.C,     v + xi * wino_v_elems(q),
+      Problem<T> pr{nt,      q.M, q.C,     v + xi * wino_v_stride(q, sizeof(T)),
                     0,       0,   u + xi * wino_u_elems(q, sizeof(T)),
-                    nullptr, 0,   0,       prod + xi * nt * q.M,
+                    nullptr, 0,   0,       prod + xi * wino_p_stride(q, sizeof(T)),
                     q.M,     1,   T(1),    T(1),
                     nullptr, 0,   0,       Act<T>{}};
       pr.a_packed = 1;
@@ -129,7 +133,7 @@ ONNXC_GEMM_INLINE void wino_output(onnxc_rt *rt, const i64 *params, const ConvPt
     const ConvParams q = params_of<ConvParams>(pp);
     const Act<T> act = make_act<T>(q.act);
     const i64 tw = wino_tiles_w(q), th_n = gemm::ceil_div(q.w.out[1], 2);
-    const i64 stride = wino_rows(q) * q.M, OH = q.w.out[1], OW = q.w.out[2];
+    const i64 stride = wino_p_stride(q, sizeof(T)), OH = q.w.out[1], OW = q.w.out[2];
     for (i64 it = lo; it < hi; ++it) {
       const i64 r = it / q.M, m = it % q.M, n = r / th_n, th = r % th_n;
       const i64 oh = th * 2, nr = gemm::min_i(2, OH - oh);
@@ -153,7 +157,7 @@ ONNXC_GEMM_INLINE void wino_output(onnxc_rt *rt, const i64 *params, const ConvPt
 template <typename T>
 ONNXC_GEMM_INLINE void conv_winograd(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t) {
   const ConvParams cp = params_of<ConvParams>(params);
-  T *v = t.packed, *prod = t.packed + 16 * wino_v_elems(cp);
+  T *v = t.packed, *prod = t.packed + 16 * wino_v_stride(cp, sizeof(T));
   wino_input(rt, params, t.x, v);
   wino_products(rt, params, t.w, v, prod);
   wino_output(rt, params, t, prod);
