@@ -94,11 +94,25 @@ ONNXC_GEMM_INLINE void wino_products(onnxc_rt *rt, const i64 *params, const T *u
     const i64 nt = wino_rows(q), mb = ceil_div(nt, kMC), nb = ceil_div(q.M, kNC);
     for (i64 it = lo; it < hi; ++it) {
       const i64 xi = it / (mb * nb), r = it % (mb * nb), bm = r / nb, bn = r % nb;
-      Problem<T> pr{nt,      q.M, q.C,     v + xi * wino_v_stride(q, sizeof(T)),
-                    0,       0,   u + xi * wino_u_elems(q, sizeof(T)),
-                    nullptr, 0,   0,       prod + xi * wino_p_stride(q, sizeof(T)),
-                    q.M,     1,   T(1),    T(1),
-                    nullptr, 0,   0,       Act<T>{}};
+      Problem<T> pr{nt,
+                    q.M,
+                    q.C,
+                    v + xi * wino_v_stride(q, sizeof(T)),
+                    0,
+                    0,
+                    u + xi * wino_u_elems(q, sizeof(T)),
+                    nullptr,
+                    0,
+                    0,
+                    prod + xi * wino_p_stride(q, sizeof(T)),
+                    q.M,
+                    1,
+                    T(1),
+                    T(1),
+                    nullptr,
+                    0,
+                    0,
+                    Act<T>{}};
       pr.a_packed = 1;
       pr.mr = q.gemm_mr;
       block(pr, bm * kMC, min_i(nt, bm * kMC + kMC), bn * kNC, min_i(q.M, bn * kNC + kNC));
@@ -107,50 +121,70 @@ ONNXC_GEMM_INLINE void wino_products(onnxc_rt *rt, const i64 *params, const T *u
   parallel_for(rt, params, items, 1, body);
 }
 
-/// The 2x2 outputs A^T P A of one tile from its 16 products p[xi * stride].
-template <typename T> ONNXC_GEMM_INLINE void wino_out_tile(const T *p, i64 stride, T (&o)[2][2]) {
-  T t[2][4]; /* A^T P: rows p0 + p1 + p2, p1 - p2 - p3 */
-  for (int j = 0; j < 4; ++j) {
-    const T p0 = p[j * stride], p1 = p[(4 + j) * stride], p2 = p[(8 + j) * stride];
-    const T p3 = p[(12 + j) * stride];
-    t[0][j] = p0 + p1 + p2;
-    t[1][j] = p1 - p2 - p3;
-  }
-  for (int i = 0; i < 2; ++i) {
-    o[i][0] = t[i][0] + t[i][1] + t[i][2];
-    o[i][1] = t[i][1] - t[i][2] - t[i][3];
+/// Output channels per work item of phase 3 (the vectorised dimension) and tiles per chunk.
+constexpr i64 kWinoOutChannels = 16, kWinoOutTiles = 16;
+
+/// Phase 3, one chunk: tiles [j0, j0 + nj) of tile row `row0` (its first tile's GEMM row) for
+/// channels m0 .. m0 + mb: A^T P A, vectorised over the channels, into buf[i][column][channel].
+template <typename T>
+ONNXC_GEMM_INLINE void wino_out_chunk(const ConvParams &q, const T *prod, i64 row0, i64 j0, i64 nj,
+                                      i64 m0, i64 mb,
+                                      T (&buf)[2][2 * kWinoOutTiles][kWinoOutChannels]) {
+  const i64 stride = wino_p_stride(q, sizeof(T));
+  for (i64 j = 0; j < nj; ++j) {
+    const T *p = prod + (row0 + j0 + j) * q.M + m0;
+    for (i64 c = 0; c < mb; ++c) {
+      T t[2][4]; /* A^T P: rows p0 + p1 + p2, p1 - p2 - p3 */
+      for (int k = 0; k < 4; ++k) {
+        const T p0 = p[k * stride + c], p1 = p[(4 + k) * stride + c];
+        const T p2 = p[(8 + k) * stride + c], p3 = p[(12 + k) * stride + c];
+        t[0][k] = p0 + p1 + p2;
+        t[1][k] = p1 - p2 - p3;
+      }
+      for (int i = 0; i < 2; ++i) {
+        buf[i][2 * j][c] = t[i][0] + t[i][1] + t[i][2];
+        buf[i][2 * j + 1][c] = t[i][1] - t[i][2] - t[i][3];
+      }
+    }
   }
 }
 
-/// Phase 3: work items (image, tile row, output channel); each writes two output rows (one when
-/// the output height is odd) of its channel, bias added, then the activation.
+/// Phase 3: work items (image, tile row, block of kWinoOutChannels output channels); each writes
+/// two output rows (one when the output height is odd) of its channels, bias added, then the
+/// activation.
 template <typename T>
 ONNXC_GEMM_INLINE void wino_output(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t,
                                    const T *prod) {
   const ConvParams cp = params_of<ConvParams>(params);
-  const i64 tile_rows = cp.N * gemm::ceil_div(cp.w.out[1], 2);
+  const i64 items = cp.N * gemm::ceil_div(cp.w.out[1], 2) * gemm::ceil_div(cp.M, kWinoOutChannels);
   auto body = [&](const i64 *pp, i64 lo, i64 hi) {
     const ConvParams q = params_of<ConvParams>(pp);
     const Act<T> act = make_act<T>(q.act);
     const i64 tw = wino_tiles_w(q), th_n = gemm::ceil_div(q.w.out[1], 2);
-    const i64 stride = wino_p_stride(q, sizeof(T)), OH = q.w.out[1], OW = q.w.out[2];
+    const i64 mbs = gemm::ceil_div(q.M, kWinoOutChannels), OH = q.w.out[1], OW = q.w.out[2];
+    T buf[2][2 * kWinoOutTiles][kWinoOutChannels];
     for (i64 it = lo; it < hi; ++it) {
-      const i64 r = it / q.M, m = it % q.M, n = r / th_n, th = r % th_n;
-      const i64 oh = th * 2, nr = gemm::min_i(2, OH - oh);
-      const T b0 = t.bias ? t.bias[m] : T(0);
-      T *y = t.y + ((n * q.M + m) * OH + oh) * OW;
-      for (i64 j = 0; j < tw; ++j) {
-        T o[2][2];
-        wino_out_tile(prod + ((n * th_n + th) * tw + j) * q.M + m, stride, o);
-        for (i64 i = 0; i < nr; ++i)
-          for (i64 k = 0; k < 2 && j * 2 + k < OW; ++k)
-            y[i * OW + j * 2 + k] = o[i][k] + b0;
+      const i64 r = it / mbs, m0 = (it % mbs) * kWinoOutChannels, n = r / th_n, th = r % th_n;
+      const i64 mb = gemm::min_i(kWinoOutChannels, q.M - m0), oh = th * 2;
+      const i64 nr = gemm::min_i(2, OH - oh), row0 = (n * th_n + th) * tw;
+      for (i64 j0 = 0; j0 < tw; j0 += kWinoOutTiles) {
+        const i64 nj = gemm::min_i(kWinoOutTiles, tw - j0);
+        const i64 cols = gemm::min_i(2 * nj, OW - 2 * j0);
+        wino_out_chunk(q, prod, row0, j0, nj, m0, mb, buf);
+        for (i64 c = 0; c < mb; ++c) {
+          const T b0 = t.bias ? t.bias[m0 + c] : T(0);
+          T *y = t.y + ((n * q.M + m0 + c) * OH + oh) * OW + 2 * j0;
+          for (i64 i = 0; i < nr; ++i)
+            for (i64 k = 0; k < cols; ++k)
+              y[i * OW + k] = buf[i][k][c] + b0;
+        }
       }
       if (act.kind != kActNone)
-        apply_act(act, y, nr * OW, 1);
+        for (i64 c = 0; c < mb; ++c)
+          apply_act(act, t.y + ((n * q.M + m0 + c) * OH + oh) * OW, nr * OW, 1);
     }
   };
-  parallel_for(rt, params, tile_rows * cp.M, 1 + 64 / (wino_tiles_w(cp) + 1), body);
+  parallel_for(rt, params, items, 1, body);
 }
 
 /// kConvWinograd: the three phases (W in t.w is the 16 packed U_xi).

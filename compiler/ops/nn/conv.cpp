@@ -76,8 +76,8 @@ void pre_pack_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCall &c
 template <typename T>
 void winograd_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCall &call) {
   const Tensor &w = *n.inputs[1]->constant;
-  auto u = std::make_shared<Tensor>(
-      w.dtype(), std::vector<int64_t>{16 * onnxc_k::wino_u_elems(p, sizeof(T))});
+  auto u = std::make_shared<Tensor>(w.dtype(),
+                                    std::vector<int64_t>{16 * onnxc_k::wino_u_elems(p, sizeof(T))});
   onnxc_k::conv_wino_weights(p, w.data_as<T>(), u->data_as<T>());
   call.derived.push_back({1, std::move(u), n.inputs[1]->name + ".winograd"});
   call.args[1] = nullptr;
