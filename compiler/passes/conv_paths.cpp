@@ -3,7 +3,7 @@
 
 namespace onnxc {
 
-int mark_conv_paths(Graph &g) {
+int mark_conv_paths(Graph &g, bool winograd) {
   int marked = 0;
   for (auto &np : g.nodes) {
     Node &n = *np;
@@ -14,7 +14,7 @@ int mark_conv_paths(Graph &g) {
       continue;
     Attribute one;
     one.kind = Attribute::Kind::Int;
-    one.i = 1;
+    one.i = winograd ? 1 | kConvWinogradBit : 1;
     n.attrs[kConvPathsAttr] = one;
     ++marked;
   }

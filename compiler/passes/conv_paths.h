@@ -2,16 +2,18 @@
 // Expects: shapes are static.
 // Guarantees: every float/double Conv in the default domain carries kConvPathsAttr
 // (compiler/ops/nn/nn_util.h); its lowering (compiler/ops/nn/conv.cpp) then runs depthwise
-// convolutions directly (output rows in vector registers) and 1x1 stride-1 unpadded ones as a
-// GEMM on the input plane. Unmarked Convs run as im2col + GEMM. Optional:
-// `--disable-pass=conv-paths` gives the im2col reference the differential tests compare with.
+// convolutions directly (output rows in vector registers), 1x1 stride-1 unpadded ones as a
+// GEMM on the input plane and, when `winograd` is true (the value has kConvWinogradBit), 2-D 3x3
+// stride-1 ones with a constant W as Winograd F(2x2, 3x3). Unmarked Convs run as im2col + GEMM.
+// Optional: `--disable-pass=conv-paths` gives the im2col reference the differential tests
+// compare with; `--disable-pass=winograd` keeps the other paths but not Winograd.
 #pragma once
 
 #include "compiler/ir/ir.h"
 
 namespace onnxc {
 
-/// Returns the number of nodes marked.
-int mark_conv_paths(Graph &g);
+/// Marks the Convs (Winograd allowed when `winograd`); returns the number of nodes marked.
+int mark_conv_paths(Graph &g, bool winograd);
 
 } // namespace onnxc

@@ -59,7 +59,7 @@ std::vector<std::string> pipeline_pass_names() {
 
 std::vector<std::string> optional_pass_names() {
   return {"fuse-half-casts", "fuse-qdq",     "fold-batchnorm", "fuse-activation",
-          "pack-weights",    "conv-paths", kInplacePass, kSpecialiseParallelPass};
+          "pack-weights",    "conv-paths", kWinogradPass, kInplacePass, kSpecialiseParallelPass};
 }
 
 bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
@@ -68,7 +68,8 @@ bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
     return true;
   for (const std::string &d : opts.disabled_passes)
     if (d == pass || (d == "all-fusion" && pass != kSpecialiseParallelPass &&
-                      pass != kInplacePass && pass != "pack-weights" && pass != "conv-paths"))
+                      pass != kInplacePass && pass != "pack-weights" && pass != "conv-paths" &&
+                      pass != kWinogradPass))
       return false;
   return true;
 }
@@ -124,8 +125,8 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   run("dce", [&] { eliminate_dead_code(g); });
   // Constant GEMM weights (Conv, Gemm, MatMul) are packed in the kernels' layout when lowered.
   run("pack-weights", [&] { pack_weights(g); });
-  // Conv may use its depthwise and pointwise paths (else im2col + GEMM for all).
-  run("conv-paths", [&] { mark_conv_paths(g); });
+  // Conv may use its depthwise, pointwise and Winograd paths (else im2col + GEMM for all).
+  run("conv-paths", [&] { mark_conv_paths(g, pass_enabled(opts, kWinogradPass)); });
   // The GEMM micro-tile height the target's vector registers allow (not an optimisation).
   mark_gemm_tile_rows(g, opts.gemm_tile_rows);
   // The backend-neutral plan: one region per (fused) node, plus output copies.

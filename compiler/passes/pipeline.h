@@ -52,6 +52,9 @@ inline constexpr char kSpecialiseParallelPass[] = "specialise-parallel";
 /// plan-memory's in-place reuse of element-wise inputs (PlanOptions::inplace); not a fusion
 /// pass either.
 inline constexpr char kInplacePass[] = "inplace";
+/// conv-paths' Winograd path for 3x3 stride-1 Convs (compiler/passes/conv_paths.h); not a fusion
+/// pass either.
+inline constexpr char kWinogradPass[] = "winograd";
 
 /// Whether `pass` runs under opts (false if disabled by name or by "all-fusion").
 bool pass_enabled(const PipelineOptions &opts, const std::string &pass);

@@ -1,4 +1,4 @@
-/* Conv (1-D to 3-D, grouped), three algorithms chosen by the lowering (templates/cpu/conv_params.h
+/* Conv (1-D to 3-D, grouped), four algorithms chosen by the lowering (templates/cpu/conv_params.h
  * holds the params struct, the algorithms and the scratch size):
  *   im2col: per image and group, the K = Cg*kD*kH*kW by N = oD*oH*oW patch matrix is packed
  *      straight into GEMM panels (no separate column buffer; contiguous input runs per output
@@ -9,7 +9,8 @@
  *      last vector overlaps its neighbour). 1-D/2-D windows (3-D ones use im2col). Work items
  *      are (image, channel, block of output rows); each first copies the input rows it reads,
  *      zero-padded, into its part of the scratch, so no vector needs an edge case;
- *   pointwise: 1x1 kernel, stride 1, no padding: the input plane is the GEMM's B, packed.
+ *   pointwise: 1x1 kernel, stride 1, no padding: the input plane is the GEMM's B, packed;
+ *   winograd: 2-D 3x3 stride 1, one group: F(2x2, 3x3) on 16 GEMMs (conv_winograd.h).
  * GEMM algos: every group's packed B has its own part of the scratch, so all groups run in one
  * parallel loop. With enough columns (kConvFusedBlocks blocks of gemm::kNC), each work item
  * (group, column block) packs the columns it multiplies and runs every row block over them while
@@ -395,6 +396,14 @@ ONNXC_GEMM_INLINE void conv_depthwise(onnxc_rt *rt, const i64 *params, const Con
   parallel_for(rt, params, items, 1 + 8192 / (work > 0 ? work : 1), body);
 }
 
+} // namespace
+} // namespace onnxc_k
+
+#include "templates/cpu/conv_winograd.h"
+
+namespace onnxc_k {
+namespace {
+
 template <typename T>
 ONNXC_GEMM_INLINE int32_t conv_kernel(onnxc_rt *rt, void *const *t, const i64 *p) {
   const ConvParams cp = params_of<ConvParams>(p);
@@ -403,6 +412,8 @@ ONNXC_GEMM_INLINE int32_t conv_kernel(onnxc_rt *rt, void *const *t, const i64 *p
                          static_cast<T *>(t[3]), static_cast<T *>(t[4])};
   if (cp.algo == kConvDirect)
     conv_depthwise(rt, p, ptrs);
+  else if (cp.algo == kConvWinograd)
+    conv_winograd(rt, p, ptrs);
   else
     conv_gemm(rt, p, ptrs);
   return 0;

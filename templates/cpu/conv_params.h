@@ -14,6 +14,7 @@ enum ConvAlgo : int64_t {
   kConvIm2col = 0,    ///< GEMM on im2col panels packed into the scratch buffer
   kConvDirect = 1,    ///< depthwise (one input channel per group), 1-D/2-D: vector rows
   kConvPointwise = 2, ///< 1x1, stride 1, no padding: the input plane is the GEMM's B as is
+  kConvWinograd = 3,  ///< 2-D 3x3, stride 1, one group: Winograd F(2x2, 3x3), W transformed
 };
 
 struct ConvParams {
@@ -77,14 +78,87 @@ constexpr int64_t conv_dw_item_rows(const ConvParams &p) {
   return (lines - 1) * p.w.s[1] + (p.w.k[1] - 1) * p.w.d[1] + 1;
 }
 
+/* ---- kConvWinograd: F(2x2, 3x3) (Lavin & Gray), Y = A^T [(G g G^T) . (B^T d B)] A per 2x2
+   output tile. The 16 products of the transformed domain (xi) are 16 GEMMs: V_xi^T (tiles x C,
+   the transformed input, packed A) times U_xi (C x M, the transformed W, packed B at compile
+   time), giving tiles x M; the output transform reads them back. ---- */
+
+/// Channels (in and out) below which Winograd does not pay for its transforms.
+constexpr int64_t kWinoMinChannels = 8;
+
+/// True when kConvWinograd can run the window: 2-D 3x3, stride 1, dilation 1, one group.
+constexpr bool conv_wino_supported(const ConvParams &p) {
+  const WindowGeom &w = p.w;
+  return p.G == 1 && w.in[0] == 1 && w.k[0] == 1 && w.k[1] == 3 && w.k[2] == 3 && w.s[1] == 1 &&
+         w.s[2] == 1 && w.d[1] == 1 && w.d[2] == 1 && p.C >= kWinoMinChannels &&
+         p.M >= kWinoMinChannels;
+}
+
+/// Output tiles (2x2) along W, and in one image.
+constexpr int64_t wino_tiles_w(const ConvParams &p) { return gemm::ceil_div(p.w.out[2], 2); }
+constexpr int64_t wino_tiles(const ConvParams &p) {
+  return gemm::ceil_div(p.w.out[1], 2) * wino_tiles_w(p);
+}
+
+/// The GEMMs' rows: the tiles of every image (so the batch shares one pass over the weights).
+constexpr int64_t wino_rows(const ConvParams &p) { return p.N * wino_tiles(p); }
+
+/// Elements of one transformed-input matrix (rows x C, packed A) and one product (rows x M).
+constexpr int64_t wino_v_elems(const ConvParams &p) {
+  return gemm::packed_a_elems(wino_rows(p), p.C);
+}
+constexpr int64_t wino_u_elems(const ConvParams &p, int64_t elem_bytes) {
+  return gemm::packed_b_elems(p.C, p.M, elem_bytes);
+}
+
+/// Distance in elements between consecutive V_xi and between consecutive P_xi in the scratch
+/// (`elems` each): rounded up to 4 KiB plus one 64-byte line, so the 16 streams the transforms
+/// read and write at once fall into different L1 sets (4 KiB multiples would share one set).
+constexpr int64_t wino_stride(int64_t elems, int64_t elem_bytes) {
+  const int64_t page = 4096 / elem_bytes;
+  return gemm::ceil_div(elems, page) * page + 64 / elem_bytes;
+}
+/// wino_stride of the V_xi (rows x C, packed A) and of the P_xi (rows x M).
+constexpr int64_t wino_v_stride(const ConvParams &p, int64_t elem_bytes) {
+  return wino_stride(wino_v_elems(p), elem_bytes);
+}
+constexpr int64_t wino_p_stride(const ConvParams &p, int64_t elem_bytes) {
+  return wino_stride(wino_rows(p) * p.M, elem_bytes);
+}
+
+/// Packs W (M x C x 3 x 3) as the 16 matrices U_xi (C x M, packed B): U = G g G^T per (m, c),
+/// computed in double. dst has 16 * wino_u_elems elements.
+template <typename T> inline void conv_wino_weights(const ConvParams &p, const T *w, T *dst) {
+  constexpr int64_t NR = gemm::panel_width(sizeof(T));
+  const double G[4][3] = {{1, 0, 0}, {.5, .5, .5}, {.5, -.5, .5}, {0, 0, 1}};
+  const int64_t ue = wino_u_elems(p, sizeof(T));
+  for (int64_t i = 0; i < 16 * ue; ++i)
+    dst[i] = T(0);
+  for (int64_t m = 0; m < p.M; ++m)
+    for (int64_t c = 0; c < p.C; ++c) {
+      const T *g = w + (m * p.C + c) * 9;
+      double t[4][3]; /* G g */
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 3; ++j)
+          t[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
+      T *col = dst + (m / NR) * p.C * NR + c * NR + m % NR;
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j)
+          col[(i * 4 + j) * ue] = T(t[i][0] * G[j][0] + t[i][1] * G[j][1] + t[i][2] * G[j][2]);
+    }
+}
+
 /// Scratch bytes: every group's packed K x (output plane) matrix of one image (GEMM algos), so
 /// that all groups are packed and multiplied in one parallel loop; for kConvDirect one
-/// zero-padded block of input rows per work item (image, channel, block of output rows).
+/// zero-padded block of input rows per work item (image, channel, block of output rows); for
+/// kConvWinograd the 16 transformed inputs and 16 products of all images.
 constexpr int64_t conv_scratch_bytes(const ConvParams &p, int64_t elem_bytes) {
   if (p.algo == kConvDirect) {
     const int64_t items = p.N * p.M * conv_dw_splits(p);
     return items * conv_dw_item_rows(p) * conv_dw_row_elems(p, elem_bytes) * elem_bytes;
   }
+  if (p.algo == kConvWinograd) /* the 16 transformed inputs and the 16 products */
+    return 16 * (wino_v_stride(p, elem_bytes) + wino_p_stride(p, elem_bytes)) * elem_bytes;
   return p.G * conv_group_cols_elems(p, elem_bytes) * elem_bytes;
 }
 

@@ -23,7 +23,7 @@ struct PoolGeom {
   i64 in[3], out[3], k[3], s[3], pb[3], d[3], pe[3];
 };
 
-PoolGeom read_geom(const i64 *p) {
+__attribute__((always_inline)) inline PoolGeom read_geom(const i64 *p) {
   PoolGeom g;
   g.planes = p[0], g.mode = p[1];
   for (int i = 0; i < 3; ++i) {
@@ -138,8 +138,10 @@ inline void valid_range(i64 in, i64 s, i64 off, i64 c0, i64 c1, i64 &lo, i64 &hi
 
 /// MaxPool without indices, one output row in chunks of kChunk: per tap, a vectorisable pass
 /// over the chunk. Same result as the generic loop (the first valid tap, then strictly greater
-/// values), taps visited in the same order.
-template <typename T> void max_rows(const PoolGeom &g, const T *xp, T *yp) {
+/// values), taps visited in the same order. Inlined into the node-specialised parallel body, so
+/// the window (taps, strides, pads) is constant and the tap loops unroll and vectorise.
+template <typename T>
+__attribute__((always_inline)) inline void max_rows(const PoolGeom &g, const T *xp, T *yp) {
   constexpr i64 kChunk = 128;
   T best[kChunk];
   bool set[kChunk];
@@ -175,7 +177,9 @@ template <typename T> void max_rows(const PoolGeom &g, const T *xp, T *yp) {
       }
 }
 
-template <typename T> int32_t pool_kernel(onnxc_rt *rt, void *const *t, const i64 *p) {
+template <typename T>
+__attribute__((always_inline)) inline int32_t pool_kernel(onnxc_rt *rt, void *const *t,
+                                                          const i64 *p) {
   const PoolGeom g = read_geom(p);
   const T *x = static_cast<const T *>(t[0]);
   T *y = static_cast<T *>(t[1]);
@@ -191,11 +195,13 @@ template <typename T> int32_t pool_kernel(onnxc_rt *rt, void *const *t, const i6
     return 0;
   }
   if (g.mode == 0 && t[2] == nullptr) { /* the common case: MaxPool without indices */
-    auto rows = [&](i64 lo, i64 hi) {
+    auto rows = [&](const i64 *pp, i64 lo, i64 hi) {
+      const PoolGeom q = read_geom(pp);
+      const i64 qi = q.in[0] * q.in[1] * q.in[2], qo = q.out[0] * q.out[1] * q.out[2];
       for (i64 plane = lo; plane < hi; ++plane)
-        max_rows(g, x + plane * isz, y + plane * osz);
+        max_rows(q, x + plane * qi, y + plane * qo);
     };
-    parallel_for(rt, g.planes, 1, rows);
+    parallel_for(rt, p, g.planes, 1, rows);
     return 0;
   }
   auto body = [&](i64 lo, i64 hi) {

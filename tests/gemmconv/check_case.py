@@ -12,7 +12,8 @@ output with the numpy reference (output_0.pb) and the other libraries with the f
 Cases named tile_* are also compiled with each forced GEMM micro-tile height
 (--gemm-tile-rows 1, 2, 4, 8) and with --disable-pass=specialise-parallel (the thread pool runs
 the generic GEMM body, whose micro-kernel choice is made at run time instead of folded for the
-node), and compared the same way.
+node), and compared the same way; cases with "wino" in their name (3x3 stride-1 Convs, which
+run as Winograd F(2x2, 3x3)) also with --disable-pass=winograd (the same Conv through im2col).
 """
 import os
 import subprocess
@@ -63,6 +64,8 @@ def main(onnxc, case_dir, work):
         for rows in (1, 2, 4, 8):
             libs[f"tile_rows_{rows}"] = [f"--gemm-tile-rows={rows}"]
         libs["generic_bodies"] = ["--disable-pass=specialise-parallel"]
+    if "wino" in os.path.basename(os.path.normpath(case_dir)):
+        libs["no_winograd"] = ["--disable-pass=winograd"]
     outs = {}
     for name, extra in libs.items():
         lib = os.path.join(work, f"{name}.so")

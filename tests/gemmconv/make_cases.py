@@ -117,6 +117,16 @@ CASES = {
     "conv_pointwise_fused": conv([1, 24, 40, 40], [40, 24, 1, 1]),
     "conv_pointwise_batch": conv([3, 20, 6, 5], [17, 20, 1, 1]),
     "conv_pointwise_grouped": conv([1, 12, 30, 30], [16, 3, 1, 1], group=4),
+    # Winograd F(2x2, 3x3) (3x3 stride 1, constant W): odd output sizes (partial tiles), padding
+    # 0/1/asymmetric, batch > 1, more tiles than a row block (kMC), C above the K block (KC), M
+    # above a column block (kNC) and not a multiple of the panel, fused Relu, double
+    "wino_odd": conv([1, 16, 13, 11], [20, 16, 3, 3], pads=[1, 1, 1, 1]),
+    "wino_asym_pad_batch": conv([2, 12, 10, 9], [24, 12, 3, 3], pads=[0, 1, 2, 0]),
+    "wino_no_pad": conv([1, 8, 7, 7], [8, 8, 3, 3], bias=False),
+    "wino_big_k": conv([1, 300, 18, 18], [100, 300, 3, 3], pads=[1, 1, 1, 1]),
+    "wino_wide_m": conv([1, 16, 20, 21], [200, 16, 3, 3], pads=[1, 1, 1, 1]),
+    "wino_relu": conv([1, 32, 9, 15], [40, 32, 3, 3], pads=[1, 1, 1, 1], relu=True),
+    "wino_double": conv([1, 10, 6, 7], [9, 10, 3, 3], dt=np.float64, pads=[1, 1, 1, 1]),
     "gemm_transb": gemm([10, 70], [33, 70], [33], transB=1),
     "gemm_alpha_beta": gemm([17, 20], [20, 40], [17, 40], alpha=0.5, beta=2.0),
     "gemm_small_n": gemm([40, 30], [30, 5], [5]),  # runs transposed: the constant B becomes A
@@ -136,6 +146,7 @@ CASES = {
     "tile_gemm_2x100_transb": gemm([2, 100], [70, 100], [70], transB=1),  # small M: dots
     "tile_conv_m17": conv([1, 7, 9, 9], [17, 7, 3, 3], pads=[1, 1, 1, 1]),
     "tile_conv_m63": conv([1, 5, 5, 13], [63, 5, 1, 1]),
+    "tile_wino_m50": conv([1, 9, 11, 13], [50, 9, 3, 3], pads=[1, 1, 1, 1]),
 }
 
 ONNX_TYPE = {np.float32: TensorProto.FLOAT, np.float64: TensorProto.DOUBLE}

@@ -1,10 +1,11 @@
 // Conv: N-D convolution (1-D to 3-D) with groups (incl. depthwise), strides, pads, dilations,
 // auto_pad and optional bias. float/double. The kernel (templates/cpu/conv.cpp) runs depthwise
 // convolutions directly (output rows in vector registers), 1x1 stride-1 unpadded ones as a GEMM
-// on the input plane, and all others as a GEMM on im2col panels packed into the scratch buffer;
-// the first two only when the conv-paths pass marked the node (compiler/passes/conv_paths.h). A
-// constant W of the GEMM algorithms is stored pre-packed (the pack-weights pass marks the node;
-// gemm_params.h has the layout).
+// on the input plane, 2-D 3x3 stride-1 ones with a constant W as Winograd F(2x2, 3x3) (W
+// transformed at compile time; also needs pack-weights), and all others as a GEMM on im2col
+// panels packed into the scratch buffer; the first three only when the conv-paths pass marked
+// the node (compiler/passes/conv_paths.h). A constant W of the GEMM algorithms is stored
+// pre-packed (the pack-weights pass marks the node; gemm_params.h has the layout).
 #include "compiler/ops/nn/nn_util.h"
 #include "templates/cpu/conv_params.h"
 
@@ -41,11 +42,16 @@ ConvShape conv_shape(const Node &n) {
 }
 
 /// The kernel's algorithm for p: im2col unless the conv-paths pass marked the node
-/// (kConvPathsAttr).
+/// (kConvPathsAttr); Winograd also needs its bit, a constant W and the pack-weights pass (W is
+/// stored transformed).
 onnxc_k::ConvAlgo choose_algo(const Node &n, const ConvShape &s, const onnxc_k::ConvParams &p) {
   using namespace onnxc_k;
-  if (attr_int(n, kConvPathsAttr, 0) == 0)
+  const int64_t paths = attr_int(n, kConvPathsAttr, 0);
+  if (paths == 0)
     return kConvIm2col;
+  if ((paths & kConvWinogradBit) != 0 && attr_int(n, kPackWeightsAttr, 0) != 0 &&
+      n.inputs[1]->constant && conv_wino_supported(p))
+    return kConvWinograd;
   if (s.C / s.group == 1 && conv_dw_supported(p))
     return kConvDirect;
   for (int64_t d = 0; d < s.win.rank(); ++d)
@@ -66,18 +72,35 @@ void pre_pack_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCall &c
   call.args[1] = nullptr;
 }
 
+/// W as the 16 Winograd matrices U_xi (conv_wino_weights), as a new constant of call's slot 1.
+template <typename T>
+void winograd_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCall &call) {
+  const Tensor &w = *n.inputs[1]->constant;
+  auto u = std::make_shared<Tensor>(w.dtype(),
+                                    std::vector<int64_t>{16 * onnxc_k::wino_u_elems(p, sizeof(T))});
+  onnxc_k::conv_wino_weights(p, w.data_as<T>(), u->data_as<T>());
+  call.derived.push_back({1, std::move(u), n.inputs[1]->name + ".winograd"});
+  call.args[1] = nullptr;
+}
+
 KernelCall lower_conv(const Node &n) {
   ConvShape s = conv_shape(n);
   const onnxc_k::WindowGeom geom = window_geom(n, s.win);
-  onnxc_k::ConvParams p{s.N, s.C, s.M, s.group, geom, 0, n.has_input(2), 0, activation(n)};
+  onnxc_k::ConvParams p{s.N, s.C, s.M, s.group, geom, 0, n.has_input(2), 0, activation(n), 0};
   p.algo = choose_algo(n, s, p); /* reads the window geometry from p */
   p.gemm_mr = attr_int(n, kGemmTileRowsAttr, 0);
   KernelCall call;
   const DType dt = input_dtype(n, 0);
   call.kernel = kernel_name(n, "conv", dt);
   call.args = {n.inputs[0], n.inputs[1], n.input(2), n.outputs[0]};
-  if (p.algo != onnxc_k::kConvDirect && attr_int(n, kPackWeightsAttr, 0) != 0 &&
-      n.inputs[1]->constant) {
+  if (p.algo == onnxc_k::kConvWinograd) {
+    p.w_packed = 1;
+    if (dt == DType::Float)
+      winograd_weights<float>(n, p, call);
+    else
+      winograd_weights<double>(n, p, call);
+  } else if (p.algo != onnxc_k::kConvDirect && attr_int(n, kPackWeightsAttr, 0) != 0 &&
+             n.inputs[1]->constant) {
     p.w_packed = 1;
     if (dt == DType::Float)
       pre_pack_weights<float>(n, p, call);

@@ -51,8 +51,11 @@ inline constexpr char kActivationParamsAttr[] = "onnxc.activation_params"; ///< 
 /// its constant weight operand pre-packed (templates/cpu/gemm_params.h).
 inline constexpr char kPackWeightsAttr[] = "onnxc.pack_weights";
 /// Set by the conv-paths pass (compiler/passes/conv_paths.h): Conv may use its direct and
-/// pointwise paths; without it every Conv runs as im2col + GEMM.
+/// pointwise paths (value 1), and also Winograd (value 1 | kConvWinogradBit); without it every
+/// Conv runs as im2col + GEMM.
 inline constexpr char kConvPathsAttr[] = "onnxc.conv_paths";
+/// Bit of kConvPathsAttr's value: 3x3 stride-1 Convs may run as Winograd F(2x2, 3x3).
+inline constexpr int64_t kConvWinogradBit = 2;
 
 /// Int attribute: the GEMM micro-tile rows (1, 2, 4 or 8) for a Conv, Gemm or MatMul, chosen for
 /// the target's vector registers (mark_gemm_tile_rows); absent: the kernels' default.
