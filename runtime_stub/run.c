@@ -35,6 +35,24 @@ static onnxc_status size_error(onnxc_rt *rt, const char *what, int32_t index,
   return ONNXC_ERROR_BUFFER_TOO_SMALL;
 }
 
+/// Checks that no element of string input `i` (an array of `const char *`) is NULL.
+static onnxc_status check_strings(onnxc_rt *rt, int32_t i, const void *data,
+                                  const onnxc_tensor_desc *d) {
+  if (d->dtype != ONNXC_DTYPE_STRING || !data)
+    return ONNXC_OK;
+  const char *const *s = (const char *const *)data;
+  uint64_t n = d->size_bytes / sizeof(const char *);
+  for (uint64_t k = 0; k < n; ++k)
+    if (!s[k]) {
+      onnxc_msg m = tensor_error(rt, "input", i, d);
+      onnxc_msg_str(&m, "string element ");
+      onnxc_msg_u64(&m, k);
+      onnxc_msg_str(&m, " is NULL");
+      return ONNXC_ERROR_INVALID_ARGUMENT;
+    }
+  return ONNXC_OK;
+}
+
 static onnxc_status check_input(onnxc_rt *rt, int32_t i, const onnxc_tensor *t,
                                 const onnxc_tensor_desc *d) {
   if (t->dtype != d->dtype)
@@ -62,7 +80,7 @@ static onnxc_status check_input(onnxc_rt *rt, int32_t i, const onnxc_tensor *t,
     onnxc_msg_str(&m, "data is NULL");
     return ONNXC_ERROR_INVALID_ARGUMENT;
   }
-  return ONNXC_OK;
+  return check_strings(rt, i, t->data, d);
 }
 
 static onnxc_status check_output(onnxc_rt *rt, int32_t i, const onnxc_tensor *t,
@@ -90,6 +108,7 @@ static onnxc_status check_rank_fits(onnxc_rt *rt, const char *what, int32_t i,
 }
 
 static onnxc_status run_model(onnxc_context *ctx) {
+  onnxc_dyn_reset(&ctx->rt); /* what the previous run allocated (its string outputs) */
   int32_t st = onnxc__model_run(&ctx->rt, ctx->arena, ctx->weights, ctx->input_ptrs,
                                 (void *const *)ctx->output_ptrs);
   if (st == ONNXC_OK)
@@ -172,6 +191,9 @@ ONNXC_API onnxc_status onnxc_run_buffers(onnxc_context *ctx, const void *const *
       onnxc_msg_str(&m, "buffer is NULL");
       return ONNXC_ERROR_INVALID_ARGUMENT;
     }
+    onnxc_status st = check_strings(rt, (int32_t)i, inputs[i], d);
+    if (st != ONNXC_OK)
+      return st;
     ctx->input_ptrs[i] = inputs[i];
   }
   for (uint32_t i = 0; i < onnxc__model.num_outputs; ++i) {

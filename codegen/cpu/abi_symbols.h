@@ -9,7 +9,7 @@
 namespace onnxc {
 
 /// Exported ABI entry points, all defined by the runtime stub bitcode.
-inline constexpr std::array<std::string_view, 21> kCpuAbiSymbols = {
+inline constexpr std::array<std::string_view, 22> kCpuAbiSymbols = {
     "onnxc_abi_version",
     "onnxc_model_name",
     "onnxc_signature_json",
@@ -25,6 +25,7 @@ inline constexpr std::array<std::string_view, 21> kCpuAbiSymbols = {
     "onnxc_create_with_weights_buffer",
     "onnxc_destroy",
     "onnxc_set_num_threads",
+    "onnxc_set_dynamic_limit",
     "onnxc_run",
     "onnxc_run_buffers",
     "onnxc_last_error",

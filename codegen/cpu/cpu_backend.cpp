@@ -93,6 +93,27 @@ std::unique_ptr<llvm::MemoryBuffer> write_binary(const std::string &object,
   }
 }
 
+/// String tensors are arrays of 8-byte `const char *` slots (dtype_slot_bits): refuses them on
+/// targets whose pointers are narrower.
+void check_string_slots(const ExecutionPlan &plan, const llvm::DataLayout &dl,
+                        const std::string &triple) {
+  if (dl.getPointerSize() == 8)
+    return;
+  auto refuse = [&](const Value *v) {
+    if (v && v->type.dtype == DType::String)
+      fail("tensor '{}' has element type string, which onnxc supports only on 64-bit targets "
+           "(not {})",
+           v->name, triple);
+  };
+  for (const Value *v : plan.inputs)
+    refuse(v);
+  for (const Value *v : plan.outputs)
+    refuse(v);
+  for (const PlannedCall &pc : plan.calls)
+    for (const Value *v : pc.call.args)
+      refuse(v);
+}
+
 } // namespace
 
 CpuArtifactInfo compile_cpu(const ExecutionPlan &plan, const CpuCodegenOptions &opts,
@@ -104,6 +125,7 @@ CpuArtifactInfo compile_cpu(const ExecutionPlan &plan, const CpuCodegenOptions &
     fail("--weights-file needs --emit so, obj or static");
   ResolvedCpuTarget target = resolve_cpu_target(opts.target);
   std::unique_ptr<llvm::TargetMachine> tm = create_target_machine(target, opts.opt_level);
+  check_string_slots(plan, tm->createDataLayout(), target.triple);
   llvm::LLVMContext ctx;
   std::vector<uint8_t> blob;
   std::unique_ptr<llvm::Module> module = build_model_module(

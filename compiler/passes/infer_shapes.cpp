@@ -4,6 +4,7 @@
 #include "compiler/ops/op_def.h"
 #include "compiler/ops/op_util.h"
 #include "compiler/ops/sym_util.h"
+#include "compiler/ops/strings/string_util.h"
 #include "compiler/passes/control_flow.h"
 #include "compiler/passes/promote_half.h"
 
@@ -118,8 +119,8 @@ void infer_node(Node &n, const InferOptions &opts) {
   else if (!has_symbolic_input(n) || !infer_symbolic_batch(n))
     n.def->infer(n);
   for (const Value *o : n.outputs)
-    if (o && o->type.dtype == DType::String)
-      node_fail(n, "string tensors are not supported by compiled models");
+    if (o && o->type.dtype == DType::String && !op_makes_strings(n))
+      node_fail(n, "{} does not support string tensors", n.op_type);
   for (const Value *o : n.outputs)
     if (o && !o->uses.empty() && (o->type.dtype == DType::Undefined || !o->type.is_known()))
       node_fail(n, "could not infer the shape of output '{}'", o->name);

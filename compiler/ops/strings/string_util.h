@@ -1,0 +1,37 @@
+// Shared pieces of the string ops' lowerings (compiler/ops/strings/): the packed string table
+// constants reach kernels as, and the broadcasting parameters of binary string ops.
+#pragma once
+
+#include "compiler/ops/ml/ml_util.h" // attr_strings
+#include "compiler/ops/op_def.h"
+#include "templates/cpu/string_params.h"
+
+#include <string>
+#include <vector>
+
+namespace onnxc {
+
+/// The packed string table of `strings` (templates/cpu/string_params.h) as a uint8 tensor.
+TensorPtr pack_strings(const std::vector<std::string> &strings);
+/// Parameters of a broadcasting binary string op from its inputs' and output's shapes.
+onnxc_k::StrBinaryParams string_binary_params(const Node &n);
+/// Fails naming the node unless input i has element type string.
+void require_string_input(const Node &n, size_t i);
+/// Adds `table` to `call` as a constant the lowering derived (KernelCall::derived) at `slot`.
+void add_table(KernelCall &call, size_t slot, TensorPtr table, const std::string &name);
+
+/// True if `n`'s op may produce string tensors (the string ops, the data-movement ops that copy
+/// 8-byte pointer slots, Cast, Constant, control flow); infer-shapes refuses string outputs of
+/// every other op, naming it.
+bool op_makes_strings(const Node &n);
+
+/// Internal op onnxc.StringConstant: unpacks a packed string table (its only input, a uint8
+/// constant) into a string tensor (made by the materialize-strings pass).
+const OpDef &op_StringConstant();
+/// Lets the element-wise Equal compare string tensors (onnxc_k_equal_str).
+void allow_string_equal(OpDef &equal);
+/// The ONNX (RE2 syntax) pattern of RegexFullMatch as an anchored POSIX extended regular
+/// expression; fails naming the node for what POSIX ERE cannot express.
+std::string regex_to_posix(const Node &n, const std::string &pattern);
+
+} // namespace onnxc
