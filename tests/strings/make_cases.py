@@ -89,8 +89,8 @@ def equal_and_movement_cases(out):
     save_case(out, "data_movement", nodes, [("x", x)], outs, opset=13, inits=inits)
 
 
-REGEXES = [r"\d{3}-\d{4}", r"[\w.\-]{1,25}@(yahoo|gmail)\.com", r"(?:ab)+c?", r"a.*?b",
-           r"\S+\s\S+", r"[\]a-]+", r"(\W|^)x[^\d]*"]
+REGEXES = [r"\bx\w*\b", r"\d{3}-\d{4}", r"[\w.\-]{1,25}@(yahoo|gmail)\.com", r"(?:ab)+c?",
+           r"a.*?b", r"\S+\s\S+", r"[\]a-]+", r"(\W|^)x[^\d]*"]
 TEXTS = ["555-1234", "55-12345", "john.doe@gmail.com", "a-b@yahoo.com", "x@hotmail.com",
          "ababc", "abab", "ac", "a\nb", "axxb", "hello world", "hello  world", "]a-]", "-x--",
          "x", "xyz", "x1", ""]
@@ -193,9 +193,9 @@ def error_models():
         ("regex_lookahead", model(helper.make_node("RegexFullMatch", ["x"], ["y"],
                                                    pattern="a(?=b)")),
          "cannot be expressed as a POSIX extended regular expression", []),
-        ("regex_word_boundary", model(helper.make_node("RegexFullMatch", ["x"], ["y"],
-                                                       pattern=r"\bword")),
-         "the escape \"\\b\"", []),
+        ("regex_unicode_class", model(helper.make_node("RegexFullMatch", ["x"], ["y"],
+                                                       pattern=r"\pLword")),
+         "the escape \"\\p\"", []),
         ("normalizer_stopwords",
          model(helper.make_node("StringNormalizer", ["x"], ["y"], stopwords=["a"]), S, 10),
          "stopwords make the output shape depend on the data", []),

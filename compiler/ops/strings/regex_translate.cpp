@@ -2,9 +2,11 @@
 // libc's regcomp, anchored at both ends. Accepted: literals, `.`, bracket expressions (ranges,
 // [:class:], \d \w \s inside), groups `(...)` and `(?:...)`, alternation, `* + ? {n,m}` (lazy
 // forms too: a full match does not depend on laziness), `^ $`, the escapes \d \D \w \W \s \S,
-// \t \n \r \f \v and escaped punctuation. Refused, naming the node: other `(?` groups (flags,
-// named groups, lookaround), \b \B \A \z \p \P \Q \x, back-references, negated classes
-// (\D \W \S) inside brackets. Matching is byte-wise (one `.` is one byte of UTF-8).
+// \t \n \r \f \v, escaped punctuation and the word boundaries \b \B (a GNU extension of
+// glibc's regcomp, which every model library links). Refused, naming the node: other `(?`
+// groups (flags, named groups, lookaround), \A \z \p \P \Q \x and other letter escapes,
+// back-references, negated classes (\D \W \S) inside brackets. Matching is byte-wise (one `.`
+// is one byte of UTF-8).
 #include "compiler/ops/op_util.h"
 #include "compiler/ops/strings/string_util.h"
 
@@ -78,6 +80,8 @@ private:
     case 'r': return "\r";
     case 'f': return "\f";
     case 'v': return "\v";
+    case 'b': return "\\b";
+    case 'B': return "\\B";
     default:
       break;
     }
