@@ -72,11 +72,13 @@ std::vector<Tensor> run_kernel(const Node &n, const std::vector<const Tensor *> 
     outs.emplace_back(o->type.dtype, o->type.static_dims());
   Buffers b;
   for (Value *arg : call.args) {
-    int out = -1;
-    if (!arg)
+    if (!arg) {
       b.ptrs.push_back(nullptr);
-    else
-      b.add(argument_tensor(n, arg, inputs, outs, out), out);
+      continue;
+    }
+    int out = -1;
+    const Tensor *t = argument_tensor(n, arg, inputs, outs, out);
+    b.add(t, out);
   }
   for (const KernelCall::Derived &d : call.derived) // constants the lowering made (packed W)
     b.ptrs.at(d.slot) = const_cast<uint8_t *>(d.tensor->data());

@@ -7,9 +7,11 @@ Writes OUT/<case>/model.onnx and OUT/<case>/test_data_set_0/{input,output}_N.pb 
 constant string graph output, Equal broadcasting, the data-movement ops on strings (Transpose,
 Gather, Concat, Slice, Reshape, Expand, Unsqueeze, Flatten, Identity), RegexFullMatch on
 patterns that need translating to POSIX ERE (\\d, \\w in brackets, escaped '-', (?:...), lazy
-quantifiers, '.'), StringNormalizer lower/upper of ASCII letters in UTF-8 text, LabelEncoder
+quantifiers, '.', \\b), StringNormalizer lower/upper of ASCII letters in UTF-8 text, LabelEncoder
 with string keys (string and float values, defaults), TfIdfVectorizer with a string pool
-(TFIDF, weights, skips, 2-D) and with an int pool (IDF). Then models `onnxc compile` must
+(TFIDF, weights, skips, 2-D) and with an int pool (IDF), Cast and CastLike between strings and
+float / double / int32 / int64 (the shortest %g text, NaN / INF spelling), a StringConcat of
+constants that onnxc folds. Then models `onnxc compile` must
 refuse with exit status 1 and a message naming the node.
 
 Usage: make_cases.py OUT_DIR --onnxc ONNXC
@@ -26,7 +28,8 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 S, B, F, I64 = TensorProto.STRING, TensorProto.BOOL, TensorProto.FLOAT, TensorProto.INT64
-ELEM = {np.object_: S, np.bool_: B, np.float32: F, np.int64: I64, np.int32: TensorProto.INT32}
+ELEM = {np.object_: S, np.bool_: B, np.float32: F, np.int64: I64, np.int32: TensorProto.INT32,
+        np.float64: TensorProto.DOUBLE}
 
 
 def strs(values, shape=None):
@@ -59,10 +62,13 @@ def concat_cases(out):
               [("x", x), ("y", y)], [("z", np.char.add(x.astype(str), y.astype(str)).astype(object))])
     k = numpy_helper.from_array(strs(["_p", "_\u00e7", "_r"]), "k")
     nodes = [helper.make_node("StringConcat", ["x", "k"], ["z"]),
-             helper.make_node("Constant", [], ["c"], value_strings=["const", "\u00e0"])]
+             helper.make_node("Constant", [], ["c"], value_strings=["const", "\u00e0"]),
+             helper.make_node("StringConcat", ["c", "k2"], ["folded"])]  # evaluated by onnxc
+    k2 = numpy_helper.from_array(strs(["!", "?"]), "k2")
     save_case(out, "concat_constant", nodes, [("x", x)],
               [("z", np.char.add(x.astype(str), ["_p", "_\u00e7", "_r"]).astype(object)),
-               ("c", strs(["const", "\u00e0"]))], inits=[k])
+               ("c", strs(["const", "\u00e0"])), ("folded", strs(["const!", "\u00e0?"]))],
+              inits=[k, k2])
 
 
 def equal_and_movement_cases(out):
@@ -180,6 +186,44 @@ def tfidf_cases(out):
               opset=9)
 
 
+def shortest_g(v, digits):
+    """The ONNX Cast text of a float: NaN / INF / -INF, else the shortest %g that reads back."""
+    if np.isnan(v):
+        return "NaN"
+    if np.isinf(v):
+        return "INF" if v > 0 else "-INF"
+    kind = type(v)
+    for p in range(1, digits + 1):
+        text = "%.*g" % (p, float(v))
+        if kind(float(text)) == v:
+            return text
+    raise AssertionError(v)
+
+
+def cast_cases(out):
+    f = np.array([0.5, 1e10, -3.1415927, np.nan, np.inf, -np.inf, 1.0 / 3, 123456789.0,
+                  1e-7, 0.0], np.float32)
+    d = np.array([0.1, 2.0 / 3, -1e300, 5e-324], np.float64)
+    i = np.array([0, -1, 9223372036854775807, -9223372036854775808], np.int64)
+    to_s = lambda name: helper.make_node("Cast", [name], [name + "_s"], to=S)  # noqa: E731
+    save_case(out, "cast_to_string", [to_s("f"), to_s("d"), to_s("i")],
+              [("f", f), ("d", d), ("i", i)],
+              [("f_s", strs([shortest_g(v, 9) for v in f])),
+               ("d_s", strs([shortest_g(v, 17) for v in d])), ("i_s", strs([str(v) for v in i]))],
+              opset=19)
+    texts = ["3.14", "1e-5", "-2.5E3", "INF", "+inf", "-INF", "NaN", "0", "  42", "7"]
+    x = strs(texts)
+    want_f = np.array([float(t) for t in texts], np.float32)
+    ints = ["12", "-7", "+3", "2147483647", "0"]
+    nodes = [helper.make_node("Cast", ["x"], ["y"], to=F),
+             helper.make_node("Cast", ["n"], ["m"], to=TensorProto.INT32),
+             helper.make_node("CastLike", ["x", "like"], ["z"])]
+    save_case(out, "cast_from_string", nodes,
+              [("x", x), ("n", strs(ints)), ("like", np.zeros(1, np.float32))],
+              [("y", want_f), ("m", np.array([int(t) for t in ints], np.int32)), ("z", want_f)],
+              opset=19)
+
+
 def error_models():
     """(name, model, expected message part, extra compile args) onnxc must refuse."""
     vi = helper.make_tensor_value_info
@@ -229,7 +273,7 @@ def main():
     ap.add_argument("--onnxc", required=True)
     args = ap.parse_args()
     for make in (concat_cases, equal_and_movement_cases, regex_cases, normalizer_cases,
-                 label_encoder_cases, tfidf_cases):
+                 label_encoder_cases, tfidf_cases, cast_cases):
         make(args.out)
     failed = run_errors(args.onnxc, args.out.rstrip("/") + "_errors")
     for case in sorted(os.listdir(args.out)):
