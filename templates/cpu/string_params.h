@@ -65,6 +65,15 @@ struct LabelStrParams {
   int64_t default_raw; ///< default of a numeric output (as values)
 };
 
+/// Integer keys to string values (LabelEncoder, CategoryMapper): tensors {keys (int64,
+/// ascending), values (packed strings, in key order), default (packed table of one string),
+/// x, y (string)}.
+struct IntToStrParams {
+  int64_t n;        ///< elements
+  int64_t keys;     ///< number of keys
+  int64_t in_bytes; ///< width of x's integers: 8, 4 or 2
+};
+
 #ifdef __cplusplus
 /// Number of strings in a packed string table.
 inline int64_t table_count(const void *table) {

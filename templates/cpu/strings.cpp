@@ -149,3 +149,25 @@ extern "C" int32_t onnxc_k_label_encoder_str(onnxc_rt *, void *const *t, const i
   }
   return 0;
 }
+
+/// Integer keys to string values (IntToStrParams): binary search in the ascending keys.
+extern "C" int32_t onnxc_k_int_to_string(onnxc_rt *, void *const *t, const i64 *params) {
+  const auto p = params_of<IntToStrParams>(params);
+  const i64 *keys = static_cast<const i64 *>(t[0]);
+  Str *y = static_cast<Str *>(t[4]);
+  for (i64 i = 0; i < p.n; ++i) {
+    i64 v = p.in_bytes == 8   ? static_cast<const int64_t *>(t[3])[i]
+            : p.in_bytes == 4 ? static_cast<const int32_t *>(t[3])[i]
+                              : static_cast<const int16_t *>(t[3])[i];
+    i64 lo = 0, hi = p.keys;
+    while (lo < hi) {
+      i64 mid = lo + (hi - lo) / 2;
+      if (keys[mid] < v)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    y[i] = lo < p.keys && keys[lo] == v ? table_string(t[1], lo) : table_string(t[2], 0);
+  }
+  return 0;
+}

@@ -8,7 +8,8 @@ constant string graph output, Equal broadcasting, the data-movement ops on strin
 Gather, Concat, Slice, Reshape, Expand, Unsqueeze, Flatten, Identity), RegexFullMatch on
 patterns that need translating to POSIX ERE (\\d, \\w in brackets, escaped '-', (?:...), lazy
 quantifiers, '.', \\b), StringNormalizer lower/upper of ASCII letters in UTF-8 text, LabelEncoder
-with string keys (string and float values, defaults), TfIdfVectorizer with a string pool
+with string keys (string and float values, defaults), integer keys with string values and at
+opset 1, CategoryMapper both ways, TfIdfVectorizer with a string pool
 (TFIDF, weights, skips, 2-D) and with an int pool (IDF), Cast and CastLike between strings and
 float / double / int32 / int64 (the shortest %g text, NaN / INF spelling), a StringConcat of
 constants that onnxc folds. Then models `onnxc compile` must
@@ -138,6 +139,25 @@ def label_encoder_cases(out):
                             values_floats=[0.5, 1.5, 2.5, 9.0], default_float=-1.0)
     save_case(out, "label_encoder_str_float", [node], [("x", x)],
               [("y", np.array([1.5, 0.5, -1.0, 2.5], np.float32))], ml=2)
+    ints = np.array([[3, -1, 7], [3, 0, 9]], np.int64)
+    node = helper.make_node("LabelEncoder", ["x"], ["y"], domain="ai.onnx.ml",
+                            keys_int64s=[7, 3, 9, 3], values_strings=["seven", "three", "nine", "x"])
+    save_case(out, "label_encoder_int_str", [node], [("x", ints)],
+              [("y", strs(["three", "_Unused", "seven", "three", "_Unused", "nine"], (2, 3)))],
+              ml=2)
+    classes = ["zero", "one", "two"]
+    node = helper.make_node("LabelEncoder", ["x"], ["y"], domain="ai.onnx.ml",
+                            classes_strings=classes, default_int64=-5)
+    save_case(out, "label_encoder_opset1", [node], [("x", strs(["two", "zero", "none"]))],
+              [("y", np.array([2, 0, -5], np.int64))], ml=1)
+    cats_i, cats_s = [10, 20, 30], ["ten", "twenty", "thirty"]
+    mapper = lambda: helper.make_node("CategoryMapper", ["x"], ["y"],  # noqa: E731
+                                      domain="ai.onnx.ml", cats_int64s=cats_i,
+                                      cats_strings=cats_s, default_string="?", default_int64=-1)
+    save_case(out, "category_mapper_to_int", [mapper()], [("x", strs(["twenty", "ten", "x"]))],
+              [("y", np.array([20, 10, -1], np.int64))], ml=1)
+    save_case(out, "category_mapper_to_str", [mapper()], [("x", np.array([30, 5, 10], np.int64))],
+              [("y", strs(["thirty", "?", "ten"]))], ml=1)
 
 
 def tfidf_reference(rows, pool, counts, indexes, min_n, max_n, skip, mode, weights, cols):

@@ -3,9 +3,9 @@
 // int64, float, double), default_int64 / default_float / default_tensor. As ONNX Runtime: a
 // repeated key keeps its first value (the ONNX text says the last; ONNX Runtime, the reference
 // for the tests, keeps the first), a NaN key matches every NaN input. String keys map to
-// numeric or string values (onnxc_k_label_encoder_str, templates/cpu/strings.cpp); numeric
-// keys with string values, and opset 1, are refused. Kernel for numeric keys:
-// templates/cpu/ml_encode.cpp (onnxc_k_ml_label_encoder).
+// numeric or string values, integer keys to string values, and opset 1 maps classes_strings
+// to their indices or back (compiler/ops/strings/string_maps.cpp); float keys with string
+// values are refused. Kernel for numeric keys: templates/cpu/ml_encode.cpp.
 #include "compiler/ops/ml/ml_util.h"
 #include "compiler/ops/strings/string_util.h"
 
@@ -94,12 +94,25 @@ struct Encoder {
   Column keys, values;
 };
 
+/// Opset 1: classes_strings[i] <-> i, in the direction of the input's type.
+Encoder read_opset1(const Node &n) {
+  Column names, indices;
+  names.dtype = DType::String;
+  names.strs = attr_strings(n, "classes_strings");
+  indices.dtype = DType::Int64;
+  for (size_t i = 0; i < names.strs.size(); ++i)
+    indices.ints.push_back(static_cast<int64_t>(i));
+  if (input_dtype(n, 0) == DType::String)
+    return {names, indices};
+  return {indices, names};
+}
+
 Encoder read_encoder(const Node &n) {
-  Encoder e{read_column(n, "keys"), read_column(n, "values")};
+  Encoder e = n.opset < 2 ? read_opset1(n) : Encoder{read_column(n, "keys"), read_column(n, "values")};
   if (e.keys.size() != e.values.size())
     node_fail(n, "{} keys but {} values; they must pair up", e.keys.size(), e.values.size());
-  if (e.keys.dtype != DType::String && e.values.dtype == DType::String)
-    node_fail(n, "numeric keys with string values are not supported yet");
+  if (e.keys.is_real() && e.values.dtype == DType::String)
+    node_fail(n, "float keys with string values are not supported");
   if (input_dtype(n, 0) != e.keys.dtype)
     node_fail(n, "the input has element type {} but the keys are {}", dtype_name(input_dtype(n, 0)),
               dtype_name(e.keys.dtype));
@@ -141,43 +154,42 @@ std::vector<int64_t> encoder_params(const Node &n, const Encoder &e) {
   return p;
 }
 
-/// String keys: the sorted unique keys (a repeated key keeps its first value) with their
-/// values (raw int64 per key, or a string table), the default, onnxc_k_label_encoder_str.
-KernelCall string_key_call(const Node &n, const Encoder &e) {
-  std::map<std::string, size_t> first; // key -> index of its first pair
+/// The default string of string values: default_tensor, else default_string.
+std::string default_string(const Node &n) {
+  if (TensorPtr t = attr_tensor(n, "default_tensor")) {
+    if (t->dtype() != DType::String || t->numel() != 1)
+      node_fail(n, "'default_tensor' must hold one string");
+    return t->strings()[0];
+  }
+  return attr_string(n, "default_string", "_Unused");
+}
+
+/// Lowering when keys or values are strings (compiler/ops/strings/string_maps.cpp).
+KernelCall string_call(const Node &n, const Encoder &e) {
+  if (e.keys.dtype != DType::String)
+    return int_keys_to_strings_call(n, e.keys.ints, e.values.strs, default_string(n));
+  if (e.values.dtype != DType::String) {
+    std::vector<int64_t> raw;
+    for (size_t i = 0; i < e.values.size(); ++i)
+      raw.push_back(e.values.is_real() ? param_f64(e.values.reals[i]) : e.values.ints[i]);
+    return string_keys_call(n, e.keys.strs, raw, ml_type_code(n, e.values.dtype),
+                            n.opset < 2 ? attr_int(n, "default_int64", -1)
+                                        : default_raw(n, e.values));
+  }
+  // string -> string: values by key index, looked up in a string table.
+  std::vector<int64_t> index;
+  for (size_t i = 0; i < e.keys.strs.size(); ++i)
+    index.push_back(static_cast<int64_t>(i));
+  KernelCall c = string_keys_call(n, e.keys.strs, index, -1, 0);
+  // The kernel reads string values from a table in key order: rebuild it for the sorted keys.
+  std::map<std::string, size_t> first;
   for (size_t i = 0; i < e.keys.strs.size(); ++i)
     first.emplace(e.keys.strs[i], i);
-  std::vector<std::string> keys, str_values;
-  auto raw = std::make_shared<Tensor>(DType::Int64,
-                                      std::vector<int64_t>{static_cast<int64_t>(first.size())});
-  for (auto [k, i] : first) {
-    raw->data_as<int64_t>()[keys.size()] =
-        e.values.dtype == DType::String ? 0
-        : e.values.is_real()            ? param_f64(e.values.reals[i])
-                                        : e.values.ints[i];
-    keys.push_back(k);
-    if (e.values.dtype == DType::String)
-      str_values.push_back(e.values.strs[i]);
-  }
-  onnxc_k::LabelStrParams p{product(input_dims(n, 0)), static_cast<int64_t>(keys.size()), -1, 0};
-  KernelCall c{"onnxc_k_label_encoder_str", {nullptr, nullptr, nullptr, n.inputs[0], n.outputs[0]},
-               {}};
-  std::string base = n.outputs[0]->name;
-  add_table(c, 0, pack_strings(keys), base + ".keys");
-  if (e.values.dtype == DType::String) {
-    std::vector<std::string> d{attr_string(n, "default_string", "_Unused")};
-    if (TensorPtr t = attr_tensor(n, "default_tensor"))
-      d = t->strings();
-    if (d.size() != 1)
-      node_fail(n, "'default_tensor' must hold one string");
-    add_table(c, 1, pack_strings(str_values), base + ".values");
-    add_table(c, 2, pack_strings(d), base + ".default");
-  } else {
-    p.out_code = ml_type_code(n, e.values.dtype);
-    p.default_raw = default_raw(n, e.values);
-    add_table(c, 1, raw, base + ".values");
-  }
-  set_params(c, p);
+  std::vector<std::string> values;
+  for (const auto &kv : first)
+    values.push_back(e.values.strs[kv.second]);
+  c.derived.at(1).tensor = pack_strings(values);
+  add_table(c, 2, pack_strings({default_string(n)}), n.outputs[0]->name + ".default");
   return c;
 }
 
@@ -188,7 +200,7 @@ const OpDef &op_LabelEncoder() {
     OpDef d;
     d.name = "LabelEncoder";
     d.domain = kMlDomain;
-    d.min_opset = 2;
+    d.min_opset = 1;
     d.max_opset = 5;
     d.infer = [](Node &n) {
       Encoder e = read_encoder(n);
@@ -196,8 +208,8 @@ const OpDef &op_LabelEncoder() {
     };
     d.lower = [](const Node &n) {
       Encoder e = read_encoder(n);
-      if (e.keys.dtype == DType::String)
-        return string_key_call(n, e);
+      if (e.keys.dtype == DType::String || e.values.dtype == DType::String)
+        return string_call(n, e);
       return call_on_all(n, "onnxc_k_ml_label_encoder", encoder_params(n, e));
     };
     return d;

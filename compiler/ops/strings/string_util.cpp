@@ -58,7 +58,7 @@ bool op_makes_strings(const Node &n) {
       "Identity", "Dropout", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Gather",
       "GatherElements", "GatherND", "Concat", "Slice", "Split", "Expand", "Tile", "Where",
       "DepthToSpace", "SpaceToDepth", "Cast", "CastLike", "Constant", "StringConcat",
-      "StringNormalizer", "LabelEncoder", "If", "Loop", "Scan", "StringConstant"};
+      "StringNormalizer", "LabelEncoder", "CategoryMapper", "If", "Loop", "Scan", "StringConstant"};
   for (const char *op : kOps)
     if (n.op_type == op)
       return true;

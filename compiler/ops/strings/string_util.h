@@ -20,6 +20,17 @@ void require_string_input(const Node &n, size_t i);
 /// Adds `table` to `call` as a constant the lowering derived (KernelCall::derived) at `slot`.
 void add_table(KernelCall &call, size_t slot, TensorPtr table, const std::string &name);
 
+/// A lookup of string input 0 in `keys` (sorted here; a repeated key keeps its first value),
+/// giving raw_values[i] (integers, or double bits) stored with ML element-type code `out_code`
+/// (0 float, 1 double, 2 int64, 3 int32, 4 int16), `default_raw` for a missing key.
+KernelCall string_keys_call(const Node &n, const std::vector<std::string> &keys,
+                            const std::vector<int64_t> &raw_values, int64_t out_code,
+                            int64_t default_raw);
+/// A lookup of integer input 0 in `keys`, giving values[i] or `fallback` (string output).
+KernelCall int_keys_to_strings_call(const Node &n, const std::vector<int64_t> &keys,
+                                    const std::vector<std::string> &values,
+                                    const std::string &fallback);
+
 /// True if `n`'s op may produce string tensors (the string ops, the data-movement ops that copy
 /// 8-byte pointer slots, Cast, Constant, control flow); infer-shapes refuses string outputs of
 /// every other op, naming it.
