@@ -183,13 +183,15 @@ std::string infer_function(const std::string &n, const std::vector<TensorSig> &i
                            const std::vector<TensorSig> &outs) {
   std::vector<std::string> params{"onnxc_context *ctx"}, in_args, out_args;
   for (const TensorSig &t : ins) {
-    params.push_back(t.dtype == DType::String ? fmt::format("const char *const *{}", t.param)
-                                              : fmt::format("const {} *{}", c_element_type(t.dtype), t.param));
+    params.push_back(t.dtype == DType::String
+                         ? fmt::format("const char *const *{}", t.param)
+                         : fmt::format("const {} *{}", c_element_type(t.dtype), t.param));
     in_args.push_back(t.param);
   }
   for (const TensorSig &t : outs) {
-    params.push_back(t.dtype == DType::String ? fmt::format("const char **{}", t.param)
-                                              : fmt::format("{} *{}", c_element_type(t.dtype), t.param));
+    params.push_back(t.dtype == DType::String
+                         ? fmt::format("const char **{}", t.param)
+                         : fmt::format("{} *{}", c_element_type(t.dtype), t.param));
     out_args.push_back(t.param);
   }
   if (in_args.empty())

@@ -2,8 +2,8 @@
 // shape rule (identity for unary, multidirectional broadcasting for binary) and lowering to the
 // generated kernels onnxc_k_<id>_<dtype>.
 #include "compiler/ops/elementwise.h"
-#include "compiler/ops/sym_util.h"
 #include "compiler/ops/strings/string_util.h"
+#include "compiler/ops/sym_util.h"
 
 #include <algorithm>
 

@@ -20,8 +20,8 @@ KernelFn find_native_kernel(const Node &n, const std::string &name) {
 /// The tensor behind a kernel argument: one of the node's outputs (`out` set to its index), its
 /// constant inputs, or a constant the lowering refers to.
 const Tensor *argument_tensor(const Node &n, const Value *arg,
-                              const std::vector<const Tensor *> &inputs,
-                              std::vector<Tensor> &outs, int &out) {
+                              const std::vector<const Tensor *> &inputs, std::vector<Tensor> &outs,
+                              int &out) {
   out = -1;
   for (size_t i = 0; i < n.outputs.size(); ++i)
     if (arg == n.outputs[i]) {

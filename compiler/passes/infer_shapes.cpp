@@ -3,8 +3,8 @@
 #include "compiler/ops/evaluate.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/ops/op_util.h"
-#include "compiler/ops/sym_util.h"
 #include "compiler/ops/strings/string_util.h"
+#include "compiler/ops/sym_util.h"
 #include "compiler/passes/control_flow.h"
 #include "compiler/passes/promote_half.h"
 

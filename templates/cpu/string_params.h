@@ -50,9 +50,9 @@ struct StrCastParams {
 struct TfIdfParams {
   int64_t rows, cols;
   int64_t min_gram, max_gram, max_skip;
-  int64_t mode;      ///< 0 TF, 1 IDF, 2 TFIDF
-  int64_t out_cols;  ///< output columns per row
-  int64_t input;     ///< 0 int32, 1 int64, 2 string
+  int64_t mode;     ///< 0 TF, 1 IDF, 2 TFIDF
+  int64_t out_cols; ///< output columns per row
+  int64_t input;    ///< 0 int32, 1 int64, 2 string
 };
 
 /// ai.onnx.ml LabelEncoder with string keys: tensors {keys (packed, sorted), values (int64 raw

@@ -140,11 +140,21 @@ extern "C" int32_t onnxc_k_label_encoder_str(onnxc_rt *, void *const *t, const i
     i64 v = k >= 0 ? raw[k] : p.default_raw;
     void *y = t[4];
     switch (p.out_code) {
-    case 0: static_cast<float *>(y)[i] = static_cast<float>(param_f64(&v, 0)); break;
-    case 1: static_cast<double *>(y)[i] = param_f64(&v, 0); break;
-    case 2: static_cast<int64_t *>(y)[i] = v; break;
-    case 3: static_cast<int32_t *>(y)[i] = static_cast<int32_t>(v); break;
-    default: static_cast<int16_t *>(y)[i] = static_cast<int16_t>(v); break;
+    case 0:
+      static_cast<float *>(y)[i] = static_cast<float>(param_f64(&v, 0));
+      break;
+    case 1:
+      static_cast<double *>(y)[i] = param_f64(&v, 0);
+      break;
+    case 2:
+      static_cast<int64_t *>(y)[i] = v;
+      break;
+    case 3:
+      static_cast<int32_t *>(y)[i] = static_cast<int32_t>(v);
+      break;
+    default:
+      static_cast<int16_t *>(y)[i] = static_cast<int16_t>(v);
+      break;
     }
   }
   return 0;
@@ -168,6 +178,28 @@ extern "C" int32_t onnxc_k_int_to_string(onnxc_rt *, void *const *t, const i64 *
         hi = mid;
     }
     y[i] = lo < p.keys && keys[lo] == v ? table_string(t[1], lo) : table_string(t[2], 0);
+  }
+  return 0;
+}
+
+/// Copies string tensor x into the run's dynamic memory: tensors {x, y}. A string graph output
+/// that passes strings through (Identity, Gather, ...) gets one, so what the caller reads is
+/// owned by the context (runtime-api.md).
+extern "C" int32_t onnxc_k_string_copy(onnxc_rt *rt, void *const *t, const i64 *params) {
+  const auto p = params_of<StrUnaryParams>(params);
+  const Str *x = static_cast<const Str *>(t[0]);
+  Str *y = static_cast<Str *>(t[1]);
+  uint64_t total = 0;
+  for (i64 i = 0; i < p.n; ++i)
+    total += __builtin_strlen(x[i]) + 1;
+  char *buf = static_cast<char *>(onnxc_rt_dyn_alloc(rt, total));
+  if (!buf)
+    return ONNXC_STATUS_OUT_OF_MEMORY;
+  for (i64 i = 0; i < p.n; ++i) {
+    uint64_t len = __builtin_strlen(x[i]) + 1;
+    __builtin_memcpy(buf, x[i], len);
+    y[i] = buf;
+    buf += len;
   }
   return 0;
 }

@@ -63,8 +63,9 @@ static void check_string_cast(const Node &n, DType from, DType to) {
   case DType::Uint64:
     return;
   default:
-    node_fail(n, "cannot cast between string and {}: strings cast only to and from float, "
-                 "double and the 8- to 64-bit integers",
+    node_fail(n,
+              "cannot cast between string and {}: strings cast only to and from float, "
+              "double and the 8- to 64-bit integers",
               dtype_name(other));
   }
 }
@@ -118,7 +119,8 @@ static OpDef cast_def(const char *name, int64_t min_opset) {
       onnxc_k::StrCastParams p{product(output_dims(n, 0)),
                                static_cast<int64_t>(from == DType::String ? to : from)};
       KernelCall call{from == DType::String ? "onnxc_k_cast_from_string" : "onnxc_k_cast_to_string",
-                      {n.inputs[0], n.outputs[0]}, {}};
+                      {n.inputs[0], n.outputs[0]},
+                      {}};
       set_params(call, p);
       return call;
     }

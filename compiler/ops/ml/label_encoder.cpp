@@ -108,7 +108,8 @@ Encoder read_opset1(const Node &n) {
 }
 
 Encoder read_encoder(const Node &n) {
-  Encoder e = n.opset < 2 ? read_opset1(n) : Encoder{read_column(n, "keys"), read_column(n, "values")};
+  Encoder e =
+      n.opset < 2 ? read_opset1(n) : Encoder{read_column(n, "keys"), read_column(n, "values")};
   if (e.keys.size() != e.values.size())
     node_fail(n, "{} keys but {} values; they must pair up", e.keys.size(), e.values.size());
   if (e.keys.is_real() && e.values.dtype == DType::String)

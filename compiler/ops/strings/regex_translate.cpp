@@ -28,8 +28,9 @@ public:
 
 private:
   [[noreturn]] void refuse(const std::string &what) {
-    node_fail(n_, "pattern \"{}\": {} cannot be expressed as a POSIX extended regular expression "
-                  "(onnxc matches with libc's regex.h)",
+    node_fail(n_,
+              "pattern \"{}\": {} cannot be expressed as a POSIX extended regular expression "
+              "(onnxc matches with libc's regex.h)",
               p_, what);
   }
 
@@ -69,19 +70,32 @@ private:
       refuse("a trailing backslash");
     char c = p_[i_++];
     switch (c) {
-    case 'd': return "[0-9]";
-    case 'D': return "[^0-9]";
-    case 'w': return "[[:alnum:]_]";
-    case 'W': return "[^[:alnum:]_]";
-    case 's': return "[[:space:]]";
-    case 'S': return "[^[:space:]]";
-    case 't': return "\t";
-    case 'n': return "\n";
-    case 'r': return "\r";
-    case 'f': return "\f";
-    case 'v': return "\v";
-    case 'b': return "\\b";
-    case 'B': return "\\B";
+    case 'd':
+      return "[0-9]";
+    case 'D':
+      return "[^0-9]";
+    case 'w':
+      return "[[:alnum:]_]";
+    case 'W':
+      return "[^[:alnum:]_]";
+    case 's':
+      return "[[:space:]]";
+    case 'S':
+      return "[^[:space:]]";
+    case 't':
+      return "\t";
+    case 'n':
+      return "\n";
+    case 'r':
+      return "\r";
+    case 'f':
+      return "\f";
+    case 'v':
+      return "\v";
+    case 'b':
+      return "\\b";
+    case 'B':
+      return "\\B";
     default:
       break;
     }
@@ -108,12 +122,24 @@ private:
         refuse("a trailing backslash");
       c = p_[i_++];
       switch (c) {
-      case 'd': items += "0-9"; return;
-      case 'w': items += "[:alnum:]_"; return;
-      case 's': items += "[:space:]"; return;
-      case 't': c = '\t'; break;
-      case 'n': c = '\n'; break;
-      case 'r': c = '\r'; break;
+      case 'd':
+        items += "0-9";
+        return;
+      case 'w':
+        items += "[:alnum:]_";
+        return;
+      case 's':
+        items += "[:space:]";
+        return;
+      case 't':
+        c = '\t';
+        break;
+      case 'n':
+        c = '\n';
+        break;
+      case 'r':
+        c = '\r';
+        break;
       default:
         if (!std::ispunct(static_cast<unsigned char>(c)))
           refuse(fmt::format("the escape \"\\{}\" inside brackets", c));
@@ -171,8 +197,9 @@ std::string regex_to_posix(const Node &n, const std::string &pattern) {
   if (err != 0) {
     char msg[256];
     regerror(err, &re, msg, sizeof msg);
-    node_fail(n, "pattern \"{}\" is not a valid POSIX extended regular expression once "
-                 "translated (\"{}\"): {}",
+    node_fail(n,
+              "pattern \"{}\" is not a valid POSIX extended regular expression once "
+              "translated (\"{}\"): {}",
               pattern, ere, msg);
   }
   regfree(&re);

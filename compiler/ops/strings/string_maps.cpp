@@ -25,8 +25,8 @@ KernelCall string_keys_call(const Node &n, const std::vector<std::string> &keys,
   }
   onnxc_k::LabelStrParams p{product(input_dims(n, 0)), static_cast<int64_t>(sorted.size()),
                             out_code, default_raw};
-  KernelCall c{"onnxc_k_label_encoder_str",
-               {nullptr, nullptr, nullptr, n.inputs[0], n.outputs[0]}, {}};
+  KernelCall c{
+      "onnxc_k_label_encoder_str", {nullptr, nullptr, nullptr, n.inputs[0], n.outputs[0]}, {}};
   add_table(c, 0, pack_strings(sorted), n.outputs[0]->name + ".keys");
   add_table(c, 1, raw, n.outputs[0]->name + ".values");
   set_params(c, p);
@@ -53,8 +53,7 @@ KernelCall int_keys_to_strings_call(const Node &n, const std::vector<int64_t> &k
               dtype_name(input_dtype(n, 0)));
   onnxc_k::IntToStrParams p{product(input_dims(n, 0)), static_cast<int64_t>(first.size()),
                             in_bytes};
-  KernelCall c{"onnxc_k_int_to_string", {nullptr, nullptr, nullptr, n.inputs[0], n.outputs[0]},
-               {}};
+  KernelCall c{"onnxc_k_int_to_string", {nullptr, nullptr, nullptr, n.inputs[0], n.outputs[0]}, {}};
   add_table(c, 0, k, n.outputs[0]->name + ".keys");
   add_table(c, 1, pack_strings(sorted_values), n.outputs[0]->name + ".values");
   add_table(c, 2, pack_strings({fallback}), n.outputs[0]->name + ".default");

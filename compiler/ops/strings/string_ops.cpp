@@ -4,7 +4,6 @@
 #include "compiler/ops/op_util.h"
 #include "compiler/ops/strings/string_util.h"
 
-
 namespace onnxc {
 
 const OpDef &op_StringConcat() {
@@ -15,8 +14,7 @@ const OpDef &op_StringConcat() {
     d.infer = [](Node &n) {
       require_string_input(n, 0);
       require_string_input(n, 1);
-      set_output(n, 0, DType::String,
-                 broadcast_shapes(n, {input_dims(n, 0), input_dims(n, 1)}));
+      set_output(n, 0, DType::String, broadcast_shapes(n, {input_dims(n, 0), input_dims(n, 1)}));
     };
     d.lower = [](const Node &n) {
       KernelCall c{"onnxc_k_string_concat", {n.inputs[0], n.inputs[1], n.outputs[0]}, {}};
@@ -45,8 +43,9 @@ int64_t case_action(const Node &n) {
 void check_locale(const Node &n) {
   std::string l = attr_string(n, "locale", "");
   if (!l.empty() && l != "en_US" && l.rfind("en_US.", 0) != 0 && l != "C" && l != "POSIX")
-    node_fail(n, "locale \"{}\" is not supported (onnxc maps the case of ASCII letters only: "
-                 "use \"\" or \"en_US\")",
+    node_fail(n,
+              "locale \"{}\" is not supported (onnxc maps the case of ASCII letters only: "
+              "use \"\" or \"en_US\")",
               l);
 }
 

@@ -28,8 +28,7 @@ onnxc_k::StrBinaryParams string_binary_params(const Node &n) {
   if (a == y && b == y)
     return p;
   if (static_cast<int64_t>(y.size()) > onnxc_k::kStrMaxRank)
-    node_fail(n, "rank {} is more than the {} string ops support", y.size(),
-              onnxc_k::kStrMaxRank);
+    node_fail(n, "rank {} is more than the {} string ops support", y.size(), onnxc_k::kStrMaxRank);
   p.rank = static_cast<int64_t>(y.size());
   std::vector<int64_t> sa = broadcast_strides(a, y), sb = broadcast_strides(b, y);
   for (size_t d = 0; d < y.size(); ++d) {
@@ -54,11 +53,35 @@ void add_table(KernelCall &call, size_t slot, TensorPtr table, const std::string
 }
 
 bool op_makes_strings(const Node &n) {
-  static const char *const kOps[] = {
-      "Identity", "Dropout", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Gather",
-      "GatherElements", "GatherND", "Concat", "Slice", "Split", "Expand", "Tile", "Where",
-      "DepthToSpace", "SpaceToDepth", "Cast", "CastLike", "Constant", "StringConcat",
-      "StringNormalizer", "LabelEncoder", "CategoryMapper", "If", "Loop", "Scan", "StringConstant"};
+  static const char *const kOps[] = {"Identity",
+                                     "Dropout",
+                                     "Reshape",
+                                     "Flatten",
+                                     "Squeeze",
+                                     "Unsqueeze",
+                                     "Transpose",
+                                     "Gather",
+                                     "GatherElements",
+                                     "GatherND",
+                                     "Concat",
+                                     "Slice",
+                                     "Split",
+                                     "Expand",
+                                     "Tile",
+                                     "Where",
+                                     "DepthToSpace",
+                                     "SpaceToDepth",
+                                     "Cast",
+                                     "CastLike",
+                                     "Constant",
+                                     "StringConcat",
+                                     "StringNormalizer",
+                                     "LabelEncoder",
+                                     "CategoryMapper",
+                                     "If",
+                                     "Loop",
+                                     "Scan",
+                                     "StringConstant"};
   for (const char *op : kOps)
     if (n.op_type == op)
       return true;
@@ -81,6 +104,35 @@ const OpDef &op_StringConstant() {
     return d;
   }();
   return def;
+}
+
+const OpDef &op_StringCopy() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.name = "StringCopy";
+    d.domain = "onnxc";
+    d.foldable = false;
+    d.infer = [](Node &) {}; // the pass sets the output type
+    d.lower = [](const Node &n) {
+      onnxc_k::StrUnaryParams p{product(output_dims(n, 0)), onnxc_k::kCaseNone};
+      KernelCall c{"onnxc_k_string_copy", {n.inputs[0], n.outputs[0]}, {}};
+      set_params(c, p);
+      return c;
+    };
+    return d;
+  }();
+  return def;
+}
+
+bool op_owns_strings(const Node &n) {
+  if (n.op_type == "StringNormalizer")
+    return attr_string(n, "case_change_action", "NONE") != "NONE";
+  static const char *const kOps[] = {"StringConcat", "Cast",           "CastLike",
+                                     "LabelEncoder", "CategoryMapper", "StringConstant"};
+  for (const char *op : kOps)
+    if (n.op_type == op)
+      return true;
+  return false;
 }
 
 void allow_string_equal(OpDef &equal) {

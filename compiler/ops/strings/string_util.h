@@ -39,6 +39,12 @@ bool op_makes_strings(const Node &n);
 /// Internal op onnxc.StringConstant: unpacks a packed string table (its only input, a uint8
 /// constant) into a string tensor (made by the materialize-strings pass).
 const OpDef &op_StringConstant();
+/// Internal op onnxc.StringCopy: copies a string tensor's strings into the run's dynamic
+/// memory (made by materialize-strings for string graph outputs that pass strings through).
+const OpDef &op_StringCopy();
+/// True if the strings of `n`'s string outputs are new (dynamic memory) or the library's own
+/// (constant tables): a graph output it produces needs no StringCopy.
+bool op_owns_strings(const Node &n);
 /// Lets the element-wise Equal compare string tensors (onnxc_k_equal_str).
 void allow_string_equal(OpDef &equal);
 /// The ONNX (RE2 syntax) pattern of RegexFullMatch as an anchored POSIX extended regular

@@ -13,8 +13,8 @@ namespace onnxc {
 namespace {
 
 struct Pool {
-  std::vector<int64_t> ids;         ///< pool items (string pools: vocabulary indices)
-  std::vector<std::string> vocab;   ///< sorted unique strings (string pools)
+  std::vector<int64_t> ids;       ///< pool items (string pools: vocabulary indices)
+  std::vector<std::string> vocab; ///< sorted unique strings (string pools)
 };
 
 Pool read_pool(const Node &n) {

@@ -58,13 +58,11 @@ const OpDef &op_Constant() {
   static const OpDef def = [] {
     OpDef d;
     d.name = "Constant";
-    d.attrs = {{"value", Attribute::Kind::Tensor},
-               {"value_float", Attribute::Kind::Float},
-               {"value_floats", Attribute::Kind::Floats},
-               {"value_int", Attribute::Kind::Int},
-               {"value_ints", Attribute::Kind::Ints},
-               {"value_string", Attribute::Kind::String},
-               {"value_strings", Attribute::Kind::Strings}};
+    d.attrs = {
+        {"value", Attribute::Kind::Tensor},         {"value_float", Attribute::Kind::Float},
+        {"value_floats", Attribute::Kind::Floats},  {"value_int", Attribute::Kind::Int},
+        {"value_ints", Attribute::Kind::Ints},      {"value_string", Attribute::Kind::String},
+        {"value_strings", Attribute::Kind::Strings}};
     d.infer = [](Node &n) {
       Tensor t = constant_value(n);
       set_output(n, 0, t.dtype(), t.shape());
