@@ -94,9 +94,14 @@ std::unique_ptr<llvm::MemoryBuffer> write_binary(const std::string &object,
 }
 
 /// String tensors are arrays of 8-byte `const char *` slots (dtype_slot_bits): refuses them on
-/// targets whose pointers are narrower.
+/// targets whose pointers are narrower, and string constants that reached the weights.
 void check_string_slots(const ExecutionPlan &plan, const llvm::DataLayout &dl,
                         const std::string &triple) {
+  for (const Value *w : plan.weights) // materialize-strings covers the top-level graph only
+    if (w->type.dtype == DType::String)
+      fail("string constant '{}' inside an If/Loop/Scan body is not supported yet; compute it "
+           "outside the body",
+           w->name);
   if (dl.getPointerSize() == 8)
     return;
   auto refuse = [&](const Value *v) {

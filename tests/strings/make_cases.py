@@ -253,7 +253,18 @@ def error_models():
         m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
         m.ir_version = 8
         return m
+    cond = helper.make_tensor_value_info("c", B, [])
+    branch = lambda v: helper.make_graph(  # noqa: E731
+        [helper.make_node("Constant", [], ["k"], value_strings=[v]),
+         helper.make_node("StringConcat", ["x", "k"], ["o"])], "b", [],
+        [helper.make_tensor_value_info("o", S, [3])])
+    if_model = helper.make_model(helper.make_graph(
+        [helper.make_node("If", ["c"], ["y"], then_branch=branch("a"), else_branch=branch("b"))],
+        "bad", [cond, vi("x", S, [3])], [vi("y", S, [3])]),
+        opset_imports=[helper.make_opsetid("", 20)])
+    if_model.ir_version = 8
     return [
+        ("string_constant_in_body", if_model, "inside an If/Loop/Scan body is not supported", []),
         ("regex_lookahead", model(helper.make_node("RegexFullMatch", ["x"], ["y"],
                                                    pattern="a(?=b)")),
          "cannot be expressed as a POSIX extended regular expression", []),
@@ -277,7 +288,7 @@ def run_errors(onnxc, out):
         onnx.save(m, path)
         res = subprocess.run([onnxc, "compile", path, "-o", path + ".so"] + extra,
                              capture_output=True, text=True)
-        named = "node #0" in res.stderr or "tensor 'x'" in res.stderr
+        named = "node #0" in res.stderr or "tensor 'x'" in res.stderr or "constant 'k" in res.stderr
         ok = res.returncode == 1 and want in res.stderr and named and \
             res.stderr.startswith("onnxc: error:") and not os.path.exists(path + ".so")
         print(f"{'ok' if ok else 'FAIL'} error_{name}")
