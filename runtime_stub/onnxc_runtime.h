@@ -8,7 +8,8 @@
  * Rules (see docs/runtime-api.md):
  * - A context holds the model's working memory (the arena), its thread pool and its last error.
  *   One thread at a time may use a context; different contexts run concurrently.
- * - onnxc_run / onnxc_run_buffers never allocate, never abort and validate their arguments.
+ * - onnxc_run / onnxc_run_buffers never abort and validate their arguments; they allocate only
+ *   for string tensors (run-scoped, bounded by onnxc_set_dynamic_limit).
  * - The caller owns every tensor buffer; outputs are written in place.
  *
  * C99; usable from C and C++.
@@ -39,7 +40,7 @@ typedef enum onnxc_status {
   ONNXC_ERROR_SHAPE_MISMATCH = 2,    ///< an input's rank or shape differs from the model's
   ONNXC_ERROR_DTYPE_MISMATCH = 3,    ///< an input's or output's dtype differs from the model's
   ONNXC_ERROR_BUFFER_TOO_SMALL = 4,  ///< a tensor's size_bytes, or a caller arena, is too small
-  ONNXC_ERROR_OUT_OF_MEMORY = 5,     ///< allocation failed (create only)
+  ONNXC_ERROR_OUT_OF_MEMORY = 5,     ///< allocation failed, or a run passed its dynamic limit
   ONNXC_ERROR_INDEX_OUT_OF_RANGE = 6, ///< an index (info index, or a Gather index at run time) is out of range
   ONNXC_ERROR_RUNTIME = 7,           ///< any other failure while running the model
   ONNXC_ERROR_BAD_WEIGHTS = 8,       ///< weights missing, corrupt or not this model's
@@ -55,7 +56,7 @@ typedef enum onnxc_status {
 #define ONNXC_DTYPE_INT16 5    ///< int16_t
 #define ONNXC_DTYPE_INT32 6    ///< int32_t
 #define ONNXC_DTYPE_INT64 7    ///< int64_t
-#define ONNXC_DTYPE_STRING 8   ///< not supported by onnxc
+#define ONNXC_DTYPE_STRING 8   ///< const char * per element (NUL-terminated UTF-8)
 #define ONNXC_DTYPE_BOOL 9     ///< uint8_t holding 0 or 1
 #define ONNXC_DTYPE_FLOAT16 10 ///< IEEE half, as uint16_t bits
 #define ONNXC_DTYPE_DOUBLE 11  ///< double
@@ -172,11 +173,16 @@ void onnxc_destroy(onnxc_context *ctx);
 /// starts n-1 pool threads here (never in run); the caller's thread takes part in each run.
 onnxc_status onnxc_set_num_threads(onnxc_context *ctx, int32_t n);
 /// Runs the model. Validates ctx and pointers, the counts, each input's dtype, rank, shape and
-/// size_bytes, and each output's dtype and size_bytes; writes each output's rank and shape on
-/// success. Run-time dims take their values from the inputs' shapes: every dim of one symbol
-/// must agree and lie in its range (else ONNXC_ERROR_SHAPE_MISMATCH naming the input, the dim
-/// and the symbol), and the tensors' size_bytes must cover those values.
-/// Never allocates, never aborts; after any failure the context is usable again.
+/// size_bytes (and that no element of a string input is NULL), and each output's dtype and
+/// size_bytes; writes each output's rank and shape on success. Run-time dims take their values
+/// from the inputs' shapes: every dim of one symbol must agree and lie in its range (else
+/// ONNXC_ERROR_SHAPE_MISMATCH naming the input, the dim and the symbol), and the tensors'
+/// size_bytes must cover those values. Never aborts; after any failure the context is usable
+/// again. Allocates only for models with string tensors (or other data-dependent results):
+/// first frees what the previous run allocated, then allocates at most the dynamic limit
+/// (onnxc_set_dynamic_limit). A string tensor is an array of `const char *` (NUL-terminated
+/// UTF-8), one per element; the strings of a string output are owned by the context and valid
+/// until the next run on it or onnxc_destroy.
 onnxc_status onnxc_run(onnxc_context *ctx, const onnxc_tensor *inputs, int32_t num_inputs,
                        onnxc_tensor *outputs, int32_t num_outputs);
 /// Runs the model on raw buffers whose shapes and dtypes are exactly the declared ones
@@ -185,6 +191,10 @@ onnxc_status onnxc_run(onnxc_context *ctx, const onnxc_tensor *inputs, int32_t n
 /// use onnxc_run, whose tensors carry their shapes.
 onnxc_status onnxc_run_buffers(onnxc_context *ctx, const void *const *inputs,
                                void *const *outputs);
+/// Caps the bytes one run may allocate for data-dependent results (string outputs and
+/// intermediates), default 256 MiB; a run that needs more fails with ONNXC_ERROR_OUT_OF_MEMORY
+/// and a message naming the node. INVALID_ARGUMENT if ctx is NULL.
+onnxc_status onnxc_set_dynamic_limit(onnxc_context *ctx, uint64_t bytes);
 /// The message of the last failure on `ctx` ("" if its last call succeeded). With ctx NULL: the
 /// message of the last failed onnxc_create / onnxc_create_with_arena on the calling thread.
 /// The string lives until the next call on the same context (or thread, for NULL).

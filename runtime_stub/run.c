@@ -94,6 +94,24 @@ static uint64_t bytes_at(const onnxc_tensor_desc *d, const symbol_values *sv) {
   return bytes;
 }
 
+/// Checks that no element of string input `i` (an array of `const char *`) is NULL.
+static onnxc_status check_strings(onnxc_rt *rt, int32_t i, const void *data,
+                                  const onnxc_tensor_desc *d, uint64_t bytes) {
+  if (d->dtype != ONNXC_DTYPE_STRING || !data)
+    return ONNXC_OK;
+  const char *const *s = (const char *const *)data;
+  uint64_t n = bytes / sizeof(const char *);
+  for (uint64_t k = 0; k < n; ++k)
+    if (!s[k]) {
+      onnxc_msg m = tensor_error(rt, "input", i, d);
+      onnxc_msg_str(&m, "string element ");
+      onnxc_msg_u64(&m, k);
+      onnxc_msg_str(&m, " is NULL");
+      return ONNXC_ERROR_INVALID_ARGUMENT;
+    }
+  return ONNXC_OK;
+}
+
 static onnxc_status check_input(onnxc_rt *rt, int32_t i, const onnxc_tensor *t,
                                 const onnxc_tensor_desc *d, symbol_values *sv) {
   if (t->dtype != d->dtype)
@@ -125,7 +143,7 @@ static onnxc_status check_input(onnxc_rt *rt, int32_t i, const onnxc_tensor *t,
     onnxc_msg_str(&m, "data is NULL");
     return ONNXC_ERROR_INVALID_ARGUMENT;
   }
-  return ONNXC_OK;
+  return check_strings(rt, i, t->data, d, needed);
 }
 
 static onnxc_status check_output(onnxc_rt *rt, int32_t i, const onnxc_tensor *t,
@@ -239,6 +257,7 @@ ONNXC_API onnxc_status onnxc_run(onnxc_context *ctx, const onnxc_tensor *inputs,
       return st;
     ctx->output_ptrs[i] = outputs[i].data;
   }
+  onnxc_dyn_reset(rt); /* what the previous run allocated (its string outputs) */
   if (onnxc__model.exec_mode == ONNXC_EXEC_PER_SAMPLE)
     st = run_per_sample(ctx, inputs, outputs, sv.value[0]);
   else
@@ -275,6 +294,9 @@ ONNXC_API onnxc_status onnxc_run_buffers(onnxc_context *ctx, const void *const *
       onnxc_msg_str(&m, "buffer is NULL");
       return ONNXC_ERROR_INVALID_ARGUMENT;
     }
+    onnxc_status st = check_strings(rt, (int32_t)i, inputs[i], d, d->size_bytes);
+    if (st != ONNXC_OK)
+      return st;
     ctx->input_ptrs[i] = inputs[i];
   }
   for (uint32_t i = 0; i < onnxc__model.num_outputs; ++i) {
@@ -286,5 +308,6 @@ ONNXC_API onnxc_status onnxc_run_buffers(onnxc_context *ctx, const void *const *
     }
     ctx->output_ptrs[i] = outputs[i];
   }
+  onnxc_dyn_reset(rt); /* what the previous run allocated (its string outputs) */
   return run_model(ctx, 0);
 }

@@ -76,6 +76,7 @@ static onnxc_status new_context(onnxc_context **out) {
                                   "onnxc_create: out of memory allocating the context");
   memset(ctx, 0, sizeof *ctx + profile);
   onnxc_pool_init(&ctx->rt.pool);
+  onnxc_dyn_init(&ctx->rt);
   if (onnxc__model.profile_nodes)
     ctx->rt.profile = (onnxc_profile_slot *)(ctx + 1);
   ctx->input_ptrs = (const void **)((unsigned char *)(ctx + 1) + profile);
@@ -155,6 +156,7 @@ ONNXC_API void onnxc_destroy(onnxc_context *ctx) {
   if (!ctx)
     return;
   onnxc_pool_destroy(&ctx->rt.pool);
+  onnxc_dyn_reset(&ctx->rt);
   if (ctx->owns_arena)
     free(ctx->arena);
   if (ctx->weights_map)

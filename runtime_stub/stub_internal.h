@@ -81,6 +81,9 @@ struct onnxc_rt {
   uint64_t profile_run_start;           ///< monotonic ns at the start of the current run
   uint32_t error_claimed;               ///< 1 once a failure recorded its message in this run
   char error[ONNXC_ERROR_CAPACITY];     ///< NUL-terminated message ("" if none)
+  void *dyn_blocks;                     ///< the run's dynamic memory blocks (dyn_alloc.c)
+  uint64_t dyn_used;                    ///< bytes handed out by onnxc_rt_dyn_alloc in this run
+  uint64_t dyn_limit;                   ///< cap on dyn_used (onnxc_set_dynamic_limit)
 };
 
 /// A context: the run-time services plus the memory the model works in.
@@ -130,6 +133,15 @@ ONNXC_HIDDEN const char *onnxc_create_error(void);
 /// Creates a context with an arena it allocates (onnxc_create without the weights check); records
 /// the outcome with onnxc_set_create_error.
 ONNXC_HIDDEN onnxc_status onnxc_create_owned(onnxc_context **out);
+
+/* ---- dynamic memory (dyn_alloc.c) ---- */
+
+/// Default of onnxc_set_dynamic_limit: 256 MiB per run.
+#define ONNXC_DEFAULT_DYNAMIC_LIMIT ((uint64_t)256 << 20)
+/// Initialises a context's empty dynamic memory with the default limit.
+ONNXC_HIDDEN void onnxc_dyn_init(onnxc_rt *rt);
+/// Frees every block onnxc_rt_dyn_alloc handed out (start of a run, destroy).
+ONNXC_HIDDEN void onnxc_dyn_reset(onnxc_rt *rt);
 
 /* ---- thread pool (thread_pool.c) ---- */
 

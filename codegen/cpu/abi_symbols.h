@@ -9,7 +9,7 @@
 namespace onnxc {
 
 /// Exported ABI entry points, all defined by the runtime stub bitcode.
-inline constexpr std::array<std::string_view, 24> kCpuAbiSymbols = {
+inline constexpr std::array<std::string_view, 25> kCpuAbiSymbols = {
     "onnxc_abi_version",
     "onnxc_model_name",
     "onnxc_signature_json",
@@ -28,6 +28,7 @@ inline constexpr std::array<std::string_view, 24> kCpuAbiSymbols = {
     "onnxc_create_with_weights_buffer",
     "onnxc_destroy",
     "onnxc_set_num_threads",
+    "onnxc_set_dynamic_limit",
     "onnxc_run",
     "onnxc_run_buffers",
     "onnxc_last_error",

@@ -38,6 +38,9 @@ onnxc_status @N@_create_with_weights_buffer(const void *data, uint64_t size,
 void @N@_destroy(onnxc_context *ctx);
 /// Sets the number of threads (1 = the caller's only) (aliases onnxc_set_num_threads).
 onnxc_status @N@_set_num_threads(onnxc_context *ctx, int32_t n);
+/// Caps the bytes one run may allocate for string results, default 256 MiB (aliases
+/// onnxc_set_dynamic_limit).
+onnxc_status @N@_set_dynamic_limit(onnxc_context *ctx, uint64_t bytes);
 /// Runs on described tensors, validating them (aliases onnxc_run).
 onnxc_status @N@_run(onnxc_context *ctx, const onnxc_tensor *inputs, int32_t num_inputs,
     onnxc_tensor *outputs, int32_t num_outputs);
@@ -235,11 +238,15 @@ std::string infer_function(const std::string &n, const std::vector<TensorSig> &i
                            const std::vector<TensorSig> &outs) {
   std::vector<std::string> params{"onnxc_context *ctx"}, in_args, out_args;
   for (const TensorSig &t : ins) {
-    params.push_back(fmt::format("const {} *{}", c_element_type(t.dtype), t.param));
+    params.push_back(t.dtype == DType::String
+                         ? fmt::format("const char *const *{}", t.param)
+                         : fmt::format("const {} *{}", c_element_type(t.dtype), t.param));
     in_args.push_back(t.param);
   }
   for (const TensorSig &t : outs) {
-    params.push_back(fmt::format("{} *{}", c_element_type(t.dtype), t.param));
+    params.push_back(t.dtype == DType::String
+                         ? fmt::format("const char **{}", t.param)
+                         : fmt::format("{} *{}", c_element_type(t.dtype), t.param));
     out_args.push_back(t.param);
   }
   if (in_args.empty())

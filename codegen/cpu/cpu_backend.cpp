@@ -112,6 +112,32 @@ void link_tile_module(llvm::Module &module, const ExecutionPlan &tile_plan,
     fail("internal error: cannot link the run-time batch's tile code");
 }
 
+/// String tensors are arrays of 8-byte `const char *` slots (dtype_slot_bits): refuses them on
+/// targets whose pointers are narrower, and string constants that reached the weights.
+void check_string_slots(const ExecutionPlan &plan, const llvm::DataLayout &dl,
+                        const std::string &triple) {
+  for (const Value *w : plan.weights) // materialize-strings covers the top-level graph only
+    if (w->type.dtype == DType::String)
+      fail("string constant '{}' inside an If/Loop/Scan body is not supported yet; compute it "
+           "outside the body",
+           w->name);
+  if (dl.getPointerSize() == 8)
+    return;
+  auto refuse = [&](const Value *v) {
+    if (v && v->type.dtype == DType::String)
+      fail("tensor '{}' has element type string, which onnxc supports only on 64-bit targets "
+           "(not {})",
+           v->name, triple);
+  };
+  for (const Value *v : plan.inputs)
+    refuse(v);
+  for (const Value *v : plan.outputs)
+    refuse(v);
+  for (const PlannedCall &pc : plan.calls)
+    for (const Value *v : pc.call.args)
+      refuse(v);
+}
+
 } // namespace
 
 CpuArtifactInfo compile_cpu(const ExecutionPlan &plan, const CpuCodegenOptions &opts,
@@ -123,6 +149,7 @@ CpuArtifactInfo compile_cpu(const ExecutionPlan &plan, const CpuCodegenOptions &
     fail("--weights-file needs --emit so, obj or static");
   ResolvedCpuTarget target = resolve_cpu_target(opts.target);
   std::unique_ptr<llvm::TargetMachine> tm = create_target_machine(target, opts.opt_level);
+  check_string_slots(plan, tm->createDataLayout(), target.triple);
   llvm::LLVMContext ctx;
   std::vector<uint8_t> blob;
   std::unique_ptr<llvm::Module> module = build_model_module(

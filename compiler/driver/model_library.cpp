@@ -109,11 +109,36 @@ static onnxc_tensor make_abi_tensor(void *data, uint64_t bytes, DType dt,
   return t;
 }
 
+/// String tensors cross the ABI as arrays of `const char *`: pointers into the input tensors'
+/// strings, and for outputs slots the library fills (copied into the results after the run).
+struct StringSlots {
+  std::vector<std::vector<const char *>> arrays;
+
+  /// Data pointer and byte size of `t` as the ABI wants it.
+  std::pair<void *, uint64_t> input(const Tensor &t) {
+    if (t.dtype() != DType::String)
+      return {const_cast<uint8_t *>(t.data()), t.nbytes()};
+    auto &v = arrays.emplace_back();
+    for (const std::string &s : t.strings())
+      v.push_back(s.c_str());
+    return {v.data(), v.size() * sizeof(const char *)};
+  }
+  std::pair<void *, uint64_t> output(Tensor &t) {
+    if (t.dtype() != DType::String)
+      return {t.data(), t.nbytes()};
+    auto &v = arrays.emplace_back(t.strings().size(), nullptr);
+    return {v.data(), v.size() * sizeof(const char *)};
+  }
+};
+
 std::vector<Tensor> ModelLibrary::Context::run(const std::vector<const Tensor *> &inputs) {
   std::vector<onnxc_tensor> in, out;
-  for (const Tensor *t : inputs)
-    in.push_back(make_abi_tensor(const_cast<uint8_t *>(t->data()), t->nbytes(), t->dtype(),
-                                 t->shape()));
+  StringSlots slots;
+  slots.arrays.reserve(inputs.size() + lib_.outputs_.size());
+  for (const Tensor *t : inputs) {
+    auto [data, bytes] = slots.input(*t);
+    in.push_back(make_abi_tensor(data, bytes, t->dtype(), t->shape()));
+  }
   // Run-time dims: each symbol's value from the first input dim that is it (the library
   // checks the others), then the outputs' shapes from those values.
   std::map<int32_t, int64_t> symbols;
@@ -131,13 +156,23 @@ std::vector<Tensor> ModelLibrary::Context::run(const std::vector<const Tensor *>
       }
     results.emplace_back(s.dtype, shape);
   }
-  for (Tensor &r : results)
-    out.push_back(make_abi_tensor(r.data(), r.nbytes(), r.dtype(), r.shape()));
+  std::vector<const char **> string_outs;
+  for (Tensor &r : results) {
+    auto [data, bytes] = slots.output(r);
+    string_outs.push_back(r.dtype() == DType::String ? static_cast<const char **>(data) : nullptr);
+    out.push_back(make_abi_tensor(data, bytes, r.dtype(), r.shape()));
+  }
   onnxc_status st = lib_.api_.run(ctx_, in.data(), static_cast<int32_t>(in.size()), out.data(),
                                   static_cast<int32_t>(out.size()));
   if (st != ONNXC_OK)
     fail("{}: run failed (status {}): {}", lib_.path_, static_cast<int>(st),
          lib_.api_.last_error(ctx_));
+  for (size_t i = 0; i < results.size(); ++i)
+    for (size_t k = 0; string_outs[i] && k < results[i].strings().size(); ++k) {
+      if (!string_outs[i][k])
+        fail("{}: output {} string element {} is NULL after the run", lib_.path_, i, k);
+      results[i].strings()[k] = string_outs[i][k];
+    }
   return results;
 }
 

@@ -3,6 +3,7 @@
 #include "compiler/ir/ir.h"
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 
 namespace onnxc {
@@ -53,8 +54,14 @@ Comparison compare_tensors(const Tensor &got, const Tensor &want, double rtol, d
                             dims_to_string(want.shape()));
     return c;
   }
-  if (got.dtype() == DType::String) {
-    c.ok = got.strings() == want.strings();
+  if (got.dtype() == DType::String) { // exact; the message names the first difference
+    for (size_t i = 0; i < got.strings().size(); ++i)
+      if (got.strings()[i] != want.strings()[i] && c.mismatches++ == 0)
+        c.problem = fmt::format("element {} is \"{}\", expected \"{}\"", i, got.strings()[i],
+                                want.strings()[i]);
+    if (c.mismatches > 1)
+      c.problem += fmt::format(" ({} of {} strings differ)", c.mismatches, got.strings().size());
+    c.ok = c.mismatches == 0;
     return c;
   }
   bool is_float = dtype_is_float(got.dtype());
@@ -77,6 +84,11 @@ Comparison compare_tensors(const Tensor &got, const Tensor &want, double rtol, d
 
 std::vector<uint8_t> synthetic_input(const TensorSignature &s) {
   std::vector<uint8_t> buf(s.size_bytes, 0);
+  if (s.dtype == DType::String) { // every element the empty string (a valid pointer)
+    static const char *const kEmpty = "";
+    for (size_t i = 0; i + sizeof kEmpty <= buf.size(); i += sizeof kEmpty)
+      std::memcpy(buf.data() + i, &kEmpty, sizeof kEmpty);
+  }
   if (s.dtype == DType::Float) {
     auto *f = reinterpret_cast<float *>(buf.data());
     for (size_t i = 0; i < buf.size() / sizeof(float); ++i)

@@ -18,8 +18,9 @@ std::vector<const Tensor *> match_inputs(const std::vector<TensorSignature> &sig
                                          const std::vector<NamedTensor> &tensors,
                                          const std::string &dir);
 
-/// Deterministic non-trivial input bytes for `s`: small floats for float tensors, zeros
-/// otherwise (so index inputs stay in range). Used by bench and profile without data.
+/// Deterministic non-trivial input bytes for `s`: small floats for float tensors, pointers to
+/// "" for string tensors, zeros otherwise (so index inputs stay in range). Used by bench and
+/// profile without data.
 std::vector<uint8_t> synthetic_input(const TensorSignature &s);
 
 /// Worst element error of `got` against `want` (numpy.allclose rule |g-w| <= atol + rtol*|w|,

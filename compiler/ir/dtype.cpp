@@ -33,8 +33,10 @@ int dtype_bits(DType t) { return info(t).bits; }
 std::string_view dtype_name(DType t) { return info(t).name; }
 std::string_view dtype_suffix(DType t) { return info(t).suffix; }
 
+int dtype_slot_bits(DType t) { return t == DType::String ? 64 : dtype_bits(t); }
+
 std::optional<uint64_t> dtype_storage_bytes(DType t, uint64_t count) {
-  uint64_t bits = static_cast<uint64_t>(dtype_bits(t));
+  uint64_t bits = static_cast<uint64_t>(dtype_slot_bits(t));
   if (count != 0 && bits > UINT64_MAX / count)
     return std::nullopt;
   return (bits * count + 7) / 8;

@@ -45,7 +45,11 @@ constexpr int32_t kMaxDType = 26;
 
 /// Size of one element in bits (4 for int4, 2 for int2, 0 for String/Undefined).
 int dtype_bits(DType t);
-/// Bytes needed for `count` elements, rounding sub-byte types up; nullopt on overflow.
+/// Bits one element takes in a kernel buffer: dtype_bits, except String, whose elements are
+/// `const char *` slots (64 bits: string tensors are supported on 64-bit targets only).
+int dtype_slot_bits(DType t);
+/// Bytes a kernel buffer of `count` elements needs (sub-byte types rounded up, strings as
+/// pointer slots); nullopt on overflow.
 std::optional<uint64_t> dtype_storage_bytes(DType t, uint64_t count);
 /// ONNX spelling: "float", "int64", "float8e4m3fn", ...
 std::string_view dtype_name(DType t);

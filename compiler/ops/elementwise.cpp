@@ -2,6 +2,7 @@
 // shape rule (identity for unary, multidirectional broadcasting for binary) and lowering to the
 // generated kernels onnxc_k_<id>_<dtype>.
 #include "compiler/ops/elementwise.h"
+#include "compiler/ops/strings/string_util.h"
 #include "compiler/ops/sym_util.h"
 
 #include <algorithm>
@@ -146,6 +147,9 @@ std::vector<OpDef> elementwise_ops() {
 #define ONNXC_COMPARE(op, id, types, expr) ops.push_back(binary(#op, #id, {types(ONNXC_DTYPE_OF)}, true));
 #include "templates/cpu/types.h"
 #include "templates/cpu/elementwise.def"
+  for (OpDef &d : ops)
+    if (d.name == "Equal")
+      allow_string_equal(d); // compiler/ops/strings/
   return ops;
 }
 

@@ -18,3 +18,7 @@ extern "C" int32_t onnxc_rt_fail(onnxc_rt *rt, int32_t status, const char *msg) 
 }
 
 extern "C" int32_t onnxc_rt_num_threads(onnxc_rt *) { return 1; }
+
+extern "C" void *onnxc_rt_dyn_alloc(onnxc_rt *rt, uint64_t bytes) {
+  return reinterpret_cast<onnxc::NativeRuntime *>(rt)->dyn_alloc(bytes);
+}

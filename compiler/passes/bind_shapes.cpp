@@ -147,9 +147,6 @@ void bind_input_shapes(Graph &g, const ShapeBindings &b) {
   }
   check_input_kinds(g);
   for (Value *v : g.inputs) {
-    if (v->type.dtype == DType::String)
-      fail("graph input '{}' has element type string, which compiled models do not support",
-           v->name);
     if (!v->type.shape)
       fail("graph input '{}' has no shape in the model; pass --shape {}=AxBxC", v->name, v->name);
     for (size_t k = 0; k < v->type.shape->size(); ++k)

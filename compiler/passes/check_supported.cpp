@@ -25,16 +25,11 @@ bool is_standard_domain(const std::string &d) {
   return d.empty() || d == "ai.onnx" || d == "ai.onnx.ml" || d.rfind("ai.onnx.preview", 0) == 0;
 }
 
-/// Why an ai.onnx.ml operator that needs string, map or sequence values cannot be compiled; empty
+/// Why an ai.onnx.ml operator that needs map or sequence values cannot be compiled; empty
 /// for other operators.
 std::string needs_non_tensor(const Node &n) {
   if (n.domain != "ai.onnx.ml")
     return {};
-  if (n.op_type == "LabelEncoder" && n.opset < 2)
-    return "LabelEncoder of ai.onnx.ml opset 1 maps strings to int64 (or back), and onnxc has no "
-           "string tensors";
-  if (n.op_type == "CategoryMapper")
-    return "CategoryMapper maps between strings and int64, and onnxc has no string tensors";
   if (n.op_type == "DictVectorizer" || n.op_type == "CastMap")
     return fmt::format("{} reads a map, and onnxc has no map types", n.op_type);
   return {};

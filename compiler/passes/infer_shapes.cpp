@@ -3,6 +3,7 @@
 #include "compiler/ops/evaluate.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/ops/op_util.h"
+#include "compiler/ops/strings/string_util.h"
 #include "compiler/ops/sym_util.h"
 #include "compiler/passes/control_flow.h"
 #include "compiler/passes/promote_half.h"
@@ -167,8 +168,8 @@ void infer_node(Node &n, const InferOptions &opts) {
   else
     infer_op(n);
   for (const Value *o : n.outputs)
-    if (o && o->type.dtype == DType::String)
-      node_fail(n, "string tensors are not supported by compiled models");
+    if (o && o->type.dtype == DType::String && !op_makes_strings(n))
+      node_fail(n, "{} does not support string tensors", n.op_type);
   for (const Value *o : n.outputs)
     if (o && !o->uses.empty() && (o->type.dtype == DType::Undefined || !o->type.is_known()))
       node_fail(n, "could not infer the shape of output '{}'", o->name);

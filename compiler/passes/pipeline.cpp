@@ -9,6 +9,7 @@
 #include "compiler/passes/fold_constants.h"
 #include "compiler/passes/fuse_activation.h"
 #include "compiler/passes/form_regions.h"
+#include "compiler/passes/materialize_strings.h"
 #include "compiler/passes/fuse_qdq.h"
 #include "compiler/passes/lower_regions.h"
 #include "compiler/passes/promote_half.h"
@@ -54,7 +55,7 @@ std::vector<std::string> pipeline_pass_names() {
   return {"check-supported", "desugar-sequences", "bind-shapes",     "infer-shapes",
           "fuse-half-casts", "fuse-qdq",          "fold-constants",  "fold-batchnorm",
           "fuse-activation", "dce",               "pack-weights",    "conv-paths",
-          "form-regions",    "lower-regions",     "plan-memory"};
+          "materialize-strings", "form-regions",  "lower-regions",   "plan-memory"};
 }
 
 std::vector<std::string> optional_pass_names() {
@@ -129,6 +130,8 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   run("conv-paths", [&] { mark_conv_paths(g, pass_enabled(opts, kWinogradPass)); });
   // The GEMM micro-tile height the target's vector registers allow (not an optimisation).
   mark_gemm_tile_rows(g, opts.gemm_tile_rows);
+  // String constants read at run time are unpacked from a packed table into pointer slots.
+  run("materialize-strings", [&] { materialize_strings(g); });
   // The backend-neutral plan: one region per (fused) node, plus output copies.
   ExecutionPlan plan;
   run("form-regions", [&] { plan = form_regions(g, opts.model_name); });

@@ -39,10 +39,17 @@ void onnxc_parallel_for_params(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_par
 int32_t onnxc_rt_num_threads(onnxc_rt *rt);
 /// Records `msg` as the context's error and returns `status` (an ONNXC_STATUS_* value).
 int32_t onnxc_rt_fail(onnxc_rt *rt, int32_t status, const char *msg);
+/// Run-scoped dynamic memory (runtime_stub/dyn_alloc.c): `bytes` 16-byte-aligned bytes that stay
+/// valid until the next run on the context or its destruction (string tensors point into it).
+/// Returns NULL after recording a message (status ONNXC_STATUS_OUT_OF_MEMORY) when the run's
+/// total would pass the context's limit or malloc fails. Call it from the kernel's own thread,
+/// not inside a parallel_for body.
+void *onnxc_rt_dyn_alloc(onnxc_rt *rt, uint64_t bytes);
 
 /* Status codes (same numbers as onnxc_status in runtime_stub/onnxc_runtime.h). */
 #define ONNXC_STATUS_OK 0
 #define ONNXC_STATUS_INVALID_ARGUMENT 1
+#define ONNXC_STATUS_OUT_OF_MEMORY 5
 #define ONNXC_STATUS_INDEX_OUT_OF_RANGE 6
 #define ONNXC_STATUS_RUNTIME_ERROR 7
 

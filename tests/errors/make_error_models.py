@@ -112,22 +112,23 @@ def big_weights():
 
 CASES = {
     # Operators and opsets.
-    "unsupported_op": lambda: unary("StringNormalizer", (3,)),
+    "unsupported_op": lambda: unary("StringSplit", (3,)),
     "unknown_op": lambda: unary("NoSuchOperator"),
     "unknown_domain": lambda: model(
         [helper.make_node("Relu", ["x"], ["y"], name="n0", domain="com.example")],
         [vi("x", [2, 3])], [vi("y", None)], extra_opsets=[("com.example", 1)]),
     "unsupported_ml_op": lambda: _ml_node("DictVectorizer", int64_vocabulary=[1, 2]),
     "ml_category_mapper": lambda: _ml_node("CategoryMapper", x_type=TensorProto.INT64,
-                                           cats_int64s=[1], cats_strings=["a"], default_string="?"),
+                                           cats_int64s=[1, 2], cats_strings=["a"],
+                                           default_string="?"),
     "ml_onehot_strings": lambda: _ml_node("OneHotEncoder", x_type=TensorProto.INT64,
                                           cats_strings=["a", "b"]),
-    "ml_label_encoder_strings": lambda: _ml_node("LabelEncoder", x_type=TensorProto.INT64,
-                                                 keys_int64s=[1, 2], values_strings=["a", "b"]),
+    "ml_label_encoder_strings": lambda: _ml_node("LabelEncoder", keys_floats=[1.0, 2.0],
+                                                 values_strings=["a", "b"]),
     "ml_label_encoder_opset1": lambda: model(
         [helper.make_node("LabelEncoder", ["x"], ["y"], name="n0", domain="ai.onnx.ml",
                           classes_strings=["a", "b"], default_string="?")],
-        [vi("x", [2, 3], TensorProto.INT64)], [vi("y", None)], extra_opsets=[("ai.onnx.ml", 1)]),
+        [vi("x", [2, 3], TensorProto.FLOAT)], [vi("y", None)], extra_opsets=[("ai.onnx.ml", 1)]),
     "ml_label_encoder_key_type": lambda: _ml_node("LabelEncoder", x_type=TensorProto.INT32,
                                                   keys_int64s=[1, 2], values_int64s=[3, 4]),
     "ml_svm_support_vectors": lambda: _ml_node(
@@ -195,7 +196,7 @@ CASES = {
         [helper.make_node("MatMulInteger", ["x", "b", "z"], ["y"], name="n0")],
         [vi("x", [2, 3], TensorProto.UINT8)], [vi("y", None, TensorProto.INT32)],
         [const("b", np.ones((3, 4), np.uint8)), const("z", np.zeros(3, np.uint8))]),
-    "string_input": lambda: model([helper.make_node("Identity", ["x"], ["y"], name="n0")],
+    "string_input": lambda: model([helper.make_node("Neg", ["x"], ["y"], name="n0")],
                                   [vi("x", [2], TensorProto.STRING)],
                                   [vi("y", None, TensorProto.STRING)]),
     # External data.

@@ -1,11 +1,13 @@
 // Cast (to the `to` attribute's dtype) and CastLike (opset 15: to the second input's dtype)
 // between float, double, float16, bfloat16, int8..int64, uint8..uint64, bool, the float8 types
 // (with `saturate`, default 1), float8e8m0 (with `round_mode`), float4e2m1 and the packed
-// (u)int4 / (u)int2. Kernel and rounding rules: templates/cpu/cast.cpp. Strings and complex
-// are rejected.
+// (u)int4 / (u)int2. Kernel and rounding rules: templates/cpu/cast.cpp. Strings to and from
+// float, double and the 8- to 64-bit integers: templates/cpu/cast_string.cpp. Complex is
+// rejected.
 #include "compiler/ops/sym_util.h"
 #include "templates/cpu/cast_params.h"
 #include "templates/cpu/quant_common.h"
+#include "templates/cpu/string_params.h"
 
 namespace onnxc {
 
@@ -44,6 +46,30 @@ static void check_castable(const Node &n, DType t, const char *which) {
   }
 }
 
+/// A cast with a string side: the other side must be float, double or an 8..64-bit integer.
+static void check_string_cast(const Node &n, DType from, DType to) {
+  DType other = from == DType::String ? to : from;
+  switch (other) {
+  case DType::String:
+  case DType::Float:
+  case DType::Double:
+  case DType::Int8:
+  case DType::Int16:
+  case DType::Int32:
+  case DType::Int64:
+  case DType::Uint8:
+  case DType::Uint16:
+  case DType::Uint32:
+  case DType::Uint64:
+    return;
+  default:
+    node_fail(n,
+              "cannot cast between string and {}: strings cast only to and from float, "
+              "double and the 8- to 64-bit integers",
+              dtype_name(other));
+  }
+}
+
 static DType cast_target(const Node &n) {
   if (n.op_type == "CastLike")
     return input_dtype(n, 1);
@@ -76,8 +102,12 @@ static OpDef cast_def(const char *name, int64_t min_opset) {
              {"round_mode", Attribute::Kind::String}};
   d.infer = [](Node &n) {
     DType to = cast_target(n);
-    check_castable(n, input_dtype(n, 0), "from");
-    check_castable(n, to, "to");
+    if (input_dtype(n, 0) == DType::String || to == DType::String) {
+      check_string_cast(n, input_dtype(n, 0), to);
+    } else {
+      check_castable(n, input_dtype(n, 0), "from");
+      check_castable(n, to, "to");
+    }
     set_output_sym(n, 0, to, input_sym_dims(n, 0));
   };
   d.lower = [](const Node &n) {
@@ -85,6 +115,15 @@ static OpDef cast_def(const char *name, int64_t min_opset) {
     if (from == to)
       return KernelCall{
           "onnxc_k_copy", {n.inputs[0], n.outputs[0]}, {type_bytes(n.outputs[0]->type)}};
+    if (from == DType::String || to == DType::String) {
+      onnxc_k::StrCastParams p{product(output_dims(n, 0)),
+                               static_cast<int64_t>(from == DType::String ? to : from)};
+      KernelCall call{from == DType::String ? "onnxc_k_cast_from_string" : "onnxc_k_cast_to_string",
+                      {n.inputs[0], n.outputs[0]},
+                      {}};
+      set_params(call, p);
+      return call;
+    }
     onnxc_k::CastParams p{static_cast<int64_t>(from), static_cast<int64_t>(to),
                           product(output_dims(n, 0)), attr_int(n, "saturate", 1) != 0,
                           round_mode(n)};

@@ -2,10 +2,12 @@
 // keys_floats / keys_tensor and values_int64s / values_floats / values_tensor (int16, int32,
 // int64, float, double), default_int64 / default_float / default_tensor. As ONNX Runtime: a
 // repeated key keeps its first value (the ONNX text says the last; ONNX Runtime, the reference
-// for the tests, keeps the first), a NaN key matches every NaN input. String keys or values
-// (and opset 1, whose mapping is always string <-> int64) are refused: onnxc has no string
-// tensors. Kernel: templates/cpu/ml_encode.cpp (onnxc_k_ml_label_encoder).
+// for the tests, keeps the first), a NaN key matches every NaN input. String keys map to
+// numeric or string values, integer keys to string values, and opset 1 maps classes_strings
+// to their indices or back (compiler/ops/strings/string_maps.cpp); float keys with string
+// values are refused. Kernel for numeric keys: templates/cpu/ml_encode.cpp.
 #include "compiler/ops/ml/ml_util.h"
+#include "compiler/ops/strings/string_util.h"
 
 #include <cmath>
 #include <map>
@@ -19,16 +21,21 @@ struct Column {
   DType dtype = DType::Undefined;
   std::vector<int64_t> ints;
   std::vector<double> reals;
-  size_t size() const { return is_real() ? reals.size() : ints.size(); }
+  std::vector<std::string> strs;
+  size_t size() const {
+    return dtype == DType::String ? strs.size() : is_real() ? reals.size() : ints.size();
+  }
   bool is_real() const { return dtype == DType::Float || dtype == DType::Double; }
 };
 
-Column tensor_column(const Node &n, const std::string &name, const Tensor &t) {
-  if (t.dtype() == DType::String)
-    refuse_strings(n, fmt::format("keys or values ('{}')", name));
-  ml_type_code(n, t.dtype());
+Column tensor_column(const Node &n, [[maybe_unused]] const std::string &name, const Tensor &t) {
   Column c;
   c.dtype = t.dtype();
+  if (t.dtype() == DType::String) {
+    c.strs = t.strings();
+    return c;
+  }
+  ml_type_code(n, t.dtype());
   for (int64_t i = 0; i < t.numel(); ++i) {
     if (c.is_real())
       c.reals.push_back(t.float_at(i));
@@ -50,8 +57,12 @@ Column read_column(const Node &n, const std::string &prefix) {
               "(the model gives {1})",
               prefix, given.size());
   const std::string &name = given[0];
-  if (name == prefix + "_strings")
-    refuse_strings(n, fmt::format("keys or values ('{}')", name));
+  if (name == prefix + "_strings") {
+    Column c;
+    c.dtype = DType::String;
+    c.strs = attr_strings(n, name);
+    return c;
+  }
   if (name == prefix + "_tensor")
     return tensor_column(n, name, *attr_tensor(n, name));
   Column c;
@@ -83,12 +94,26 @@ struct Encoder {
   Column keys, values;
 };
 
+/// Opset 1: classes_strings[i] <-> i, in the direction of the input's type.
+Encoder read_opset1(const Node &n) {
+  Column names, indices;
+  names.dtype = DType::String;
+  names.strs = attr_strings(n, "classes_strings");
+  indices.dtype = DType::Int64;
+  for (size_t i = 0; i < names.strs.size(); ++i)
+    indices.ints.push_back(static_cast<int64_t>(i));
+  if (input_dtype(n, 0) == DType::String)
+    return {names, indices};
+  return {indices, names};
+}
+
 Encoder read_encoder(const Node &n) {
-  Encoder e{read_column(n, "keys"), read_column(n, "values")};
+  Encoder e =
+      n.opset < 2 ? read_opset1(n) : Encoder{read_column(n, "keys"), read_column(n, "values")};
   if (e.keys.size() != e.values.size())
     node_fail(n, "{} keys but {} values; they must pair up", e.keys.size(), e.values.size());
-  if (input_dtype(n, 0) == DType::String)
-    refuse_strings(n, "inputs");
+  if (e.keys.is_real() && e.values.dtype == DType::String)
+    node_fail(n, "float keys with string values are not supported");
   if (input_dtype(n, 0) != e.keys.dtype)
     node_fail(n, "the input has element type {} but the keys are {}", dtype_name(input_dtype(n, 0)),
               dtype_name(e.keys.dtype));
@@ -130,6 +155,45 @@ std::vector<int64_t> encoder_params(const Node &n, const Encoder &e) {
   return p;
 }
 
+/// The default string of string values: default_tensor, else default_string.
+std::string default_string(const Node &n) {
+  if (TensorPtr t = attr_tensor(n, "default_tensor")) {
+    if (t->dtype() != DType::String || t->numel() != 1)
+      node_fail(n, "'default_tensor' must hold one string");
+    return t->strings()[0];
+  }
+  return attr_string(n, "default_string", "_Unused");
+}
+
+/// Lowering when keys or values are strings (compiler/ops/strings/string_maps.cpp).
+KernelCall string_call(const Node &n, const Encoder &e) {
+  if (e.keys.dtype != DType::String)
+    return int_keys_to_strings_call(n, e.keys.ints, e.values.strs, default_string(n));
+  if (e.values.dtype != DType::String) {
+    std::vector<int64_t> raw;
+    for (size_t i = 0; i < e.values.size(); ++i)
+      raw.push_back(e.values.is_real() ? param_f64(e.values.reals[i]) : e.values.ints[i]);
+    return string_keys_call(n, e.keys.strs, raw, ml_type_code(n, e.values.dtype),
+                            n.opset < 2 ? attr_int(n, "default_int64", -1)
+                                        : default_raw(n, e.values));
+  }
+  // string -> string: values by key index, looked up in a string table.
+  std::vector<int64_t> index;
+  for (size_t i = 0; i < e.keys.strs.size(); ++i)
+    index.push_back(static_cast<int64_t>(i));
+  KernelCall c = string_keys_call(n, e.keys.strs, index, -1, 0);
+  // The kernel reads string values from a table in key order: rebuild it for the sorted keys.
+  std::map<std::string, size_t> first;
+  for (size_t i = 0; i < e.keys.strs.size(); ++i)
+    first.emplace(e.keys.strs[i], i);
+  std::vector<std::string> values;
+  for (const auto &kv : first)
+    values.push_back(e.values.strs[kv.second]);
+  c.derived.at(1).tensor = pack_strings(values);
+  add_table(c, 2, pack_strings({default_string(n)}), n.outputs[0]->name + ".default");
+  return c;
+}
+
 } // namespace
 
 const OpDef &op_LabelEncoder() {
@@ -137,14 +201,17 @@ const OpDef &op_LabelEncoder() {
     OpDef d;
     d.name = "LabelEncoder";
     d.domain = kMlDomain;
-    d.min_opset = 2;
+    d.min_opset = 1;
     d.max_opset = 5;
     d.infer = [](Node &n) {
       Encoder e = read_encoder(n);
       set_output(n, 0, e.values.dtype, input_dims(n, 0));
     };
     d.lower = [](const Node &n) {
-      return call_on_all(n, "onnxc_k_ml_label_encoder", encoder_params(n, read_encoder(n)));
+      Encoder e = read_encoder(n);
+      if (e.keys.dtype == DType::String || e.values.dtype == DType::String)
+        return string_call(n, e);
+      return call_on_all(n, "onnxc_k_ml_label_encoder", encoder_params(n, e));
     };
     return d;
   }();

@@ -5,8 +5,8 @@
 namespace onnxc {
 
 static int64_t concat_elem_bytes(const Node &n, DType t) {
-  int bits = dtype_bits(t);
-  if (t == DType::String || bits < 8 || bits > 64)
+  int bits = dtype_slot_bits(t);
+  if (bits < 8 || bits > 64)
     node_fail(n, "element type {} is not supported", dtype_name(t));
   return bits / 8;
 }

@@ -7,15 +7,23 @@
 
 namespace onnxc {
 
-static const char *const kUnsupportedValues[] = {"value_string", "value_strings", "sparse_value"};
+static const char *const kUnsupportedValues[] = {"sparse_value"};
 
 /// The tensor a Constant node produces.
 static Tensor constant_value(const Node &n) {
   for (const char *name : kUnsupportedValues)
     if (has_attr(n, name))
-      node_fail(n, "attribute '{}' is not supported (string and sparse constants)", name);
+      node_fail(n, "attribute '{}' is not supported (sparse constants)", name);
+  if (has_attr(n, "value_string") || has_attr(n, "value_strings")) {
+    bool one = has_attr(n, "value_string");
+    const Attribute *a = n.attr(one ? "value_string" : "value_strings");
+    std::vector<std::string> v = one ? std::vector<std::string>{a->s} : a->strings;
+    Tensor t(DType::String, one ? std::vector<int64_t>{} : std::vector<int64_t>{int64_t(v.size())});
+    t.strings() = v;
+    return t;
+  }
   if (TensorPtr t = attr_tensor(n, "value")) {
-    if (t->dtype() == DType::String || dtype_bits(t->dtype()) == 0)
+    if (t->dtype() != DType::String && dtype_bits(t->dtype()) == 0)
       node_fail(n, "constants of element type {} are not supported", dtype_name(t->dtype()));
     return *t;
   }
@@ -50,11 +58,11 @@ const OpDef &op_Constant() {
   static const OpDef def = [] {
     OpDef d;
     d.name = "Constant";
-    d.attrs = {{"value", Attribute::Kind::Tensor},
-               {"value_float", Attribute::Kind::Float},
-               {"value_floats", Attribute::Kind::Floats},
-               {"value_int", Attribute::Kind::Int},
-               {"value_ints", Attribute::Kind::Ints}};
+    d.attrs = {
+        {"value", Attribute::Kind::Tensor},         {"value_float", Attribute::Kind::Float},
+        {"value_floats", Attribute::Kind::Floats},  {"value_int", Attribute::Kind::Int},
+        {"value_ints", Attribute::Kind::Ints},      {"value_string", Attribute::Kind::String},
+        {"value_strings", Attribute::Kind::Strings}};
     d.infer = [](Node &n) {
       Tensor t = constant_value(n);
       set_output(n, 0, t.dtype(), t.shape());

@@ -7,8 +7,8 @@ namespace onnxc {
 
 KernelCall broadcast_call(const Node &n, const std::vector<int64_t> &in) {
   std::vector<int64_t> out = output_dims(n, 0);
-  int bits = dtype_bits(input_dtype(n, 0));
-  if (input_dtype(n, 0) == DType::String || bits < 8 || bits > 64)
+  int bits = dtype_slot_bits(input_dtype(n, 0));
+  if (bits < 8 || bits > 64)
     node_fail(n, "element type {} is not supported", dtype_name(input_dtype(n, 0)));
   std::vector<int64_t> params{bits / 8, static_cast<int64_t>(out.size())};
   params.insert(params.end(), out.begin(), out.end());

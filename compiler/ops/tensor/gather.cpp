@@ -8,8 +8,8 @@ namespace onnxc {
 namespace {
 int64_t gather_elem_bytes(const Node &n) {
   DType t = input_dtype(n, 0);
-  int bits = dtype_bits(t);
-  if (t == DType::String || bits < 8 || bits > 64)
+  int bits = dtype_slot_bits(t);
+  if (bits < 8 || bits > 64)
     node_fail(n, "element type {} is not supported", dtype_name(t));
   require_dtype(n, input_dtype(n, 1), {DType::Int32, DType::Int64});
   return bits / 8;

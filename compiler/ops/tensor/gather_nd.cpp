@@ -16,7 +16,7 @@ GatherNdShape gather_nd_shape(const Node &n) {
   std::vector<int64_t> data = input_dims(n, 0), idx = input_dims(n, 1);
   require_dtype(n, input_dtype(n, 1), {DType::Int32, DType::Int64});
   DType dt = input_dtype(n, 0);
-  if (dt == DType::String || dtype_bits(dt) < 8 || dtype_bits(dt) > 64)
+  if (dtype_slot_bits(dt) < 8 || dtype_slot_bits(dt) > 64)
     node_fail(n, "element type {} is not supported", dtype_name(dt));
   GatherNdShape s;
   s.b = attr_int(n, "batch_dims", 0);
@@ -60,7 +60,7 @@ const OpDef &op_GatherND() {
     d.lower = [](const Node &n) {
       GatherNdShape s = gather_nd_shape(n);
       std::vector<int64_t> data = input_dims(n, 0);
-      std::vector<int64_t> params{dtype_bits(input_dtype(n, 0)) / 8,
+      std::vector<int64_t> params{dtype_slot_bits(input_dtype(n, 0)) / 8,
                                   dtype_bits(input_dtype(n, 1)) / 8,
                                   s.batch,
                                   s.nidx,

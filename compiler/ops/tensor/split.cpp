@@ -64,8 +64,8 @@ const OpDef &op_Split() {
       std::vector<int64_t> in = input_dims(n, 0);
       size_t axis = static_cast<size_t>(
           normalize_axis(n, attr_int(n, "axis", 0), static_cast<int64_t>(in.size())));
-      int bits = dtype_bits(input_dtype(n, 0));
-      if (input_dtype(n, 0) == DType::String || bits < 8 || bits > 64)
+      int bits = dtype_slot_bits(input_dtype(n, 0));
+      if (bits < 8 || bits > 64)
         node_fail(n, "element type {} is not supported", dtype_name(input_dtype(n, 0)));
       int64_t inner = product({in.begin() + axis + 1, in.end()});
       std::vector<int64_t> params{bits / 8, product({in.begin(), in.begin() + axis}),

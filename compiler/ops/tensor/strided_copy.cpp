@@ -7,8 +7,8 @@ namespace onnxc {
 KernelCall strided_copy_call(const Node &n, int64_t base, const std::vector<int64_t> &dims,
                              const std::vector<int64_t> &strides) {
   const DType dt = input_dtype(n, 0);
-  const int bits = dtype_bits(dt);
-  if (dt == DType::String || bits < 8 || bits > 64)
+  const int bits = dtype_slot_bits(dt);
+  if (bits < 8 || bits > 64)
     node_fail(n, "element type {} is not supported", dtype_name(dt));
   // Merge, from the innermost dim outwards: dim k folds into the one after it when stepping k
   // by one equals stepping the later one over its whole extent.

@@ -18,8 +18,8 @@ const OpDef &op_Where() {
     };
     d.lower = [](const Node &n) {
       std::vector<int64_t> out = output_dims(n, 0);
-      int bits = dtype_bits(input_dtype(n, 1));
-      if (input_dtype(n, 1) == DType::String || bits < 8 || bits > 64)
+      int bits = dtype_slot_bits(input_dtype(n, 1));
+      if (bits < 8 || bits > 64)
         node_fail(n, "element type {} is not supported", dtype_name(input_dtype(n, 1)));
       std::vector<int64_t> params{bits / 8, static_cast<int64_t>(out.size())};
       params.insert(params.end(), out.begin(), out.end());
