@@ -101,7 +101,27 @@ def _resource_table(doc):
     return lines
 
 
+def _symbolic_table(doc):
+    """Run-time dims (bench/run.py --symbolic): the build without --dim against the specialised
+    one at the same shape, timed alternately."""
+    rows = []
+    for r in doc["models"]:
+        if r.get("symbolic_error"):
+            rows.append(f"| {r['name']} | | | | {r['symbolic_error']} |")
+        for run in r.get("runs", []):
+            if "symbolic_ms" in run:
+                rows.append(f"| {r['name']} | {run['threads']} | {_f(run['specialised_ms'], 3)} | "
+                            f"{_f(run['symbolic_ms'], 3)} | "
+                            f"{_f(run['symbolic_ms'] / run['specialised_ms'])} |")
+    if not rows:
+        return []
+    return ["", "Run-time dims (compiled without `--dim`) against the specialised build, same "
+            "shape (symbolic/specialised: 1.10 is 10% slower):", "",
+            "| model | threads | specialised ms | run-time dims ms | symbolic/specialised |",
+            "|---|---:|---:|---:|---:|"] + rows
+
+
 def markdown(doc):
     lines = _header(doc) + _latency_table(doc) + [""] + _geomeans(doc) + [""]
-    lines += _resource_table(doc)
+    lines += _resource_table(doc) + _symbolic_table(doc)
     return "\n".join(lines) + "\n"

@@ -49,6 +49,9 @@ def parse_args():
     p.add_argument("--rtol", type=float, default=1e-3, help="relative tolerance vs ORT")
     p.add_argument("--atol", type=float, default=1e-4,
                    help="absolute tolerance vs ORT, times the output's largest magnitude")
+    p.add_argument("--symbolic", action="store_true",
+                   help="also compile each model with its dims left to run time (no --dim) and "
+                        "time it against the specialised build at the same shape")
     p.add_argument("--torch-python", default="/usr/bin/python3",
                    help="Python with torch + torchvision for bench/models.py")
     args = p.parse_args()
@@ -127,9 +130,10 @@ def compile_error(status, stderr):
     return "onnxc compile failed: " + " ".join([first] + lines[1:2])[:240]
 
 
-def compile_model(args, tools, entry, model, lib):
+def compile_model(args, tools, entry, model, lib, bind=True):
+    """Compiles `model` into `lib`, binding the entry's dims (bind=False: leaves them run-time)."""
     cmd = [args.onnxc, "compile", model, "-o", lib]
-    cmd += [f"--dim={k}={v}" for k, v in entry["dims"].items()]
+    cmd += [f"--dim={k}={v}" for k, v in entry["dims"].items() if bind]
     status, _, err, wall, rss = run_measured(tools, cmd)
     res = {"compile_s": wall, "compile_maxrss_kib": rss}
     if status != 0:
@@ -176,8 +180,9 @@ def time_pair(args, ours, theirs):
     return statistics.median(times[0]), statistics.median(times[1]), iters * args.rounds
 
 
-def bench_threads(args, lib, model, feeds, ref_shapes, threads):
-    """Check that both engines agree at `threads` threads, then time them."""
+def bench_threads(args, lib, model, feeds, ref_shapes, threads, sym_lib=None):
+    """Check that both engines agree at `threads` threads, then time them. With `sym_lib` (the
+    model compiled with its dims left to run time), also time it against `lib`, alternating."""
     res, engs = {"threads": threads}, []
     try:
         engs.append(engines.OrtModel(model, threads, feeds))
@@ -192,6 +197,14 @@ def bench_threads(args, lib, model, feeds, ref_shapes, threads):
         else:
             res["onnxc_ms"], res["ort_ms"], res["timed_runs"] = time_pair(args, ours, theirs)
             res["ratio"] = res["ort_ms"] / res["onnxc_ms"]
+        if sym_lib and not reason:
+            engs.append(engines.OnnxcModel(sym_lib, threads, feeds, ref_shapes))
+            engs[-1].run()
+            reason, _ = engines.compare(engs[-1].outputs(), theirs.outputs(), args.rtol, args.atol)
+            if reason:
+                res["error"] = "run-time-dims build disagrees: " + reason
+            else:
+                res["symbolic_ms"], res["specialised_ms"], _ = time_pair(args, engs[-1], ours)
     except engines.EngineError as e:
         res["error"] = str(e)
     finally:
@@ -217,10 +230,17 @@ def bench_entry(args, tools, work, entry):
         return res
     npz = os.path.join(work, "libs", f"{name}.inputs.npz")
     np.savez(npz, **feeds)
+    sym_lib = None
+    if args.symbolic and entry["dims"]:  # the same model with its dims left to run time
+        sym_lib = os.path.join(work, "libs", f"lib{name}_symbolic.so")
+        sym = compile_model(args, tools, entry, model, sym_lib, bind=False)
+        if "error" in sym:
+            res["symbolic_error"] = sym["error"]
+            sym_lib = None
     res["runs"] = []
     for t in args.threads:
         print(f"[{name}] timing, {t} thread(s)", file=sys.stderr, flush=True)
-        res["runs"].append(bench_threads(args, lib, model, feeds, ref_shapes, t))
+        res["runs"].append(bench_threads(args, lib, model, feeds, ref_shapes, t, sym_lib))
     if all("error" not in r for r in res["runs"]):
         res["cold"] = {k: cold_start(args, tools, k, p, npz)
                        for k, p in (("onnxc", lib), ("ort", model), ("baseline", "-"))}
