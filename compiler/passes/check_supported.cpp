@@ -2,6 +2,10 @@
 #include "compiler/ir/error.h"
 #include "compiler/ops/op_def.h"
 
+#include <onnx/defs/schema.h>
+
+#include <limits>
+
 namespace onnxc {
 namespace {
 
@@ -18,6 +22,34 @@ std::string wrong_attribute_kind(const Node &n) {
                        spec.name, attribute_kind_name(spec.kind), attribute_kind_name(a->kind));
   }
   return {};
+}
+
+/// A message if the node has fewer or more inputs or outputs than ONNX's schema of its op
+/// allows (kernels take their operands by position: an extra input would be read as an
+/// output). The schemas are libonnx's registry, so only opsets it knows are checked.
+std::string wrong_arity(const Node &n) {
+  const auto &known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  auto range = known.find(n.domain);
+  if (range == known.end() || n.opset > range->second.second)
+    return {};
+  const onnx::OpSchema *s =
+      onnx::OpSchemaRegistry::Schema(n.op_type, static_cast<int>(n.opset), n.domain);
+  if (!s)
+    return {};
+  auto out_of = [&](size_t count, int lo, int hi, const char *what) -> std::string {
+    if (count >= static_cast<size_t>(lo) && count <= static_cast<size_t>(hi))
+      return {};
+    std::string allowed = lo == hi ? std::to_string(lo)
+                          : hi == std::numeric_limits<int>::max()
+                              ? fmt::format("at least {}", lo)
+                              : fmt::format("{} to {}", lo, hi);
+    return fmt::format("has {} {}, but {} (opset {}) takes {}; the model is malformed (check "
+                       "it with onnx.checker)",
+                       count, what, n.op_type, n.opset, allowed);
+  };
+  std::string why = out_of(n.inputs.size(), s->min_input(), s->max_input(), "inputs");
+  return why.empty() ? out_of(n.outputs.size(), s->min_output(), s->max_output(), "outputs")
+                     : why;
 }
 
 /// ai.onnx, ai.onnx.ml and ai.onnx.preview.* are standard ONNX domains; anything else is custom.
@@ -56,6 +88,8 @@ std::string why_unsupported(const Node &n) {
     return fmt::format("{} is supported for opsets {}..{}, the model uses opset {}; convert it "
                        "with onnx.version_converter",
                        n.op_type, n.def->min_opset, n.def->max_opset, n.opset);
+  if (std::string why = wrong_arity(n); !why.empty())
+    return why;
   return wrong_attribute_kind(n);
 }
 

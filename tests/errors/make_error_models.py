@@ -207,6 +207,9 @@ CASES = {
     # A symbolic dim that is not a leading batch: compile needs --dim.
     "unbound_symbolic_dim": lambda: model([helper.make_node("Relu", ["x"], ["y"], name="n0")],
                                           [vi("x", [3, "batch"])], [vi("y", None)]),
+    # More inputs than the op's ONNX schema allows (the kernel would read one as its output).
+    "extra_input": lambda: model([helper.make_node("Exp", ["x", "x"], ["y"], name="n0")],
+                                 [vi("x", [2, 3])], [vi("y", None)]),
     # A leading batch that a node mixes (softmax across the batch): it cannot stay run-time.
     "batch_not_sample_wise": lambda: model(
         [helper.make_node("Softmax", ["x"], ["y"], name="n0", axis=0)],
