@@ -9,7 +9,8 @@
 #   clang-19                             compiles templates/cpu and runtime_stub to bitcode
 #   zlib1g-dev libzstd-dev               lldELF's CMake targets link ZLIB::ZLIB and zstd (llvm-19-dev
 #                                        pulls them in too; named here because the build needs them)
-#   libonnx-dev libprotobuf-dev          onnx.proto (onnx-ml.pb.h) and protobuf for the loader
+#   libonnx-dev libprotobuf-dev          onnx.proto (onnx-ml.pb.h) and protobuf for the loader;
+#                                        libonnx's operator schemas (input/output counts)
 #   protobuf-compiler
 #   libfmt-dev libcli11-dev catch2       formatting, the command line, unit tests
 #   python3-onnx python3-numpy           /usr/bin/python3 generates the sample and test models
