@@ -26,8 +26,13 @@ std::string wrong_attribute_kind(const Node &n) {
 
 /// A message if the node has fewer or more inputs or outputs than ONNX's schema of its op
 /// allows (kernels take their operands by position: an extra input would be read as an
-/// output). The schemas are libonnx's registry, so only opsets it knows are checked.
+/// output). The schemas are libonnx's registry, so only opsets it knows are checked. Nodes with
+/// subgraphs (If, Loop, Scan...) are skipped: the IR adds the outer values their bodies read as
+/// inputs (compiler/ir/captured.h).
 std::string wrong_arity(const Node &n) {
+  for (const auto &[name, a] : n.attrs)
+    if (a.kind == Attribute::Kind::Graph || a.kind == Attribute::Kind::Graphs)
+      return {};
   const auto &known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
   auto range = known.find(n.domain);
   if (range == known.end() || n.opset > range->second.second)
