@@ -57,6 +57,8 @@ constexpr int64_t kConvDirectMinItems = 16;
 /// kConvDirect: blocks of output rows per (image, channel) plane.
 constexpr int64_t conv_dw_splits(const ConvParams &p) {
   const int64_t lines = p.w.out[0] * p.w.out[1], planes = p.N * p.M;
+  if (planes == 0) /* an empty batch or no output channels: nothing to split */
+    return 1;
   const int64_t want = (kConvDirectMinItems + planes - 1) / planes;
   return lines < want ? lines : want;
 }

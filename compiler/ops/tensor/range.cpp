@@ -1,6 +1,7 @@
 // Range: [start, start + delta, ...) up to limit. The three scalar inputs must be compile-time
 // constants (the output's length depends on them), so Range always evaluates at compile time.
 #include "compiler/ops/sym_util.h"
+#include "templates/cpu/half.h"
 
 #include <cmath>
 #include <cstring>
@@ -9,7 +10,9 @@ namespace onnxc {
 
 static Tensor range_value(const Node &n) {
   DType t = input_dtype(n, 0);
-  require_dtype(n, t, {DType::Float, DType::Double, DType::Int16, DType::Int32, DType::Int64});
+  require_dtype(n, t,
+                {DType::Float, DType::Double, DType::Float16, DType::BFloat16, DType::Int16,
+                 DType::Int32, DType::Int64});
   const char *names[] = {"start", "limit", "delta"};
   for (size_t i = 0; i < 3; ++i) {
     if (require_constant(n, i, names[i]).numel() != 1)
@@ -53,6 +56,12 @@ static Tensor range_value(const Node &n) {
       break;
     case DType::Double:
       put(start + double(i) * delta);
+      break;
+    case DType::Float16: // start + i * delta in float, rounded once (numpy's arange for half)
+      put(onnxc_k::half::float_to_half(static_cast<float>(start + double(i) * delta)));
+      break;
+    case DType::BFloat16:
+      put(onnxc_k::half::float_to_bf16(static_cast<float>(start + double(i) * delta)));
       break;
     case DType::Int16:
       put(static_cast<int16_t>(int_term(i)));
