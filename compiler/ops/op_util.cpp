@@ -200,4 +200,12 @@ KernelCall call_on_all(const Node &n, std::string kernel, std::vector<int64_t> p
   return c;
 }
 
+KernelCall write_constant_call(const Node &n, const Tensor &t) {
+  std::vector<int64_t> params{static_cast<int64_t>(t.nbytes())};
+  params.resize(1 + (t.nbytes() + 7) / 8);
+  if (t.nbytes())
+    std::memcpy(params.data() + 1, t.data(), t.nbytes());
+  return KernelCall{"onnxc_k_write_bytes", {n.outputs[0]}, params};
+}
+
 } // namespace onnxc

@@ -65,6 +65,10 @@ void require_dtype(const Node &n, DType dtype, std::initializer_list<DType> allo
 /// Bytes of a tensor of static type.
 int64_t type_bytes(const Type &t);
 
+/// The kernel call that writes t's bytes into the node's output 0 (onnxc_k_write_bytes): the
+/// lowering of an op whose value is known at compile time.
+KernelCall write_constant_call(const Node &n, const Tensor &t);
+
 /// Convenience for lowerings: a KernelCall on the node's inputs then outputs (omitted optional
 /// inputs stay nullptr), with the given params.
 KernelCall call_on_all(const Node &n, std::string kernel, std::vector<int64_t> params);

@@ -112,7 +112,10 @@ def big_weights():
 
 CASES = {
     # Operators and opsets.
-    "unsupported_op": lambda: unary("StringSplit", (3,)),
+    "unsupported_op": lambda: unary("ImageDecoder", (3,)),
+    # An op evaluated at compile time (its output shape depends on its input's values) on a
+    # run-time input.
+    "data_dependent_runtime_input": lambda: unary("NonZero", (2, 3)),
     "unknown_op": lambda: unary("NoSuchOperator"),
     "unknown_domain": lambda: model(
         [helper.make_node("Relu", ["x"], ["y"], name="n0", domain="com.example")],

@@ -55,14 +55,6 @@ Tensor tensor_from_doubles(const Node &n, DType dtype, std::vector<int64_t> shap
   return t;
 }
 
-KernelCall write_constant_call(const Node &n, const Tensor &t) {
-  std::vector<int64_t> params{static_cast<int64_t>(t.nbytes())};
-  params.resize(1 + (t.nbytes() + 7) / 8);
-  if (t.nbytes())
-    std::memcpy(params.data() + 1, t.data(), t.nbytes());
-  return KernelCall{"onnxc_k_write_bytes", {n.outputs[0]}, params};
-}
-
 int64_t constant_scalar_int(const Node &n, size_t i, const char *what) {
   const Tensor &t = require_constant(n, i, what);
   if (t.numel() != 1)

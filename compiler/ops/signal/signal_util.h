@@ -13,8 +13,6 @@ namespace onnxc {
 Tensor tensor_from_doubles(const Node &n, DType dtype, std::vector<int64_t> shape,
                            const std::vector<double> &values);
 
-/// The kernel call that writes t's bytes into the node's output 0 (onnxc_k_write_bytes).
-KernelCall write_constant_call(const Node &n, const Tensor &t);
 
 /// Input i as a scalar integer; it must be a compile-time constant with one element.
 int64_t constant_scalar_int(const Node &n, size_t i, const char *what);

@@ -1,5 +1,5 @@
-// The string ops: StringConcat (broadcasting), StringNormalizer (case change; stopwords only
-// where they cannot change the output shape), RegexFullMatch (POSIX ERE through libc). Kernels:
+// The string ops: StringConcat (broadcasting), StringNormalizer (case change; with stopwords
+// it is evaluated at compile time, string_split.cpp), RegexFullMatch (POSIX ERE through libc). Kernels:
 // templates/cpu/strings.cpp and regex_match.cpp; layouts in templates/cpu/string_params.h.
 #include "compiler/ops/op_util.h"
 #include "compiler/ops/strings/string_util.h"
@@ -67,10 +67,15 @@ const OpDef &op_StringNormalizer() {
         node_fail(n, "input must have shape [C] or [1, C], not {}", dims_to_string(dims));
       case_action(n);
       check_locale(n);
-      if (!attr_strings(n, "stopwords").empty() && product(dims) > 0)
-        node_fail(n, "stopwords make the output shape depend on the data, which compiled "
-                     "models do not support yet (issue 8)");
+      if (!attr_strings(n, "stopwords").empty() && product(dims) > 0) {
+        // Stopwords make the output shape depend on the strings: evaluated at compile time.
+        set_output(n, 0, DType::String, normalize_strings(n)[0].shape());
+        return;
+      }
       set_output(n, 0, DType::String, dims);
+    };
+    d.eval = [](const Node &n, const std::vector<const Tensor *> &) {
+      return normalize_strings(n);
     };
     d.lower = [](const Node &n) {
       onnxc_k::StrUnaryParams p{product(output_dims(n, 0)), case_action(n)};

@@ -36,6 +36,11 @@ KernelCall int_keys_to_strings_call(const Node &n, const std::vector<int64_t> &k
 /// every other op, naming it.
 bool op_makes_strings(const Node &n);
 
+/// StringNormalizer evaluated on its constant input (compiler/ops/strings/string_split.cpp):
+/// the strings equal to a stopword removed (ASCII case-insensitively unless is_case_sensitive),
+/// the case changed; one empty string when every string is removed (ONNX Runtime's output).
+std::vector<Tensor> normalize_strings(const Node &n);
+
 /// Internal op onnxc.StringConstant: unpacks a packed string table (its only input, a uint8
 /// constant) into a string tensor (made by the materialize-strings pass).
 const OpDef &op_StringConstant();

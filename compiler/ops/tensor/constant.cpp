@@ -46,14 +46,6 @@ static Tensor constant_value(const Node &n) {
   node_fail(n, "has no value attribute (value, value_float(s) or value_int(s))");
 }
 
-static KernelCall write_constant(const Node &n, const Tensor &t) {
-  std::vector<int64_t> params{static_cast<int64_t>(t.nbytes())};
-  params.resize(1 + (t.nbytes() + 7) / 8);
-  if (t.nbytes())
-    std::memcpy(params.data() + 1, t.data(), t.nbytes());
-  return KernelCall{"onnxc_k_write_bytes", {n.outputs[0]}, params};
-}
-
 const OpDef &op_Constant() {
   static const OpDef def = [] {
     OpDef d;
@@ -70,7 +62,7 @@ const OpDef &op_Constant() {
     d.eval = [](const Node &n, const std::vector<const Tensor *> &) {
       return std::vector<Tensor>{constant_value(n)};
     };
-    d.lower = [](const Node &n) { return write_constant(n, constant_value(n)); };
+    d.lower = [](const Node &n) { return write_constant_call(n, constant_value(n)); };
     return d;
   }();
   return def;

@@ -109,12 +109,7 @@ const OpDef &op_Range() {
       return std::vector<Tensor>{range_value(n)};
     };
     d.lower = [](const Node &n) {
-      Tensor t = range_value(n);
-      std::vector<int64_t> params{static_cast<int64_t>(t.nbytes())};
-      params.resize(1 + (t.nbytes() + 7) / 8);
-      if (t.nbytes())
-        std::memcpy(params.data() + 1, t.data(), t.nbytes());
-      return KernelCall{"onnxc_k_write_bytes", {n.outputs[0]}, params};
+      return write_constant_call(n, range_value(n));
     };
     return d;
   }();

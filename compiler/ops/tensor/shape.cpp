@@ -7,15 +7,6 @@
 
 namespace onnxc {
 
-/// A call that writes `t`'s bytes into the node's output 0.
-static KernelCall write_constant(const Node &n, const Tensor &t) {
-  std::vector<int64_t> params{static_cast<int64_t>(t.nbytes())};
-  params.resize(1 + (t.nbytes() + 7) / 8);
-  if (t.nbytes())
-    std::memcpy(params.data() + 1, t.data(), t.nbytes());
-  return KernelCall{"onnxc_k_write_bytes", {n.outputs[0]}, params};
-}
-
 /// Dims [start, end) of the input (opset 15 start/end attributes, clamped like Slice).
 template <typename D> static std::vector<D> shape_of(const Node &n, const std::vector<D> &dims) {
   int64_t rank = static_cast<int64_t>(dims.size());
@@ -45,7 +36,7 @@ const OpDef &op_Shape() {
     d.eval = [](const Node &n, const std::vector<const Tensor *> &) {
       return std::vector<Tensor>{Tensor::vector_i64(shape_of(n))};
     };
-    d.lower = [](const Node &n) { return write_constant(n, Tensor::vector_i64(shape_of(n))); };
+    d.lower = [](const Node &n) { return write_constant_call(n, Tensor::vector_i64(shape_of(n))); };
     return d;
   }();
   return def;
@@ -64,7 +55,7 @@ const OpDef &op_Size() {
       return std::vector<Tensor>{Tensor::scalar_i64(product(input_dims(n, 0)))};
     };
     d.lower = [](const Node &n) {
-      return write_constant(n, Tensor::scalar_i64(product(input_dims(n, 0))));
+      return write_constant_call(n, Tensor::scalar_i64(product(input_dims(n, 0))));
     };
     return d;
   }();
