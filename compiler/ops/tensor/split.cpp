@@ -19,6 +19,8 @@ static std::vector<int64_t> split_sizes(const Node &n, int64_t len) {
     for (int64_t s : sizes) {
       if (s < 0)
         node_fail(n, "split size {} is negative", s);
+      if (s > len - total) // also keeps the sum from overflowing
+        node_fail(n, "split sizes add up to more than the axis' size {}", len);
       total += s;
     }
     if (total != len)
