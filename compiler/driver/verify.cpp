@@ -100,16 +100,31 @@ void conform_inputs(const ModelLibrary &lib, std::vector<const Tensor *> &ins,
   }
 }
 
-/// The graph input a compile error says must be constant ("... computed at run time from
-/// 'X'"), or "".
-std::string input_needed_as_constant(const std::string &msg) {
+/// The values a compile error says must be constant: X of "... computed at run time from 'X'"
+/// and the graph inputs it names after it ("(from the graph inputs 'a', 'b')"); empty if the
+/// error is another one.
+std::vector<std::string> inputs_needed_as_constant(const std::string &msg) {
   const std::string marker = "computed at run time from '";
   auto p = msg.find(marker);
   if (msg.find("must be a compile-time constant") == std::string::npos || p == std::string::npos)
-    return "";
+    return {};
+  std::vector<std::string> names;
   p += marker.size();
   auto q = msg.find('\'', p);
-  return q == std::string::npos ? "" : msg.substr(p, q - p);
+  if (q == std::string::npos)
+    return {};
+  names.push_back(msg.substr(p, q - p));
+  const std::string from = " (from the graph input";
+  if (msg.compare(q + 1, from.size(), from) != 0)
+    return names;
+  auto end = msg.find(')', q);
+  for (p = msg.find('\'', q + 1); p != std::string::npos && p < end; p = msg.find('\'', q + 1)) {
+    q = msg.find('\'', p + 1);
+    if (q == std::string::npos)
+      break;
+    names.push_back(msg.substr(p + 1, q - p - 1));
+  }
+  return names;
 }
 
 /// The model's graph inputs and outputs, when one is a sequence or an optional: their test data
@@ -192,17 +207,22 @@ Compiled compile_for(const VerifyOptions &o, const std::vector<NamedTensor> &dat
       compile_model(co);
       break;
     } catch (const Error &e) {
-      std::string name = input_needed_as_constant(e.what());
-      auto it = std::find_if(data.begin(), data.end(),
-                             [&](const NamedTensor &t) { return t.name == name; });
-      if (name.empty() || it == data.end() || c.baked.count(name))
+      bool baked_one = false;
+      for (const std::string &name : inputs_needed_as_constant(e.what())) {
+        auto it = std::find_if(data.begin(), data.end(),
+                               [&](const NamedTensor &t) { return t.name == name; });
+        if (it == data.end() || c.baked.count(name))
+          continue;
+        std::cout << fmt::format("note: {}: compiling in the value of input '{}' (the model "
+                                 "needs it at compile time)\n",
+                                 dir, name);
+        co.pipeline.bindings.input_values[name] = std::make_shared<Tensor>(it->tensor);
+        co.pipeline.bindings.input_shapes.erase(name);
+        c.baked.insert(name);
+        baked_one = true;
+      }
+      if (!baked_one)
         throw;
-      std::cout << fmt::format("note: {}: compiling in the value of input '{}' (the model "
-                               "needs it at compile time)\n",
-                               dir, name);
-      co.pipeline.bindings.input_values[name] = std::make_shared<Tensor>(it->tensor);
-      co.pipeline.bindings.input_shapes.erase(name);
-      c.baked.insert(name);
     }
   }
   c.lib = std::make_unique<ModelLibrary>(co.out_path);

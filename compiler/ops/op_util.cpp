@@ -1,6 +1,9 @@
 #include "compiler/ops/op_util.h"
 
 #include <cstring>
+#include <unordered_set>
+
+#include <fmt/ranges.h>
 
 namespace onnxc {
 
@@ -95,13 +98,40 @@ const Tensor *input_constant(const Node &n, size_t i) {
   return v && v->constant ? v->constant.get() : nullptr;
 }
 
+/// The graph inputs `v` is computed from (in the order found), at most 16 of them.
+static std::vector<std::string> graph_inputs_behind(const Value *v) {
+  std::vector<std::string> found;
+  std::vector<const Value *> todo{v};
+  std::unordered_set<const Value *> seen{v};
+  while (!todo.empty() && found.size() < 16 && seen.size() < 100000) {
+    const Value *u = todo.back();
+    todo.pop_back();
+    if (u->is_graph_input)
+      found.push_back(u->name);
+    if (!u->producer)
+      continue;
+    for (const Value *w : u->producer->inputs)
+      if (w && !w->is_constant() && seen.insert(w).second)
+        todo.push_back(w);
+  }
+  return found;
+}
+
 const Tensor &require_constant(const Node &n, size_t i, const char *what) {
   const Tensor *t = input_constant(n, i);
-  if (!t)
-    node_fail(n, "input '{}' must be a compile-time constant (onnxc needs static shapes); "
-                 "it is computed at run time from '{}'",
-              what, n.input(i) ? n.input(i)->name : "?");
-  return *t;
+  if (t)
+    return *t;
+  const Value *v = n.input(i);
+  std::string from;
+  if (v && !v->is_graph_input) {
+    std::vector<std::string> inputs = graph_inputs_behind(v);
+    if (!inputs.empty())
+      from = fmt::format(" (from the graph input{} '{}')", inputs.size() > 1 ? "s" : "",
+                         fmt::join(inputs, "', '"));
+  }
+  node_fail(n, "input '{}' must be a compile-time constant (onnxc needs static shapes); "
+               "it is computed at run time from '{}'{}",
+            what, v ? v->name : "?", from);
 }
 
 void set_output(Node &n, size_t i, DType dtype, const std::vector<int64_t> &dims) {

@@ -99,13 +99,18 @@ void infer_if(Node &n, const InferOptions &opts) {
 // ---- Loop ---------------------------------------------------------------------------------
 
 /// True when every iteration's condition is known to be true (no early exit).
-bool loop_never_exits_early(const Node &n, const Graph &body) {
-  const Value *cond = n.input(1), *out = body.outputs[0];
+/// True if the body's condition output is its condition input or constant true.
+static bool body_keeps_cond(const Graph &body) {
+  const Value *out = body.outputs[0];
   while (out->producer && is_op(*out->producer, "Identity"))
     out = out->producer->inputs[0];
+  return out == body.inputs[1] || (out->constant && out->constant->int_at(0) != 0);
+}
+
+bool loop_never_exits_early(const Node &n, const Graph &body) {
+  const Value *cond = n.input(1);
   bool init_true = !cond || (cond->constant && cond->constant->int_at(0) != 0);
-  bool body_true = out == body.inputs[1] || (out->constant && out->constant->int_at(0) != 0);
-  return init_true && body_true;
+  return init_true && body_keeps_cond(body);
 }
 
 void infer_loop(Node &n, const InferOptions &opts) {
@@ -134,6 +139,12 @@ void infer_loop(Node &n, const InferOptions &opts) {
   size_t scans = body.outputs.size() - 1 - states;
   if (scans == 0)
     return;
+  if (body_keeps_cond(body)) { // errors naming the graph inputs M and cond come from
+    if (n.input(0) && !n.input(0)->constant)
+      require_constant(n, 0, "M");
+    if (n.input(1) && !n.input(1)->constant)
+      require_constant(n, 1, "cond");
+  }
   if (!n.input(0) || !n.input(0)->constant || !loop_never_exits_early(n, body))
     node_fail(n,
               "scan outputs (here {}) need a trip count known at compile time: the trip count "
