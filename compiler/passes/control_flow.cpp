@@ -219,6 +219,8 @@ void infer_scan(Node &n, const InferOptions &opts) {
   }
 }
 
+} // namespace
+
 // ---- If with a constant condition: inlined --------------------------------------------------
 
 std::string fresh_name(Graph &g, const std::string &name) {
@@ -276,8 +278,6 @@ std::unique_ptr<Node> clone_into(Graph &g, const Node &b, std::map<const Value *
   }
   return c;
 }
-
-} // namespace
 
 bool is_control_flow(const Node &n) {
   return is_op(n, "If") || is_op(n, "Loop") || is_op(n, "Scan");

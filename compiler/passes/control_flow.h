@@ -37,6 +37,16 @@ void infer_control_flow(Node &n, const InferOptions &opts);
 /// The body subgraph attribute `name` of n (throws if absent).
 Graph &subgraph(const Node &n, const std::string &name);
 
+/// `name` if g has no value of that name yet, else a fresh name based on it.
+std::string fresh_name(Graph &g, const std::string &name);
+/// Maps the stand-ins of the outer values that n captures for `branch` (a subgraph of n) to
+/// n's captured inputs, and the branch's constants to new constants of g.
+std::map<const Value *, Value *> map_branch_sources(const Node &n, const Graph &branch, Graph &g);
+/// map[v]; fails naming n if v is not mapped.
+Value *mapped(const Node &n, const std::map<const Value *, Value *> &map, const Value *v);
+/// A copy of subgraph node `b` in g on the mapped values; its outputs are added to `map`.
+std::unique_ptr<Node> clone_into(Graph &g, const Node &b, std::map<const Value *, Value *> &map);
+
 /// Trip count of a Loop with scan outputs, or of a Scan (static, checked by inference).
 int64_t static_trip_count(const Node &n);
 

@@ -6,6 +6,7 @@
 #include "compiler/ops/strings/string_util.h"
 #include "compiler/ops/sym_util.h"
 #include "compiler/passes/control_flow.h"
+#include "compiler/passes/expand_flex_attention.h"
 #include "compiler/passes/promote_half.h"
 
 #include <memory>
@@ -216,6 +217,9 @@ void infer_shapes(Graph &g, const InferOptions &opts) {
       // An If on a constant: its branch's nodes (at least one Identity per output) take its
       // place and are inferred next.
       while (opts.propagate_constants && inline_constant_if(g, k))
+        n = g.nodes[k].get();
+      // A FlexAttention with modifier subgraphs: standard ops, inferred next.
+      if (expand_flex_attention(g, k))
         n = g.nodes[k].get();
       k = infer_at(g, k, opts, promoter);
     } catch (const Error &e) {

@@ -9,7 +9,7 @@ query attention with is_causal and a KV cache (past_key/past_value, present_* ou
 rows, double precision with a 4-D additive mask and the softmax as qk_matmul_output,
 RotaryEmbedding (3-D, interleaved, partial rotary dim, position ids), LinearAttention
 (gated_delta with GQA, erase_gate and a past state), CausalConvWithState (double, SiLU, past
-state) and FlexAttention (GQA). The reference is a plain per-head float64 numpy implementation
+state) and FlexAttention (GQA; with score_mod/prob_mod subgraphs). The reference is a plain per-head float64 numpy implementation
 of the ONNX operator definitions, written here independently of the kernels.
 
 A second group checks that malformed nodes are refused with a clear `onnxc: error:` message.
@@ -244,7 +244,32 @@ def other_cases(out, rng):
     cases.append(write_case(out, "flexattention_gqa_scaled", "FlexAttention",
                             [("Q", q), ("K", k), ("V", v)], [("Y", y.astype(np.float32))],
                             {"scale": 0.2}, domain="ai.onnx.preview", opset=26))
+    # Modifier subgraphs (expanded into standard ops): a tanh soft cap on the scores and a
+    # constant factor on the probabilities, with grouped-query heads.
+    cap, factor = 2.5, 0.5
+    y, _, _, _ = ref_attention(q, k, v, softcap=cap)
+    cases.append(write_case(out, "flexattention_gqa_modifiers", "FlexAttention",
+                            [("Q", q), ("K", k), ("V", v)], [("Y", (factor * y).astype(np.float32))],
+                            {"score_mod": scalar_graph("scores", [("Div", cap), ("Tanh", None),
+                                                                  ("Mul", cap)]),
+                             "prob_mod": scalar_graph("probs", [("Mul", factor)])},
+                            domain="ai.onnx.preview", opset=26))
     return cases
+
+
+def scalar_graph(name, steps):
+    """A one-input subgraph applying `steps` (op, scalar constant operand or None) in turn."""
+    nodes, inits, cur = [], [], name
+    for i, (op, c) in enumerate(steps):
+        ins = [cur]
+        if c is not None:
+            inits.append(numpy_helper.from_array(np.array(c, dtype=np.float32), f"c{i}"))
+            ins.append(f"c{i}")
+        nodes.append(helper.make_node(op, ins, [f"t{i}"]))
+        cur = f"t{i}"
+    nodes.append(helper.make_node("Identity", [cur], [name + "_out"]))
+    t = lambda n: helper.make_tensor_value_info(n, TensorProto.FLOAT, None)  # noqa: E731
+    return helper.make_graph(nodes, name + "_mod", [t(name)], [t(name + "_out")], inits)
 
 
 def error_cases(out):

@@ -1,7 +1,8 @@
 // FlexAttention (ai.onnx.preview opset 1): softmax(scale * Q K^T) V over 4-D Q [B, Hq, L, E],
 // K [B, Hkv, S, E], V [B, Hkv, S, Ev] with grouped-query heads, scale (default 1/sqrt(E)).
-// Lowered to the Attention kernel (templates/cpu/attention.cpp) without mask or cache. The
-// score_mod / prob_mod graph attributes are refused: onnxc compiles no subgraph attributes.
+// Lowered to the Attention kernel (templates/cpu/attention.cpp) without mask or cache. With
+// score_mod / prob_mod subgraphs, infer-shapes expands it into standard ops first
+// (compiler/passes/expand_flex_attention.h), so such a node never reaches this lowering.
 #include "compiler/ops/op_util.h"
 #include "templates/cpu/attention_params.h"
 
@@ -11,10 +12,7 @@ namespace {
 onnxc_k::AttentionParams flex_params(const Node &n) {
   for (const char *g : {"score_mod", "prob_mod", "mask_mod"})
     if (has_attr(n, g))
-      node_fail(n,
-                "the graph attribute '{}' is not supported (onnxc does not compile subgraph "
-                "attributes yet); export the model with FlexAttention expanded",
-                g);
+      node_fail(n, "internal error: the graph attribute '{}' was not expanded", g);
   const std::vector<int64_t> q = input_dims(n, 0), k = input_dims(n, 1), v = input_dims(n, 2);
   if (q.size() != 4 || k.size() != 4 || v.size() != 4)
     node_fail(n, "Q {}, K {} and V {} must be 4-D", dims_to_string(q), dims_to_string(k),

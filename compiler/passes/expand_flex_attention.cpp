@@ -1,0 +1,168 @@
+#include "compiler/passes/expand_flex_attention.h"
+#include "compiler/ops/op_util.h"
+#include "compiler/ops/registry.h"
+#include "compiler/passes/control_flow.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace onnxc {
+namespace {
+
+/// The ai.onnx opset of the nodes the expansion makes (their semantics are those of opset 21).
+constexpr int64_t kExpansionOpset = 21;
+
+/// Builds the expansion of one node: new nodes named after it, in order.
+class Expansion {
+public:
+  Expansion(Graph &g, const Node &n) : g_(g), n_(n) {}
+
+  /// A new single-output node `op` on `ins`.
+  Value *add(const char *op, std::vector<Value *> ins, std::map<std::string, Attribute> attrs = {}) {
+    auto c = std::make_unique<Node>();
+    c->name = n_.name;
+    c->op_type = op;
+    c->opset = kExpansionOpset;
+    c->index = n_.index;
+    c->def = find_op("", op);
+    c->attrs = std::move(attrs);
+    for (Value *v : ins) {
+      v->uses.push_back({c.get(), static_cast<int>(c->inputs.size())});
+      c->inputs.push_back(v);
+    }
+    Value *out = g_.add_value(g_.unique_name(n_.name.empty() ? "flex" : n_.name + "." + op));
+    out->producer = c.get();
+    c->outputs = {out};
+    nodes_.push_back(std::move(c));
+    return out;
+  }
+
+  Value *cast(Value *v, DType from, DType to) {
+    return from == to ? v : add("Cast", {v}, {{"to", int_attr(static_cast<int64_t>(to))}});
+  }
+
+  Value *reshape(Value *v, const std::vector<int64_t> &dims) {
+    return add("Reshape", {v, g_.add_constant(g_.unique_name("flex_shape"),
+                                               std::make_shared<Tensor>(Tensor::vector_i64(dims)))});
+  }
+
+  /// The modifier subgraph `attr` of the node applied to v (v itself without one).
+  Value *modifier(const char *attr, Value *v) {
+    const Attribute *a = n_.attr(attr);
+    if (!a || !a->g)
+      return v;
+    const Graph &body = *a->g;
+    if (body.inputs.size() != 1 || body.outputs.size() != 1)
+      node_fail(n_, "{} must have one input and one output, not {} and {}", attr,
+                body.inputs.size(), body.outputs.size());
+    std::map<const Value *, Value *> map = map_branch_sources(n_, body, g_);
+    map[body.inputs[0]] = v;
+    for (const auto &b : body.nodes)
+      nodes_.push_back(clone_into(g_, *b, map));
+    return mapped(n_, map, body.outputs[0]);
+  }
+
+  /// Replaces the node (at index i of g) by the new nodes; `result` becomes its output.
+  void finish(size_t i, Value *result) {
+    Value *out = n_.outputs[0];
+    auto id = std::make_unique<Node>();
+    id->name = n_.name;
+    id->op_type = "Identity";
+    id->opset = kExpansionOpset;
+    id->index = n_.index;
+    id->def = find_op("", "Identity");
+    result->uses.push_back({id.get(), 0});
+    id->inputs = {result};
+    id->outputs = {out};
+    Node *idp = id.get();
+    nodes_.push_back(std::move(id));
+    const Node *old = &n_;
+    g_.erase_nodes_if([old](const Node &x) { return &x == old; });
+    out->producer = idp;
+    out->producer_index = 0;
+    g_.nodes.insert(g_.nodes.begin() + static_cast<std::ptrdiff_t>(i),
+                    std::make_move_iterator(nodes_.begin()), std::make_move_iterator(nodes_.end()));
+  }
+
+  static Attribute int_attr(int64_t v) {
+    Attribute a;
+    a.kind = Attribute::Kind::Int;
+    a.i = v;
+    return a;
+  }
+  static Attribute ints_attr(std::vector<int64_t> v) {
+    Attribute a;
+    a.kind = Attribute::Kind::Ints;
+    a.ints = std::move(v);
+    return a;
+  }
+
+  /// A scalar constant of type t (float or double).
+  Value *scalar(DType t, double v) {
+    Tensor s(t, {});
+    if (t == DType::Double)
+      std::memcpy(s.data(), &v, sizeof v);
+    else {
+      float f = static_cast<float>(v);
+      std::memcpy(s.data(), &f, sizeof f);
+    }
+    return g_.add_constant(g_.unique_name("flex_scale"), std::make_shared<Tensor>(std::move(s)));
+  }
+
+private:
+  Graph &g_;
+  const Node &n_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+};
+
+} // namespace
+
+bool expand_flex_attention(Graph &g, size_t i) {
+  const Node &n = *g.nodes[i];
+  if (n.op_type != "FlexAttention" || n.domain != "ai.onnx.preview" ||
+      (!has_attr(n, "score_mod") && !has_attr(n, "prob_mod")))
+    return false;
+  if (has_attr(n, "mask_mod"))
+    node_fail(n, "the graph attribute 'mask_mod' is not part of FlexAttention (opset 1)");
+  const DType dt = input_dtype(n, 0);
+  require_dtype(n, dt, {DType::Float, DType::Double, DType::Float16});
+  require_inputs_dtype(n, dt, 1, 3);
+  const std::vector<int64_t> q = input_dims(n, 0), k = input_dims(n, 1), v = input_dims(n, 2);
+  if (q.size() != 4 || k.size() != 4 || v.size() != 4 || k[0] != q[0] || v[0] != q[0] ||
+      k[3] != q[3] || v[1] != k[1] || v[2] != k[2] || k[1] < 1 || q[1] % k[1] != 0)
+    node_fail(n,
+              "Q {}, K {} and V {} must be 4-D with equal batches, equal K/V heads and lengths, "
+              "equal Q/K head sizes, and Q's heads a multiple of K's",
+              dims_to_string(q), dims_to_string(k), dims_to_string(v));
+  const DType prec = static_cast<DType>(
+      attr_int(n, "softmax_precision", static_cast<int64_t>(dt == DType::Double ? dt : DType::Float)));
+  if (prec != DType::Float && prec != DType::Double)
+    node_fail(n, "softmax_precision {} is not supported (float or double)", dtype_name(prec));
+  const double scale =
+      has_attr(n, "scale") ? attr_float(n, "scale", 1.0f) : 1.0 / std::sqrt(double(q[3]));
+  const int64_t B = q[0], Hq = q[1], L = q[2], Hkv = k[1], S = k[2], G = Hq / Hkv;
+
+  Expansion e(g, n);
+  // Query heads h = j * G + r share K/V head j: [B, Hq, L, E] is [B, Hkv, G * L, E].
+  Value *qc = e.cast(n.inputs[0], dt, prec), *kc = e.cast(n.inputs[1], dt, prec),
+        *vc = e.cast(n.inputs[2], dt, prec);
+  if (G > 1)
+    qc = e.reshape(qc, {B, Hkv, G * L, q[3]});
+  Value *kt = e.add("Transpose", {kc}, {{"perm", Expansion::ints_attr({0, 1, 3, 2})}});
+  Value *scores = e.add("MatMul", {qc, kt});
+  if (G > 1)
+    scores = e.reshape(scores, {B, Hq, L, S});
+  scores = e.add("Mul", {scores, e.scalar(prec, scale)});
+  scores = e.modifier("score_mod", scores);
+  Value *probs = e.add("Softmax", {scores}, {{"axis", Expansion::int_attr(-1)}});
+  probs = e.modifier("prob_mod", probs);
+  if (G > 1)
+    probs = e.reshape(probs, {B, Hkv, G * L, S});
+  Value *y = e.add("MatMul", {probs, vc});
+  if (G > 1)
+    y = e.reshape(y, {B, Hq, L, v[3]});
+  e.finish(i, e.cast(y, prec, dt));
+  return true;
+}
+
+} // namespace onnxc
