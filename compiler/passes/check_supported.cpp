@@ -62,18 +62,21 @@ bool is_standard_domain(const std::string &d) {
   return d.empty() || d == "ai.onnx" || d == "ai.onnx.ml" || d.rfind("ai.onnx.preview", 0) == 0;
 }
 
-/// Why an ai.onnx.ml operator that needs map or sequence values cannot be compiled; empty
-/// for other operators.
-std::string needs_non_tensor(const Node &n) {
-  if (n.domain != "ai.onnx.ml")
-    return {};
-  if (n.op_type == "DictVectorizer" || n.op_type == "CastMap")
+/// Why an operator that onnxc deliberately does not compile cannot be: ai.onnx.ml operators
+/// that read maps, and ImageDecoder; empty for other operators.
+std::string known_limit(const Node &n) {
+  if (n.domain == "ai.onnx.ml" && (n.op_type == "DictVectorizer" || n.op_type == "CastMap"))
     return fmt::format("{} reads a map, and onnxc has no map types", n.op_type);
+  if (is_standard_domain(n.domain) && n.domain.rfind("ai.onnx.preview", 0) != 0 &&
+      n.op_type == "ImageDecoder")
+    return "ImageDecoder decodes JPEG, PNG, WebP, TIFF... files, and compiled models link no "
+           "image codecs (they depend on libc and libm only): decode the image before the "
+           "model and give it the pixels";
   return {};
 }
 
 std::string why_unsupported(const Node &n) {
-  if (std::string why = needs_non_tensor(n); !why.empty())
+  if (std::string why = known_limit(n); !why.empty())
     return why + " (see docs/SupportedOps.md)";
   if (!n.def && !is_standard_domain(n.domain))
     return fmt::format("operator {} of domain '{}' is a custom operator, which onnxc cannot "

@@ -6,7 +6,7 @@
 #include "compiler/ops/strings/string_util.h"
 #include "compiler/ops/sym_util.h"
 #include "compiler/passes/control_flow.h"
-#include "compiler/passes/expand_flex_attention.h"
+#include "compiler/passes/expand_ops.h"
 #include "compiler/passes/promote_half.h"
 
 #include <memory>
@@ -218,8 +218,8 @@ void infer_shapes(Graph &g, const InferOptions &opts) {
       // place and are inferred next.
       while (opts.propagate_constants && inline_constant_if(g, k))
         n = g.nodes[k].get();
-      // A FlexAttention with modifier subgraphs: standard ops, inferred next.
-      if (expand_flex_attention(g, k))
+      // Nodes expanded into standard ops (expand_ops.h), inferred next.
+      if (expand_node(g, k))
         n = g.nodes[k].get();
       k = infer_at(g, k, opts, promoter);
     } catch (const Error &e) {

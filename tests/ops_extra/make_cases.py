@@ -9,7 +9,8 @@ every mode / padding / align_corners combination with out-of-range coordinates, 
 or all targets (mean over no targets is 0/0 = NaN), weights, int32 targets, double, log_prob;
 Einsum with three operands, broadcast ellipsis, diagonals and implicit output; TopK with ties,
 largest/smallest, k = axis length, an unused Indices output; Det with a singular matrix;
-CumProd exclusive/reverse; RoiAlign with several channels, images and regions (partly or
+CumProd exclusive/reverse; BatchNormalization in training mode (float 3-D, double 5-D,
+default and given momentum); RoiAlign with several channels, images and regions (partly or
 wholly outside), adaptive and fixed sampling, avg and max, both coordinate modes, 2 threads. Then invalid attribute/shape combinations, which `onnxc compile`
 must reject with exit status 1 and a message naming the node.
 
@@ -254,6 +255,27 @@ def misc_cases(out_dir, rng):
     m.graph.initializer.append(numpy_helper.from_array(np.array(1, np.int64), "axis"))
     onnx.save(m, os.path.join(out_dir, "cumprod_exclusive_reverse", "model.onnx"))
     cases.append(("cumprod_exclusive_reverse", 1))
+    # BatchNormalization in training mode: batch statistics, running statistics updated.
+    for dt, shape, momentum in ((np.float32, (3, 4, 7), 0.8), (np.float64, (2, 3, 4, 3, 5), None)):
+        C = shape[1]
+        x = rng.normal(1.0, 2.0, shape).astype(dt)
+        s, b = rng.uniform(0.5, 1.5, C).astype(dt), rng.uniform(-1, 1, C).astype(dt)
+        mean, var = rng.uniform(-1, 1, C).astype(dt), rng.uniform(0.5, 2, C).astype(dt)
+        axes = tuple(d for d in range(len(shape)) if d != 1)
+        bm, bv = x.astype(np.float64).mean(axis=axes), x.astype(np.float64).var(axis=axes)
+        bc = lambda a: a.reshape((1, C) + (1,) * (len(shape) - 2))  # noqa: E731
+        y = (x - bc(bm)) / np.sqrt(bc(bv) + 1e-3) * bc(s) + bc(b)
+        mom = 0.9 if momentum is None else momentum
+        attrs = {"epsilon": 1e-3, "training_mode": 1}
+        if momentum is not None:
+            attrs["momentum"] = momentum
+        node = helper.make_node("BatchNormalization", ["x", "s", "b", "mean", "var"],
+                                ["y", "running_mean", "running_var"], **attrs)
+        name = f"batchnorm_training_{np.dtype(dt).name}"
+        save_case(out_dir, name, node, [("x", x), ("s", s), ("b", b), ("mean", mean), ("var", var)],
+                  [("y", y.astype(dt)), ("running_mean", (mean * mom + bm * (1 - mom)).astype(dt)),
+                   ("running_var", (var * mom + bv * (1 - mom)).astype(dt))], 15)
+        cases.append((name, 2))
     return cases
 
 

@@ -2,7 +2,7 @@
 // K [B, Hkv, S, E], V [B, Hkv, S, Ev] with grouped-query heads, scale (default 1/sqrt(E)).
 // Lowered to the Attention kernel (templates/cpu/attention.cpp) without mask or cache. With
 // score_mod / prob_mod subgraphs, infer-shapes expands it into standard ops first
-// (compiler/passes/expand_flex_attention.h), so such a node never reaches this lowering.
+// (compiler/passes/expand_ops.h), so such a node never reaches this lowering.
 #include "compiler/ops/op_util.h"
 #include "templates/cpu/attention_params.h"
 

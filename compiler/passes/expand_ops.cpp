@@ -1,4 +1,4 @@
-#include "compiler/passes/expand_flex_attention.h"
+#include "compiler/passes/expand_ops.h"
 #include "compiler/ops/op_util.h"
 #include "compiler/ops/registry.h"
 #include "compiler/passes/control_flow.h"
@@ -41,10 +41,7 @@ public:
     return from == to ? v : add("Cast", {v}, {{"to", int_attr(static_cast<int64_t>(to))}});
   }
 
-  Value *reshape(Value *v, const std::vector<int64_t> &dims) {
-    return add("Reshape", {v, g_.add_constant(g_.unique_name("flex_shape"),
-                                               std::make_shared<Tensor>(Tensor::vector_i64(dims)))});
-  }
+  Value *reshape(Value *v, const std::vector<int64_t> &dims) { return add("Reshape", {v, ints(dims)}); }
 
   /// The modifier subgraph `attr` of the node applied to v (v itself without one).
   Value *modifier(const char *attr, Value *v) {
@@ -62,26 +59,39 @@ public:
     return mapped(n_, map, body.outputs[0]);
   }
 
-  /// Replaces the node (at index i of g) by the new nodes; `result` becomes its output.
-  void finish(size_t i, Value *result) {
-    Value *out = n_.outputs[0];
-    auto id = std::make_unique<Node>();
-    id->name = n_.name;
-    id->op_type = "Identity";
-    id->opset = kExpansionOpset;
-    id->index = n_.index;
-    id->def = find_op("", "Identity");
-    result->uses.push_back({id.get(), 0});
-    id->inputs = {result};
-    id->outputs = {out};
-    Node *idp = id.get();
-    nodes_.push_back(std::move(id));
+  /// Replaces the node (at index i of g) by the new nodes; results[k] becomes its output k
+  /// (through an Identity that keeps the output's name; omitted outputs are skipped).
+  void finish(size_t i, const std::vector<Value *> &results) {
+    std::vector<std::pair<Value *, Node *>> outs;
+    for (size_t k = 0; k < n_.outputs.size() && k < results.size(); ++k) {
+      if (!n_.outputs[k])
+        continue;
+      auto id = std::make_unique<Node>();
+      id->name = n_.name;
+      id->op_type = "Identity";
+      id->opset = kExpansionOpset;
+      id->index = n_.index;
+      id->def = find_op("", "Identity");
+      results[k]->uses.push_back({id.get(), 0});
+      id->inputs = {results[k]};
+      id->outputs = {n_.outputs[k]};
+      outs.emplace_back(n_.outputs[k], id.get());
+      nodes_.push_back(std::move(id));
+    }
     const Node *old = &n_;
     g_.erase_nodes_if([old](const Node &x) { return &x == old; });
-    out->producer = idp;
-    out->producer_index = 0;
+    for (auto &[out, id] : outs) {
+      out->producer = id;
+      out->producer_index = 0;
+    }
     g_.nodes.insert(g_.nodes.begin() + static_cast<std::ptrdiff_t>(i),
                     std::make_move_iterator(nodes_.begin()), std::make_move_iterator(nodes_.end()));
+  }
+
+  /// An int64 vector constant.
+  Value *ints(const std::vector<int64_t> &v) {
+    return g_.add_constant(g_.unique_name("expansion_ints"),
+                           std::make_shared<Tensor>(Tensor::vector_i64(v)));
   }
 
   static Attribute int_attr(int64_t v) {
@@ -106,7 +116,8 @@ public:
       float f = static_cast<float>(v);
       std::memcpy(s.data(), &f, sizeof f);
     }
-    return g_.add_constant(g_.unique_name("flex_scale"), std::make_shared<Tensor>(std::move(s)));
+    return g_.add_constant(g_.unique_name("expansion_scalar"),
+                           std::make_shared<Tensor>(std::move(s)));
   }
 
 private:
@@ -115,13 +126,8 @@ private:
   std::vector<std::unique_ptr<Node>> nodes_;
 };
 
-} // namespace
-
-bool expand_flex_attention(Graph &g, size_t i) {
+void expand_flex_attention(Graph &g, size_t i) {
   const Node &n = *g.nodes[i];
-  if (n.op_type != "FlexAttention" || n.domain != "ai.onnx.preview" ||
-      (!has_attr(n, "score_mod") && !has_attr(n, "prob_mod")))
-    return false;
   if (has_attr(n, "mask_mod"))
     node_fail(n, "the graph attribute 'mask_mod' is not part of FlexAttention (opset 1)");
   const DType dt = input_dtype(n, 0);
@@ -161,8 +167,59 @@ bool expand_flex_attention(Graph &g, size_t i) {
   Value *y = e.add("MatMul", {probs, vc});
   if (G > 1)
     y = e.reshape(y, {B, Hq, L, v[3]});
-  e.finish(i, e.cast(y, prec, dt));
-  return true;
+  e.finish(i, {e.cast(y, prec, dt)});
+}
+
+void expand_batchnorm_training(Graph &g, size_t i) {
+  const Node &n = *g.nodes[i];
+  const DType dt = input_dtype(n, 0);
+  require_dtype(n, dt, {DType::Float, DType::Double});
+  require_inputs_dtype(n, dt, 1, 5);
+  const std::vector<int64_t> x = input_dims(n, 0);
+  if (x.size() < 2)
+    node_fail(n, "X must have a channel dim (rank >= 2), not {}", dims_to_string(x));
+  const int64_t C = x[1];
+  for (size_t k = 1; k < 5; ++k)
+    if (input_dims(n, k) != std::vector<int64_t>{C})
+      node_fail(n, "input {} must have shape [{}] (X's channels), not {}", k, C,
+                dims_to_string(input_dims(n, k)));
+  std::vector<int64_t> axes{0}, per_channel(x.size(), 1);
+  for (int64_t d = 2; d < static_cast<int64_t>(x.size()); ++d)
+    axes.push_back(d);
+  per_channel[1] = C;
+  const double eps = attr_float(n, "epsilon", 1e-5f), momentum = attr_float(n, "momentum", 0.9f);
+  Expansion e(g, n);
+  auto reduce_mean = [&](Value *v) {
+    return e.add("ReduceMean", {v, e.ints(axes)}, {{"keepdims", Expansion::int_attr(1)}});
+  };
+  auto running = [&](Value *old, Value *batch) { // old * momentum + batch * (1 - momentum)
+    return e.add("Add", {e.add("Mul", {old, e.scalar(dt, momentum)}),
+                         e.add("Mul", {e.reshape(batch, {C}), e.scalar(dt, 1.0 - momentum)})});
+  };
+  Value *mean = reduce_mean(n.inputs[0]);
+  Value *centred = e.add("Sub", {n.inputs[0], mean});
+  Value *var = reduce_mean(e.add("Mul", {centred, centred}));
+  Value *inv_std = e.add("Reciprocal", {e.add("Sqrt", {e.add("Add", {var, e.scalar(dt, eps)})})});
+  Value *y = e.add("Mul", {centred, e.add("Mul", {inv_std, e.reshape(n.inputs[1], per_channel)})});
+  y = e.add("Add", {y, e.reshape(n.inputs[2], per_channel)});
+  e.finish(i, {y, running(n.inputs[3], mean), running(n.inputs[4], var)});
+}
+
+} // namespace
+
+bool expand_node(Graph &g, size_t i) {
+  const Node &n = *g.nodes[i];
+  if (n.op_type == "FlexAttention" && n.domain == "ai.onnx.preview" &&
+      (has_attr(n, "score_mod") || has_attr(n, "prob_mod"))) {
+    expand_flex_attention(g, i);
+    return true;
+  }
+  if (n.op_type == "BatchNormalization" && n.domain.empty() && n.opset >= 14 &&
+      attr_int(n, "training_mode", 0) != 0) {
+    expand_batchnorm_training(g, i);
+    return true;
+  }
+  return false;
 }
 
 } // namespace onnxc
