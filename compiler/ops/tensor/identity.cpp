@@ -21,11 +21,11 @@ const OpDef &op_Identity() {
 static void check_inference_mode(const Node &n) {
   if (n.opset < 12 || !n.has_input(2))
     return;
-  const Tensor *training = input_constant(n, 2);
-  if (!training)
-    node_fail(n, "input 'training_mode' must be a compile-time constant");
-  double ratio = input_constant(n, 1) ? input_constant(n, 1)->float_at(0) : 0.5;
-  if (training->int_at(0) != 0 && ratio != 0.0)
+  const Tensor &training = require_constant(n, 2, "training_mode");
+  if (training.int_at(0) == 0)
+    return;
+  double ratio = n.has_input(1) ? require_constant(n, 1, "ratio").float_at(0) : 0.5;
+  if (ratio != 0.0)
     node_fail(n, "training mode (random dropout) is not supported; set training_mode to false");
 }
 
