@@ -51,7 +51,9 @@ const OpDef &op_BatchNormalization() {
     d.infer = [](Node &n) {
       require_float_inputs(n);
       if (attr_int(n, "training_mode", 0) != 0)
-        node_fail(n, "training_mode=1 is not supported (onnxc compiles inference graphs)");
+        node_fail(n, "training_mode=1 is compiled through its expansion into standard ops "
+                     "(infer-shapes, compiler/passes/expand_ops.h), which this node did not get "
+                     "(it needs opset 14 or later)");
       for (size_t i = 1; i < n.outputs.size(); ++i)
         if (output_used(n, i))
           node_fail(n, "the training outputs (running/saved mean and variance) are not "
