@@ -1,6 +1,7 @@
 #include "compiler/passes/expand_ops.h"
 #include "compiler/ops/op_util.h"
 #include "compiler/ops/registry.h"
+#include "compiler/ir/captured.h"
 #include "compiler/passes/control_flow.h"
 
 #include <cmath>
@@ -205,6 +206,102 @@ void expand_batchnorm_training(Graph &g, size_t i) {
   e.finish(i, {y, running(n.inputs[3], mean), running(n.inputs[4], var)});
 }
 
+Attribute graph_attr(std::shared_ptr<Graph> body) {
+  Attribute a;
+  a.kind = Attribute::Kind::Graph;
+  a.g = std::move(body);
+  return a;
+}
+
+/// A Scan node (opset 11) in `owner` on `ins` making `outs`, with body and attributes.
+std::unique_ptr<Node> scan_node(const Node &like, std::vector<Value *> ins, std::vector<Value *> outs,
+                                std::map<std::string, Attribute> attrs) {
+  auto s = std::make_unique<Node>();
+  s->name = like.name;
+  s->op_type = "Scan";
+  s->opset = 11;
+  s->index = like.index;
+  s->def = find_op("", "Scan");
+  s->attrs = std::move(attrs);
+  for (Value *v : ins) {
+    v->uses.push_back({s.get(), static_cast<int>(s->inputs.size())});
+    s->inputs.push_back(v);
+  }
+  for (Value *o : outs) {
+    o->producer = s.get();
+    o->producer_index = static_cast<int>(s->outputs.size());
+    s->outputs.push_back(o);
+  }
+  return s;
+}
+
+/// Scan-8 runs its body over [batch, sequence, ...] inputs per batch entry: an outer Scan over
+/// the batch (every input a scan input, every output a scan output stacked on axis 0) whose
+/// body is a Scan-11 over the sequence with the original body.
+void expand_scan8(Graph &g, size_t i) {
+  Node &n = *g.nodes[i];
+  const size_t total = explicit_input_count(n);
+  const int64_t m = attr_int(n, "num_scan_inputs", 0);
+  if (total < 2 || m < 1 || static_cast<size_t>(m) > total - 1)
+    node_fail(n, "num_scan_inputs is {} but the node has {} inputs after sequence_lens", m,
+              total ? total - 1 : 0);
+  const size_t states = total - 1 - static_cast<size_t>(m);
+  const std::vector<int64_t> first = input_dims(n, 1 + states);
+  if (first.size() < 2)
+    node_fail(n, "scan inputs must be [batch, sequence, ...], not {}", dims_to_string(first));
+  if (n.has_input(0)) { // only full lengths: shorter ones would need per-entry trip counts
+    const Tensor &lens = require_constant(n, 0, "sequence_lens");
+    for (int64_t b = 0; b < lens.numel(); ++b)
+      if (lens.int_at(b) != first[1])
+        node_fail(n, "sequence_lens[{}] is {}, not the full length {} (shorter sequences are not "
+                     "supported)",
+                  b, lens.int_at(b), first[1]);
+  }
+  const Attribute *cap = n.attr(kCapturedAttr);
+  const std::vector<std::string> captured = cap ? cap->strings : std::vector<std::string>{};
+  auto outer = std::make_shared<Graph>();
+  outer->name = subgraph(n, "body").name + "_per_batch";
+  outer->parent = &g;
+  subgraph(n, "body").parent = outer.get();
+  std::vector<Value *> inner_ins, inner_outs;
+  for (size_t j = 0; j < states + static_cast<size_t>(m); ++j) {
+    Value *s = outer->add_value(outer->unique_name(n.inputs[1 + j]->name + "_entry"));
+    s->is_graph_input = true;
+    outer->inputs.push_back(s);
+    inner_ins.push_back(s);
+  }
+  for (const std::string &name : captured) // stand-ins of the captured values, passed on
+    inner_ins.push_back(outer->add_value(name));
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    Value *o = outer->add_value(outer->unique_name("entry_out"));
+    o->is_graph_output = true;
+    outer->outputs.push_back(o);
+    inner_outs.push_back(o);
+  }
+  std::map<std::string, Attribute> inner_attrs{{"body", n.attrs.at("body")},
+                                               {"num_scan_inputs", Expansion::int_attr(m)}};
+  if (has_attr(n, "directions"))
+    inner_attrs["scan_input_directions"] = Expansion::ints_attr(attr_ints(n, "directions"));
+  std::map<std::string, Attribute> outer_attrs{
+      {"body", graph_attr(outer)},
+      {"num_scan_inputs", Expansion::int_attr(static_cast<int64_t>(states) + m)}};
+  if (cap) {
+    inner_attrs[kCapturedAttr] = *cap;
+    outer_attrs[kCapturedAttr] = *cap;
+  }
+  outer->nodes.push_back(scan_node(n, inner_ins, inner_outs, std::move(inner_attrs)));
+  std::vector<Value *> ins(n.inputs.begin() + 1, n.inputs.end());
+  std::vector<Value *> outs = n.outputs;
+  auto node = scan_node(n, ins, outs, std::move(outer_attrs));
+  const Node *old = &n;
+  g.erase_nodes_if([old](const Node &x) { return &x == old; });
+  for (size_t k = 0; k < outs.size(); ++k) { // erase_nodes_if cleared the producers
+    outs[k]->producer = node.get();
+    outs[k]->producer_index = static_cast<int>(k);
+  }
+  g.nodes.insert(g.nodes.begin() + static_cast<std::ptrdiff_t>(i), std::move(node));
+}
+
 } // namespace
 
 bool expand_node(Graph &g, size_t i) {
@@ -212,6 +309,10 @@ bool expand_node(Graph &g, size_t i) {
   if (n.op_type == "FlexAttention" && n.domain == "ai.onnx.preview" &&
       (has_attr(n, "score_mod") || has_attr(n, "prob_mod"))) {
     expand_flex_attention(g, i);
+    return true;
+  }
+  if (n.op_type == "Scan" && n.domain.empty() && n.opset == 8) {
+    expand_scan8(g, i);
     return true;
   }
   if (n.op_type == "BatchNormalization" && n.domain.empty() && n.opset >= 14 &&

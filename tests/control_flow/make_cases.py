@@ -170,6 +170,40 @@ def scan_sequence():
     return m, sets, ref
 
 
+def scan8_batched():
+    """Scan opset 8: a batch of 3 sequences, two scan inputs (the second read in reverse), a
+    constant sequence_lens of full lengths, and a body reading an outer value."""
+    body = h.make_graph([h.make_node("Add", ["acc", "row"], ["acc_out"]),
+                         h.make_node("Mul", ["acc_out", "col"], ["prod"]),
+                         h.make_node("Add", ["prod", "bias"], ["y"]),
+                         h.make_node("Identity", ["acc_out"], ["sum"])],
+                        "body", [vi("acc", F, [4]), vi("row", F, [4]), vi("col", F, [4])],
+                        [vi("acc_out", F, [4]), vi("sum", F, [4]), vi("y", F, [4])])
+    nodes = [const("lens", np.full(3, 5, np.int32)),
+             h.make_node("Scan", ["lens", "init", "seq", "cols"], ["final", "sums", "ys"],
+                         body=body, num_scan_inputs=2, directions=[0, 1])]
+    m = model(nodes, [vi("init", F, [3, 4]), vi("seq", F, [3, 5, 4]), vi("cols", F, [3, 5, 4]),
+                      vi("bias", F, [4])],
+              [vi("final", F, [3, 4]), vi("sums", F, [3, 5, 4]), vi("ys", F, [3, 5, 4])], opset=8)
+    rng = np.random.default_rng(8)
+
+    def ref(init, seq, cols, bias):
+        finals, all_sums, all_ys = [], [], []
+        for b in range(3):
+            acc, sums, ys = init[b].copy(), [], []
+            for t in range(5):
+                acc = acc + seq[b, t]
+                sums.append(acc)
+                ys.append(acc * cols[b, 4 - t] + bias)
+            finals.append(acc)
+            all_sums.append(np.stack(sums))
+            all_ys.append(np.stack(ys))
+        return [np.stack(finals), np.stack(all_sums), np.stack(all_ys)]
+    sets = [[rng.standard_normal(s).astype(np.float32)
+             for s in ((3, 4), (3, 5, 4), (3, 5, 4), (4,))] for _ in range(2)]
+    return m, sets, ref
+
+
 def if_constant():
     """An If on a condition known at compile time (from a Shape): folded away (the chosen
     branch is inlined), checked by test.py; the branch reads an outer value."""
@@ -214,7 +248,7 @@ def if_shape_mismatch():
 ERROR_CASES = {f.__name__: f for f in (loop_shape_change, loop_runtime_scan, if_shape_mismatch)}
 
 CASES = {f.__name__: f for f in (if_runtime, if_constant, loop_runtime, loop_early_exit,
-                                 loop_scan_outputs, scan_sequence)}
+                                 loop_scan_outputs, scan_sequence, scan8_batched)}
 
 
 def write_case(out, name, m, sets, ref):

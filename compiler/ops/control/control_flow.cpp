@@ -42,10 +42,12 @@ const OpDef &op_Loop() {
   return def;
 }
 
-/// Scan from opset 9 (opset 8's batched form with sequence_lens is not supported).
+/// Scan; opset 8's batched form is expanded into a Scan over the batch of Scans over the
+/// sequence by infer-shapes (compiler/passes/expand_ops.h) before it is inferred.
 const OpDef &op_Scan() {
-  static const OpDef def = control_op("Scan", 9,
+  static const OpDef def = control_op("Scan", 8,
                                       {{"body", Attribute::Kind::Graph, true},
+                                       {"directions", Attribute::Kind::Ints},
                                        {"num_scan_inputs", Attribute::Kind::Int, true},
                                        {"scan_input_axes", Attribute::Kind::Ints},
                                        {"scan_input_directions", Attribute::Kind::Ints},
