@@ -302,6 +302,38 @@ void expand_scan8(Graph &g, size_t i) {
   g.nodes.insert(g.nodes.begin() + static_cast<std::ptrdiff_t>(i), std::move(node));
 }
 
+/// True for a Dropout (opset 12+) whose constant training_mode is true and constant ratio is
+/// not 0 (with ratio 0 it is a copy, which its own kernel does).
+bool is_training_dropout(const Node &n) {
+  if (n.op_type != "Dropout" || !n.domain.empty() || n.opset < 12 || !n.has_input(2))
+    return false;
+  const Tensor &training = require_constant(n, 2, "training_mode");
+  double ratio = n.has_input(1) ? require_constant(n, 1, "ratio").float_at(0) : 0.5;
+  return training.int_at(0) != 0 && ratio != 0.0;
+}
+
+/// Dropout in training mode: mask = RandomUniformLike(X) >= ratio, Y = X * mask / (1 - ratio).
+void expand_training_dropout(Graph &g, size_t i) {
+  const Node &n = *g.nodes[i];
+  const DType dt = input_dtype(n, 0);
+  require_dtype(n, dt, {DType::Float, DType::Double});
+  const double ratio = n.has_input(1) ? require_constant(n, 1, "ratio").float_at(0) : 0.5;
+  if (!(ratio > 0.0 && ratio < 1.0))
+    node_fail(n, "ratio {} must be in [0, 1)", ratio);
+  Expansion e(g, n);
+  std::map<std::string, Attribute> attrs;
+  if (const Attribute *seed = n.attr("seed")) { // Dropout's seed is an int, the op's a float
+    Attribute f;
+    f.kind = Attribute::Kind::Float;
+    f.f = static_cast<float>(seed->i);
+    attrs["seed"] = f;
+  }
+  Value *u = e.add("RandomUniformLike", {n.inputs[0]}, std::move(attrs));
+  Value *mask = e.add("GreaterOrEqual", {u, e.scalar(dt, ratio)});
+  Value *kept = e.add("Mul", {n.inputs[0], e.cast(mask, DType::Bool, dt)});
+  e.finish(i, {e.add("Mul", {kept, e.scalar(dt, 1.0 / (1.0 - ratio))}), mask});
+}
+
 } // namespace
 
 bool expand_node(Graph &g, size_t i) {
@@ -309,6 +341,10 @@ bool expand_node(Graph &g, size_t i) {
   if (n.op_type == "FlexAttention" && n.domain == "ai.onnx.preview" &&
       (has_attr(n, "score_mod") || has_attr(n, "prob_mod"))) {
     expand_flex_attention(g, i);
+    return true;
+  }
+  if (is_training_dropout(n)) {
+    expand_training_dropout(g, i);
     return true;
   }
   if (n.op_type == "Scan" && n.domain.empty() && n.opset == 8) {

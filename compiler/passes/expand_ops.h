@@ -15,6 +15,8 @@
 // - BatchNormalization with training_mode=1 (opset 14+): the batch's mean and (population)
 //   variance per channel normalise X, and the running statistics are updated with `momentum`:
 //   running = input * momentum + batch * (1 - momentum).
+// - Dropout with a constant true training_mode and a ratio > 0: mask = RandomUniformLike(X) >=
+//   ratio (the random ops' generator, `seed` passed on), Y = X * mask / (1 - ratio).
 // - Scan opset 8 (inputs and outputs carry a batch dim before the sequence): a Scan over the
 //   batch whose body is a Scan-11 over the sequence with the original body; sequence_lens must
 //   be absent or a constant of full lengths.
