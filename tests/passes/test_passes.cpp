@@ -106,6 +106,27 @@ TEST_CASE("constant propagation folds a chain of constant nodes into a weight") 
   verify_graph(g, "fold-constants");
 }
 
+TEST_CASE("random ops are never folded: RandomUniform has no inputs, Bernoulli constant ones") {
+  Graph g;
+  Node *u = op(g, "RandomUniform", {});
+  u->attrs["shape"].kind = Attribute::Kind::Ints;
+  u->attrs["shape"].ints = {2, 3};
+  u->attrs["seed"].kind = Attribute::Kind::Float; // seeded: still drawn at run time
+  u->attrs["seed"].f = 1.0f;
+  Value *p = g.add_constant("p", std::make_shared<Tensor>(Tensor(DType::Float, {4})));
+  g.initializers.push_back(p);
+  Node *b = op(g, "Bernoulli", {p});
+  output(g, u->outputs[0]);
+  output(g, b->outputs[0]);
+  infer_shapes(g);
+  CHECK(u->outputs[0]->type.static_dims() == std::vector<int64_t>{2, 3});
+  CHECK(b->outputs[0]->type.dtype == DType::Float);
+  CHECK_FALSE(u->outputs[0]->constant);
+  CHECK_FALSE(b->outputs[0]->constant);
+  CHECK(fold_constants(g) == 0);
+  CHECK(g.nodes.size() == 2);
+}
+
 TEST_CASE("dead code elimination keeps only what outputs need") {
   Graph g;
   Value *x = input(g, "x", {4});
