@@ -228,39 +228,40 @@ template <int DI, int DO> bool two(onnxc_rt *rt, void *const *t, const i64 *para
   return true;
 }
 
+/// The Bernoulli/Multinomial draw for output dtype DO and the params' input dtype.
 template <int DO> bool by_input(onnxc_rt *rt, void *const *t, const i64 *params, u64 key) {
   switch (params_of<RandomParams>(params).in_dtype) {
-  case 1: return two<1, DO>(rt, t, params, key);
-  case 11: return two<11, DO>(rt, t, params, key);
-  case 10: return two<10, DO>(rt, t, params, key);
-  case 16: return two<16, DO>(rt, t, params, key);
-  default: return false;
+  case 1:
+    return two<1, DO>(rt, t, params, key);
+  case 11:
+    return two<11, DO>(rt, t, params, key);
+  case 10:
+    return two<10, DO>(rt, t, params, key);
+  case 16:
+    return two<16, DO>(rt, t, params, key);
+  default:
+    return false;
   }
+}
+
+/// The uniform/normal draw for output dtype `out` among D...; false if it is none of them.
+template <int... D>
+bool sample_as(i64 out, onnxc_rt *rt, void *const *t, const i64 *params, u64 key) {
+  return ((out == D && sample<D>(rt, t, params, key)) || ...);
+}
+
+/// The Bernoulli/Multinomial draw for output dtype `out` among D...; false if none (or the input
+/// dtype has no instance).
+template <int... D> bool two_as(i64 out, onnxc_rt *rt, void *const *t, const i64 *params, u64 key) {
+  return ((out == D && by_input<D>(rt, t, params, key)) || ...);
 }
 
 /// False for a dtype combination the kernel has no instance for.
 bool draw(onnxc_rt *rt, void *const *t, const i64 *params, u64 key) {
   const RandomParams p = params_of<RandomParams>(params);
-  if (p.kind == kRandomUniform || p.kind == kRandomNormal) {
-    switch (p.out_dtype) {
-    case 1: return sample<1>(rt, t, params, key);
-    case 11: return sample<11>(rt, t, params, key);
-    case 10: return sample<10>(rt, t, params, key);
-    case 16: return sample<16>(rt, t, params, key);
-    default: return false;
-    }
-  }
-  switch (p.out_dtype) {
-#define ONNXC_RANDOM_OUT(d)                                                                        \
-  case d:                                                                                          \
-    return by_input<d>(rt, t, params, key);
-    ONNXC_RANDOM_OUT(1) ONNXC_RANDOM_OUT(11) ONNXC_RANDOM_OUT(10) ONNXC_RANDOM_OUT(16)
-    ONNXC_RANDOM_OUT(2) ONNXC_RANDOM_OUT(3) ONNXC_RANDOM_OUT(4) ONNXC_RANDOM_OUT(5)
-    ONNXC_RANDOM_OUT(6) ONNXC_RANDOM_OUT(7) ONNXC_RANDOM_OUT(9) ONNXC_RANDOM_OUT(12)
-    ONNXC_RANDOM_OUT(13)
-#undef ONNXC_RANDOM_OUT
-  default: return false;
-  }
+  if (p.kind == kRandomUniform || p.kind == kRandomNormal)
+    return sample_as<1, 11, 10, 16>(p.out_dtype, rt, t, params, key);
+  return two_as<1, 11, 10, 16, 2, 3, 4, 5, 6, 7, 9, 12, 13>(p.out_dtype, rt, t, params, key);
 }
 
 } // namespace

@@ -24,15 +24,11 @@ using namespace onnxc::test;
 
 namespace {
 
-
-
 Value *const_i64(Graph &g, const std::string &name, const std::vector<int64_t> &v) {
   Value *c = g.add_constant(name, std::make_shared<Tensor>(Tensor::vector_i64(v)));
   g.initializers.push_back(c);
   return c;
 }
-
-
 
 } // namespace
 
@@ -40,8 +36,7 @@ TEST_CASE("bind_input_shapes binds --shape and --dim and names the flag when unb
   Graph g;
   Value *x = input(g, "x", {Dim::symbolic("batch"), Dim(3)});
   ShapeBindings none;
-  CHECK_THAT(error_of([&] { bind_input_shapes(g, none); }),
-             Catch::Contains("--dim batch=N"));
+  CHECK_THAT(error_of([&] { bind_input_shapes(g, none); }), Catch::Contains("--dim batch=N"));
   ShapeBindings b;
   parse_dim_flag("batch=4", b);
   bind_input_shapes(g, b);
@@ -91,9 +86,9 @@ TEST_CASE("constant propagation folds a chain of constant nodes into a weight") 
   Value *x = input(g, "x", {2, 2});
   Value *c1 = g.add_constant("c1", std::make_shared<Tensor>(Tensor(DType::Float, {2, 2})));
   g.initializers.push_back(c1);
-  Node *e = op(g, "Exp", {c1});   // exp(0) = 1: constant
+  Node *e = op(g, "Exp", {c1});                           // exp(0) = 1: constant
   Node *s = op(g, "Add", {e->outputs[0], e->outputs[0]}); // 2: constant
-  Node *m = op(g, "Mul", {x, s->outputs[0]}); // x * 2: run time
+  Node *m = op(g, "Mul", {x, s->outputs[0]});             // x * 2: run time
   output(g, m->outputs[0]);
   infer_shapes(g);
   REQUIRE(s->outputs[0]->constant);
@@ -154,8 +149,9 @@ TEST_CASE("check_supported lists every unsupported node") {
   m->opset = 3;
   auto bad = find_unsupported_ops(g);
   REQUIRE(bad.size() == 2);
-  CHECK_THAT(bad[0], Catch::Contains("node 'fancy' (FancyOp") &&
-                         Catch::Contains("onnxc does not support ai.onnx operator FancyOp (opset 17)"));
+  CHECK_THAT(bad[0],
+             Catch::Contains("node 'fancy' (FancyOp") &&
+                 Catch::Contains("onnxc does not support ai.onnx operator FancyOp (opset 17)"));
   CHECK_THAT(bad[1], Catch::Contains("opset 3"));
   CHECK_THROWS_AS(check_supported_ops(g), Error);
 }
@@ -298,7 +294,8 @@ TEST_CASE("regression: DCE of a node whose only input is an initializer frees it
   verify_graph(g, "dce");
 }
 
-TEST_CASE("bind_input_shapes with a const input turns a graph input into a constant that shape rules can read") {
+TEST_CASE("bind_input_shapes with a const input turns a graph input into a constant that shape "
+          "rules can read") {
   Graph g;
   Value *x = input(g, "x", {2, 3});
   Value *shape = input(g, "shape", {2}, DType::Int64);

@@ -7,7 +7,8 @@ Builds small models with onnx.helper, compiles each with `onnxc compile` and run
 mean, variance and frequency must lie within 4 standard errors of its expected value (the
 standard error estimated from the draws themselves or from the binomial law); bounds, dtypes and
 shapes exactly. The statistical checks use seeded models, so they are deterministic. Groups:
-  uniform      RandomUniform / RandomUniformLike: float, double, float16, dtype override
+  uniform      RandomUniform / RandomUniformLike: float, double, float16, bfloat16, dtype
+               override
   normal       RandomNormal / RandomNormalLike: mean, std, the 1-sigma fraction
   bernoulli    frequencies per probability band, values exactly 0/1, output dtypes
   multinomial  class frequencies vs softmax of the row, int32/int64
@@ -112,6 +113,13 @@ def group_uniform(c):
         (y,) = c.draw(f"uniform_{t}", [node], [], [("y", t, [N // 400, 400])])
         c.typed(y, NP_OF[t], (N // 400, 400), f"RandomUniform dtype {t}")
         uniform_stats(c, y, low, high, f"RandomUniform dtype {t}")
+    # bfloat16 (no numpy type): read through a Cast to float in the graph.
+    nodes = [helper.make_node("RandomUniform", [], ["h"], shape=[N], low=-1.0, high=1.0,
+                              dtype=TensorProto.BFLOAT16, seed=4.0),
+             helper.make_node("Cast", ["h"], ["y"], to=TensorProto.FLOAT)]
+    (y,) = c.draw("uniform_bf16", nodes, [], [("y", TensorProto.FLOAT, [N])])
+    c.check(bool(np.all(y.view(np.uint32) & 0xffff == 0)), "RandomUniform bfloat16: bf16 values")
+    uniform_stats(c, y, -1.0, 1.0, "RandomUniform bfloat16")
     # Like: shape and dtype from the input; dtype attribute overrides the type.
     x = np.zeros((N // 100, 10, 10), np.float64)
     node = helper.make_node("RandomUniformLike", ["x"], ["y"], low=5.0, high=7.5, seed=2.0)

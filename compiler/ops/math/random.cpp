@@ -26,9 +26,9 @@ using onnxc_k::RandomParams;
 const std::vector<DType> kFloatTypes = {DType::Float, DType::Double, DType::Float16,
                                         DType::BFloat16};
 const std::vector<DType> kBernoulliOut = {
-    DType::Float, DType::Double, DType::Float16, DType::BFloat16, DType::Uint8,  DType::Int8,
-    DType::Uint16, DType::Int16, DType::Int32,   DType::Int64,   DType::Uint32, DType::Uint64,
-    DType::Bool};
+    DType::Float,  DType::Double, DType::Float16, DType::BFloat16, DType::Uint8,
+    DType::Int8,   DType::Uint16, DType::Int16,   DType::Int32,    DType::Int64,
+    DType::Uint32, DType::Uint64, DType::Bool};
 
 bool allowed(DType t, const std::vector<DType> &types) {
   return std::find(types.begin(), types.end(), t) != types.end();
