@@ -24,15 +24,11 @@ using namespace onnxc::test;
 
 namespace {
 
-
-
 Value *const_i64(Graph &g, const std::string &name, const std::vector<int64_t> &v) {
   Value *c = g.add_constant(name, std::make_shared<Tensor>(Tensor::vector_i64(v)));
   g.initializers.push_back(c);
   return c;
 }
-
-
 
 } // namespace
 
@@ -40,8 +36,7 @@ TEST_CASE("bind_input_shapes binds --shape and --dim and names the flag when unb
   Graph g;
   Value *x = input(g, "x", {Dim::symbolic("batch"), Dim(3)});
   ShapeBindings none;
-  CHECK_THAT(error_of([&] { bind_input_shapes(g, none); }),
-             Catch::Contains("--dim batch=N"));
+  CHECK_THAT(error_of([&] { bind_input_shapes(g, none); }), Catch::Contains("--dim batch=N"));
   ShapeBindings b;
   parse_dim_flag("batch=4", b);
   bind_input_shapes(g, b);
@@ -91,9 +86,9 @@ TEST_CASE("constant propagation folds a chain of constant nodes into a weight") 
   Value *x = input(g, "x", {2, 2});
   Value *c1 = g.add_constant("c1", std::make_shared<Tensor>(Tensor(DType::Float, {2, 2})));
   g.initializers.push_back(c1);
-  Node *e = op(g, "Exp", {c1});   // exp(0) = 1: constant
+  Node *e = op(g, "Exp", {c1});                           // exp(0) = 1: constant
   Node *s = op(g, "Add", {e->outputs[0], e->outputs[0]}); // 2: constant
-  Node *m = op(g, "Mul", {x, s->outputs[0]}); // x * 2: run time
+  Node *m = op(g, "Mul", {x, s->outputs[0]});             // x * 2: run time
   output(g, m->outputs[0]);
   infer_shapes(g);
   REQUIRE(s->outputs[0]->constant);
@@ -104,6 +99,27 @@ TEST_CASE("constant propagation folds a chain of constant nodes into a weight") 
   CHECK(g.nodes.size() == 1);
   CHECK(g.nodes[0]->op_type == "Mul");
   verify_graph(g, "fold-constants");
+}
+
+TEST_CASE("random ops are never folded: RandomUniform has no inputs, Bernoulli constant ones") {
+  Graph g;
+  Node *u = op(g, "RandomUniform", {});
+  u->attrs["shape"].kind = Attribute::Kind::Ints;
+  u->attrs["shape"].ints = {2, 3};
+  u->attrs["seed"].kind = Attribute::Kind::Float; // seeded: still drawn at run time
+  u->attrs["seed"].f = 1.0f;
+  Value *p = g.add_constant("p", std::make_shared<Tensor>(Tensor(DType::Float, {4})));
+  g.initializers.push_back(p);
+  Node *b = op(g, "Bernoulli", {p});
+  output(g, u->outputs[0]);
+  output(g, b->outputs[0]);
+  infer_shapes(g);
+  CHECK(u->outputs[0]->type.static_dims() == std::vector<int64_t>{2, 3});
+  CHECK(b->outputs[0]->type.dtype == DType::Float);
+  CHECK_FALSE(u->outputs[0]->constant);
+  CHECK_FALSE(b->outputs[0]->constant);
+  CHECK(fold_constants(g) == 0);
+  CHECK(g.nodes.size() == 2);
 }
 
 TEST_CASE("dead code elimination keeps only what outputs need") {
@@ -133,8 +149,9 @@ TEST_CASE("check_supported lists every unsupported node") {
   m->opset = 3;
   auto bad = find_unsupported_ops(g);
   REQUIRE(bad.size() == 2);
-  CHECK_THAT(bad[0], Catch::Contains("node 'fancy' (FancyOp") &&
-                         Catch::Contains("onnxc does not support ai.onnx operator FancyOp (opset 17)"));
+  CHECK_THAT(bad[0],
+             Catch::Contains("node 'fancy' (FancyOp") &&
+                 Catch::Contains("onnxc does not support ai.onnx operator FancyOp (opset 17)"));
   CHECK_THAT(bad[1], Catch::Contains("opset 3"));
   CHECK_THROWS_AS(check_supported_ops(g), Error);
 }
@@ -277,7 +294,8 @@ TEST_CASE("regression: DCE of a node whose only input is an initializer frees it
   verify_graph(g, "dce");
 }
 
-TEST_CASE("bind_input_shapes with a const input turns a graph input into a constant that shape rules can read") {
+TEST_CASE("bind_input_shapes with a const input turns a graph input into a constant that shape "
+          "rules can read") {
   Graph g;
   Value *x = input(g, "x", {2, 3});
   Value *shape = input(g, "shape", {2}, DType::Int64);
