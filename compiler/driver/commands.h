@@ -22,6 +22,12 @@ struct CompileOptions {
   int batch_tile = -1;
 };
 
+/// The note of a model that draws random values (the random ops, Dropout in training mode),
+/// with the first such node: `onnxc verify` prints it, and the conformance scripts read it.
+inline constexpr char kRandomNote[] =
+    "the model draws random values ({}): its outputs differ from any other generator's "
+    "(and from run to run without a seed)";
+
 struct CompileSummary {
   int64_t arena_size = 0;
   int64_t intermediates_size = 0; ///< all arena tensors, unshared

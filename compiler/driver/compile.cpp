@@ -223,6 +223,11 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
   s.kernel_calls = plan.calls.size();
   if (batch)
     s.notes = batch->notes;
+  for (const PlannedCall &pc : plan.calls)
+    if (pc.call.kernel.rfind("onnxc_k_random", 0) == 0) {
+      s.notes.push_back(fmt::format(kRandomNote, pc.node_desc));
+      break;
+    }
   if (plan.batch) {
     s.run_time_batch =
         fmt::format("'{}' {}..{}", plan.batch->symbol, plan.batch->range.lo, plan.batch->range.hi);

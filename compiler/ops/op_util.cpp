@@ -117,11 +117,7 @@ static std::vector<std::string> graph_inputs_behind(const Value *v) {
   return found;
 }
 
-const Tensor &require_constant(const Node &n, size_t i, const char *what) {
-  const Tensor *t = input_constant(n, i);
-  if (t)
-    return *t;
-  const Value *v = n.input(i);
+std::string computed_from(const Value *v) {
   std::string from;
   if (v && !v->is_graph_input) {
     std::vector<std::string> inputs = graph_inputs_behind(v);
@@ -129,9 +125,15 @@ const Tensor &require_constant(const Node &n, size_t i, const char *what) {
       from = fmt::format(" (from the graph input{} '{}')", inputs.size() > 1 ? "s" : "",
                          fmt::join(inputs, "', '"));
   }
-  node_fail(n, "input '{}' must be a compile-time constant (onnxc needs static shapes); "
-               "it is computed at run time from '{}'{}",
-            what, v ? v->name : "?", from);
+  return fmt::format("it is computed at run time from '{}'{}", v ? v->name : "?", from);
+}
+
+const Tensor &require_constant(const Node &n, size_t i, const char *what) {
+  const Tensor *t = input_constant(n, i);
+  if (t)
+    return *t;
+  node_fail(n, "input '{}' must be a compile-time constant (onnxc needs static shapes); {}", what,
+            computed_from(n.input(i)));
 }
 
 void set_output(Node &n, size_t i, DType dtype, const std::vector<int64_t> &dims) {

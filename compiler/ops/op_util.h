@@ -37,6 +37,9 @@ DType input_dtype(const Node &n, size_t i);
 std::vector<int64_t> input_dims(const Node &n, size_t i);
 /// Constant value of input i, or nullptr if it is not known at compile time (or omitted).
 const Tensor *input_constant(const Node &n, size_t i);
+/// "it is computed at run time from 'v' (from the graph inputs 'a', 'b')": the end of every
+/// "must be a compile-time constant" message; `onnxc verify` compiles those inputs in.
+std::string computed_from(const Value *v);
 /// Constant value of input i; throws "input '<what>' must be a compile-time constant".
 const Tensor &require_constant(const Node &n, size_t i, const char *what);
 

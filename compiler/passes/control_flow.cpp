@@ -139,12 +139,13 @@ void infer_loop(Node &n, const InferOptions &opts) {
   size_t scans = body.outputs.size() - 1 - states;
   if (scans == 0)
     return;
-  if (body_keeps_cond(body)) { // errors naming the graph inputs M and cond come from
-    if (n.input(0) && !n.input(0)->constant)
-      require_constant(n, 0, "M");
-    if (n.input(1) && !n.input(1)->constant)
-      require_constant(n, 1, "cond");
-  }
+  for (size_t k = 0; k < 2 && body_keeps_cond(body); ++k) // name where M / cond come from
+    if (n.input(k) && !n.input(k)->constant)
+      node_fail(n,
+                "scan outputs (here {}) need a trip count known at compile time: input '{}' must "
+                "be a compile-time constant (a run-time trip count gives run-time output shapes, "
+                "which onnxc does not support yet); {}",
+                scans, k == 0 ? "M" : "cond", computed_from(n.input(k)));
   if (!n.input(0) || !n.input(0)->constant || !loop_never_exits_early(n, body))
     node_fail(n,
               "scan outputs (here {}) need a trip count known at compile time: the trip count "

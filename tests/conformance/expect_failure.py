@@ -9,7 +9,8 @@ exactly as update_known_failures.py does it and its reason extracted the same wa
   1  the case passes (remove it from the list: update_known_failures.py --cases '^CASE$'), or it
      fails for another reason (a regression, or a changed message: fix it or regenerate the list).
 So a listed case never hides a crash or a wrong answer it did not have when it was listed.
-A case whose graph draws random values (Bernoulli, RandomUniformLike, ...) that compiles and runs
+A case whose compiled model draws random values (Bernoulli, Dropout in training mode, ...) that
+compiles and runs
 has the reason update_known_failures.RANDOM_REASON whatever its outputs (numpy's draws in the
 reference; see update_known_failures.py), so only that reason is accepted for it, and a compile
 error or crash in such a case still fails here.

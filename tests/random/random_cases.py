@@ -12,6 +12,7 @@ shapes exactly. The statistical checks use seeded models, so they are determinis
   normal       RandomNormal / RandomNormalLike: mean, std, the 1-sigma fraction
   bernoulli    frequencies per probability band, values exactly 0/1, output dtypes
   multinomial  class frequencies vs softmax of the row, int32/int64
+  dropout      Dropout in training mode: Y = X * mask / (1 - ratio), kept fraction, seeded runs
   determinism  seeded: equal across runs and --threads 1/2/4; unseeded: runs differ (the ops
                are never constant-folded); two nodes with one seed draw different streams
   errors       invalid attributes/dtypes are compile errors naming the node
@@ -187,6 +188,31 @@ def group_bernoulli(c):
             c.near(got.mean(), pb, np.sqrt(pb * (1 - pb) / got.size), f"{what}: p = {b}")
 
 
+def group_dropout(c):
+    """Dropout in training mode (constant training_mode and ratio): Y = X * mask / (1 - ratio)
+    exactly, the mask kept with probability 1 - ratio, seeded runs equal."""
+    for k, (dt, ratio) in enumerate(((np.float32, 0.3), (np.float64, 0.75))):
+        x = np.linspace(1.0, 2.0, N).astype(dt).reshape(4, -1)
+        const = lambda name, v: helper.make_node(  # noqa: E731
+            "Constant", [], [name], value=numpy_helper.from_array(np.array(v), name))
+        nodes = [const("r", dt(ratio)), const("t", np.bool_(True)),
+                 helper.make_node("Dropout", ["x", "r", "t"], ["y", "mask"], seed=7 + k)]
+        path = c.model(f"dropout_{k}", nodes, [("x", x)],
+                       [("y", ELEM[dt], x.shape), ("mask", TensorProto.BOOL, x.shape)], opset=13)
+        lib = c.compile(path)
+        y, mask = c.run(lib, threads=2, tag="a")
+        what = f"Dropout training {np.dtype(dt)} ratio {ratio}"
+        c.typed(y, dt, x.shape, what)
+        c.typed(mask, np.bool_, x.shape, what + " mask")
+        want = np.where(mask, x / dt(1 - ratio), dt(0))
+        c.check(bool(np.allclose(y, want, rtol=1e-6, atol=0)), f"{what}: Y = X * mask / (1 - r)")
+        kept = mask.astype(np.float64).mean()
+        c.near(kept, 1 - ratio, np.sqrt(ratio * (1 - ratio) / mask.size), f"{what}: kept fraction")
+        y2, mask2 = c.run(lib, threads=1, tag="b")
+        c.check(bool(np.array_equal(mask, mask2) and np.array_equal(y, y2)),
+                f"{what}: seeded runs at 2 and 1 threads agree")
+
+
 def group_multinomial(c):
     logits = np.array([[0.0, 1.0, 2.0, -1.0, 0.5], [3.0, -2.0, 0.0, 0.0, -30.0],
                        [-5.0, -5.0, -5.0, -5.0, -5.0], [10.0, 9.0, -1.0, 0.0, 8.5]])
@@ -283,7 +309,8 @@ def group_errors(c):
 
 
 GROUPS = {"uniform": group_uniform, "normal": group_normal, "bernoulli": group_bernoulli,
-          "multinomial": group_multinomial, "determinism": group_determinism,
+          "multinomial": group_multinomial, "dropout": group_dropout,
+          "determinism": group_determinism,
           "errors": group_errors}
 
 
