@@ -7,7 +7,7 @@ layout; the constant inputs — axis, dft_length, frame_step — are initializer
 lengths (1000, 999, 240) along the middle and an inner axis, float and double, the one-sided
 real transform with zero padding (dft_length > n) and truncation (dft_length < n), the real
 inverse of a one-sided spectrum (numpy.fft.irfft, even and odd lengths), opset 17's axis
-attribute, STFT with a Hann window (one-sided) and a complex STFT without a window.
+attribute, test_dft_inverse's input against the exact result, STFT with a Hann window (one-sided) and a complex STFT without a window.
 
 Usage: make_cases.py OUT_DIR --onnxc ONNXC
 Exits 1 if any case fails.
@@ -111,6 +111,11 @@ def make_all(out):
     dft_case(out, "dft_irfft_even", r(2, 129, 2), 1, f64, inverse=1, onesided=1)
     dft_case(out, "dft_irfft_odd", r(2, 100, 2), 1, f64, inverse=1, onesided=1, length=199)
     dft_case(out, "dft_opset17_axis_attr", r(2, 400, 1), 1, f32, opset=17)
+    # The ONNX backend case test_dft_inverse's input (its stored output is float32 FFT noise,
+    # 1.9e-7 where the exact result is 0): onnxc must give the exact result within atol 1e-7.
+    backend = np.zeros((1, 10, 10, 2))
+    backend[0, :, :, 0] = np.arange(100).reshape(10, 10)
+    dft_case(out, "dft_inverse_backend_input", backend, 1, f32, inverse=1)
     hann = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(256) / 256)
     stft_case(out, "stft_hann", r(2, 4000, 1), 100, hann, 256, 1, f32)
     stft_case(out, "stft_complex_no_window", r(1, 1500, 2), 64, None, 200, 0, f64)
@@ -127,8 +132,10 @@ def main():
         d = os.path.join(args.out, case)
         # float32 outputs are sums of up to 1000 terms of magnitude 1: an absolute tolerance of
         # 1e-5 covers float32 rounding of results near 0; the relative one is onnxc verify's.
+        # The backend input's 100 integers sum exactly: the suite's own atol 1e-7 applies.
+        atol = "1e-7" if case == "dft_inverse_backend_input" else "1e-5"
         cmd = [args.onnxc, "verify", os.path.join(d, "model.onnx"),
-               os.path.join(d, "test_data_set_0"), "--threads", "2", "--atol", "1e-5"]
+               os.path.join(d, "test_data_set_0"), "--threads", "2", "--atol", atol]
         res = subprocess.run(cmd, capture_output=True, text=True)
         status = "ok" if res.returncode == 0 else "FAIL"
         print(f"{status} {case}")
