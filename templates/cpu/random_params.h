@@ -3,7 +3,7 @@
  *
  * Every draw is a counter-based hash: element i of a node's output gets the bits
  * random_bits(key, i), where key mixes the seed (or, without a `seed` attribute, a per-call
- * nonce) with the node's index in the model. No generator state is carried between elements, so
+ * nonce) with the node's stream (a hash of its output's name, unique in the model). No generator state is carried between elements, so
  * the chunks of a parallel_for are independent and the values do not depend on the thread
  * count. */
 #ifndef ONNXC_RANDOM_PARAMS_H
@@ -30,7 +30,7 @@ struct RandomParams {
   int64_t out_dtype; ///< output dtype
   int64_t seeded;    ///< 1: key from seed_bits (same values every run); 0: a fresh nonce per call
   int64_t seed_bits; ///< bit pattern of the `seed` attribute (a float) widened to double
-  int64_t node;      ///< the node's index in the model: different nodes draw different streams
+  int64_t node;      ///< the node's stream (output name hash): one stream per node
   int64_t count;     ///< output elements (uniform, normal, Bernoulli); Multinomial: batch
   int64_t classes;   ///< Multinomial: classes per row
   int64_t samples;   ///< Multinomial: samples per row

@@ -273,6 +273,25 @@ def group_determinism(c):
     c.check(np.mean(r1[0] == r1[1]) < 0.01, "two nodes with one seed draw different values")
     c.check(all(np.array_equal(p, q) for p, q in zip(r1, r2)),
             "two seeded nodes: equal at 1 and 3 threads")
+    # A node in a Loop body and a top-level node, both node #0 of their graph, one seed: the
+    # stream comes from the output's name (unique in the model), not the index in its graph.
+    small = [1000]
+    body = helper.make_graph(
+        [helper.make_node("RandomUniform", [], ["u"], shape=small, seed=9.0),
+         helper.make_node("Identity", ["c"], ["c_out"])], "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("c", TensorProto.BOOL, [])],
+        [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("u", TensorProto.FLOAT, small)])
+    const = lambda name, v: helper.make_node(  # noqa: E731
+        "Constant", [], [name], value=numpy_helper.from_array(np.array(v), name))
+    nodes = [helper.make_node("RandomUniform", [], ["top"], shape=small, seed=9.0),
+             const("m", np.int64(1)), const("t", np.bool_(True)),
+             helper.make_node("Loop", ["m", "t"], ["us"], body=body)]
+    outs = [("top", TensorProto.FLOAT, small), ("us", TensorProto.FLOAT, [1] + small)]
+    top, us = c.run(c.compile(c.model("body_node", nodes, [], outs)))
+    c.check(np.mean(top == us[0]) < 0.01, "a body node and a top-level node with one seed and "
+            "one index in their graphs draw different values")
     c.check(abs(np.corrcoef(r1[0], r1[1])[0, 1]) < SIGMAS / np.sqrt(N),
             "two seeded nodes: uncorrelated")
 

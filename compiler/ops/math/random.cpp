@@ -4,8 +4,8 @@
 // softmax of each row of unnormalised log-probabilities). One kernel, onnxc_k_random
 // (templates/cpu/random.cpp, params in templates/cpu/random_params.h).
 //
-// Seeds: with a `seed` attribute the values are a pure function of (seed, the node's index in the
-// model, element index): the same on every run, every context and every thread count. Without
+// Seeds: with a `seed` attribute the values are a pure function of (seed, the node's stream (a
+// hash of its output's name, unique in the model), element index): the same on every run, every context and every thread count. Without
 // one, every call draws new values (a per-call nonce from a process-wide counter, the clock and
 // the context). ONNX Runtime differs: its generator advances from run to run even with a seed,
 // so only its first run after loading repeats; and no generator reproduces numpy's draws, which
@@ -65,14 +65,26 @@ DType float_input(const Node &n) {
   return t;
 }
 
-/// The parameters every random op shares: kind, seed (or none) and the node's index.
+/// The node's stream: FNV-1a of its output's name (names are unique in a model, subgraphs
+/// included, where indices restart in every body), or its index if the output has no name.
+int64_t stream_of(const Node &n) {
+  const std::string name = n.outputs.empty() || !n.outputs[0] ? "" : n.outputs[0]->name;
+  if (name.empty())
+    return n.index;
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : name)
+    h = (h ^ c) * 0x100000001b3ull;
+  return static_cast<int64_t>(h);
+}
+
+/// The parameters every random op shares: kind, seed (or none) and the node's stream.
 RandomParams base_params(const Node &n, onnxc_k::RandomKind kind) {
   RandomParams p{};
   p.kind = kind;
   p.seeded = has_attr(n, "seed") ? 1 : 0;
   const double seed = attr_float(n, "seed", 0.0f);
   std::memcpy(&p.seed_bits, &seed, sizeof seed);
-  p.node = n.index;
+  p.node = stream_of(n);
   return p;
 }
 
