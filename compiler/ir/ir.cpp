@@ -239,4 +239,60 @@ std::string Graph::unique_name(const std::string &base) {
   }
 }
 
+std::shared_ptr<Graph> clone_graph(const Graph &g, Graph *parent) {
+  auto c = std::make_shared<Graph>();
+  c->name = g.name;
+  c->parent = parent;
+  c->symbols = g.symbols;
+  std::map<const Value *, Value *> map;
+  for (const auto &v : g.values) {
+    Value *w = c->add_value(v->name, v->type);
+    w->constant = v->constant;
+    w->sym_value = v->sym_value;
+    w->is_graph_input = v->is_graph_input;
+    w->is_graph_output = v->is_graph_output;
+    map[v.get()] = w;
+  }
+  auto mapped = [&](const Value *v) { return v ? map.at(v) : nullptr; };
+  for (const Value *v : g.inputs)
+    c->inputs.push_back(mapped(v));
+  for (const Value *v : g.outputs)
+    c->outputs.push_back(mapped(v));
+  for (const Value *v : g.initializers)
+    c->initializers.push_back(mapped(v));
+  for (const auto &n : g.nodes) {
+    auto m = std::make_unique<Node>();
+    m->name = n->name;
+    m->op_type = n->op_type;
+    m->domain = n->domain;
+    m->opset = n->opset;
+    m->index = n->index;
+    m->def = n->def;
+    m->attrs = n->attrs;
+    for (auto &[key, a] : m->attrs) { // nested bodies: copies too
+      if (a.g)
+        a.g = clone_graph(*a.g, c.get());
+      for (auto &sub : a.graphs)
+        if (sub)
+          sub = clone_graph(*sub, c.get());
+    }
+    for (const Value *v : n->inputs) {
+      Value *w = mapped(v);
+      if (w)
+        w->uses.push_back({m.get(), static_cast<int>(m->inputs.size())});
+      m->inputs.push_back(w);
+    }
+    for (const Value *o : n->outputs) {
+      Value *w = mapped(o);
+      if (w) {
+        w->producer = m.get();
+        w->producer_index = static_cast<int>(m->outputs.size());
+      }
+      m->outputs.push_back(w);
+    }
+    c->nodes.push_back(std::move(m));
+  }
+  return c;
+}
+
 } // namespace onnxc

@@ -209,6 +209,10 @@ struct Model {
   std::unique_ptr<Graph> graph;
 };
 
+/// A deep copy of `g` (values, nodes, nested subgraphs), its parent set to `parent`: for
+/// passes that need one body per copy of a node (a copy shares nothing with the original).
+std::shared_ptr<Graph> clone_graph(const Graph &g, Graph *parent);
+
 template <typename Pred> void Graph::erase_nodes_if(Pred dead) {
   std::vector<std::unique_ptr<Node>> kept;
   for (auto &n : nodes) {

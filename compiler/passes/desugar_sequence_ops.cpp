@@ -127,14 +127,9 @@ void Desugarer::concat_from_sequence(Node &n) {
 
 /// Copies `body`'s nodes into the graph once (copy `k`), on `map` (body inputs already mapped;
 /// body constants and outer stand-ins are mapped here); the copies are handled like the graph's
-/// own nodes. Refuses a body with nested subgraphs, which copies would share.
+/// own nodes. A nested subgraph (an If in a Loop body) is deep-copied for each copy.
 void Desugarer::instantiate(const Graph &body, const Node &n, std::map<const Value *, Value *> &map,
                             int64_t k) {
-  for (const auto &bn : body.nodes)
-    for (const auto &[key, a] : bn->attrs)
-      if (a.g || !a.graphs.empty())
-        node_fail(n, "its body has a node with a subgraph ({}), which onnxc does not copy",
-                  bn->describe());
   for (const auto &v : body.values) {
     if (v->constant)
       map[v.get()] = constant(*v->constant, v->name);
@@ -151,6 +146,13 @@ void Desugarer::instantiate(const Graph &body, const Node &n, std::map<const Val
     c->opset = bn->opset;
     c->index = n.index;
     c->attrs = bn->attrs;
+    for (auto &[key, a] : c->attrs) { // each copy gets its own nested bodies
+      if (a.g)
+        a.g = clone_graph(*a.g, &g_);
+      for (auto &sub : a.graphs)
+        if (sub)
+          sub = clone_graph(*sub, &g_);
+    }
     c->def = bn->def;
     for (Value *v : bn->inputs) {
       auto it = v ? map.find(v) : map.end();

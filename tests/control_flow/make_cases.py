@@ -204,6 +204,32 @@ def scan8_batched():
     return m, sets, ref
 
 
+def loop_sequence_nested_if():
+    """A Loop carrying a sequence (unrolled: its trip count is a constant) whose body holds an If
+    on a run-time flag reading the iteration number and an outer value: every unrolled copy
+    gets its own copy of the branches."""
+    f = lambda name: vi(name, F, [2])  # noqa: E731
+    then = h.make_graph([h.make_node("Cast", ["i"], ["fi"], to=F),
+                         h.make_node("Mul", ["x", "fi"], ["t"])], "then", [], [f("t")])
+    other = h.make_graph([h.make_node("Cast", ["i"], ["fj"], to=F),
+                          h.make_node("Add", ["x", "fj"], ["e"])], "else", [], [f("e")])
+    body = h.make_graph([h.make_node("Identity", ["c"], ["c_out"]),
+                         h.make_node("If", ["flag"], ["v"], then_branch=then, else_branch=other),
+                         h.make_node("SequenceInsert", ["s", "v"], ["s_out"])],
+                        "body", [vi("i", I64, []), vi("c", B, []),
+                                 h.make_tensor_sequence_value_info("s", F, [2])],
+                        [vi("c_out", B, []), h.make_tensor_sequence_value_info("s_out", F, [2])])
+    nodes = [const("m", np.int64(3)), h.make_node("SequenceEmpty", [], ["s0"], dtype=F),
+             h.make_node("Loop", ["m", "", "s0"], ["s_final"], body=body),
+             h.make_node("ConcatFromSequence", ["s_final"], ["y"], axis=0, new_axis=1)]
+    m = model(nodes, [vi("flag", B, []), vi("x", F, [2])], [vi("y", F, [3, 2])])
+
+    def ref(flag, x):
+        return [np.stack([x * i if flag else x + i for i in range(3)]).astype(np.float32)]
+    x = np.array([1.5, -2.0], np.float32)
+    return m, [[np.array(True), x], [np.array(False), x]], ref
+
+
 def if_constant():
     """An If on a condition known at compile time (from a Shape): folded away (the chosen
     branch is inlined), checked by test.py; the branch reads an outer value."""
@@ -248,7 +274,8 @@ def if_shape_mismatch():
 ERROR_CASES = {f.__name__: f for f in (loop_shape_change, loop_runtime_scan, if_shape_mismatch)}
 
 CASES = {f.__name__: f for f in (if_runtime, if_constant, loop_runtime, loop_early_exit,
-                                 loop_scan_outputs, scan_sequence, scan8_batched)}
+                                 loop_scan_outputs, scan_sequence, scan8_batched,
+                                 loop_sequence_nested_if)}
 
 
 def write_case(out, name, m, sets, ref):
