@@ -91,6 +91,7 @@ struct ProfileOptions {
   int iters = 20;
   int warmup = 3;
   int top = 20; ///< rows of the table
+  std::vector<std::string> dims; ///< --dim NAME=N: run-time dims of synthetic inputs
 };
 /// Runs a library compiled with --profile; prints the top nodes and writes the trace.
 int cmd_profile(const ProfileOptions &o);

@@ -211,6 +211,8 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(0, 1000000));
   profile->add_option("--top", po.top, "Rows in the table (default 20)")
       ->check(CLI::Range(1, 1000000));
+  profile->add_option("--dim", po.dims,
+                      "NAME=N: value of a run-time dim for synthetic inputs (default: its minimum)");
 
   try {
     app.parse(argc, argv);

@@ -5,41 +5,35 @@
 #include "codegen/cpu/output_files.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/model_library.h"
+#include "compiler/driver/run_buffers.h"
 #include "compiler/driver/test_data.h"
 #include "compiler/ir/error.h"
 
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <memory>
 #include <numeric>
 
 namespace onnxc {
 namespace {
 
-/// Inputs of one run: read from DATA_DIR (checked by one validated run) or synthetic.
-struct Inputs {
-  std::vector<NamedTensor> tensors;
-  std::vector<std::vector<uint8_t>> synthetic;
-  std::vector<const void *> pointers;
-};
-
-Inputs prepare_inputs(const ModelLibrary &lib, ModelLibrary::Context &ctx,
-                      const std::string &data_dir) {
-  Inputs in;
-  if (data_dir.empty()) {
-    for (const TensorSignature &s : lib.inputs())
-      in.pointers.push_back(in.synthetic.emplace_back(synthetic_input(s)).data());
-    return in;
-  }
-  in.tensors = read_data_set(data_dir, "input");
-  std::vector<const Tensor *> ordered = match_inputs(lib.inputs(), in.tensors, data_dir);
+/// The buffers of the timed runs: DATA_DIR's inputs (checked by one validated run; their shapes
+/// give the run-time dims) or synthetic ones at the --dim values.
+std::unique_ptr<RunBuffers> prepare_inputs(const ModelLibrary &lib, ModelLibrary::Context &ctx,
+                                           const ProfileOptions &o,
+                                           std::vector<NamedTensor> &tensors) {
+  if (o.data_dir.empty())
+    return std::make_unique<RunBuffers>(lib, run_time_dim_values(lib, o.dims));
+  if (!o.dims.empty())
+    fail("--dim: the data set's input shapes give the run-time dims; pass either one");
+  tensors = read_data_set(o.data_dir, "input");
+  std::vector<const Tensor *> ordered = match_inputs(lib.inputs(), tensors, o.data_dir);
   ctx.run(ordered); // validates dtypes and shapes against the signature
-  for (const Tensor *t : ordered)
-    in.pointers.push_back(t->data());
-  return in;
+  return std::make_unique<RunBuffers>(lib, ordered);
 }
 
-/// One timed run: the wall time around onnxc_run_buffers and every node's info afterwards.
+/// One timed run: the wall time around the run and every node's info afterwards.
 struct RunSample {
   double run_ms = 0;
   std::vector<onnxc_profile_node_info> nodes;
@@ -51,15 +45,14 @@ struct RunSample {
   }
 };
 
-std::vector<RunSample> sample_runs(ModelLibrary::Context &ctx, const Inputs &in,
-                                   std::vector<void *> &outs, int32_t num_nodes,
-                                   const ProfileOptions &o) {
+std::vector<RunSample> sample_runs(ModelLibrary::Context &ctx, RunBuffers &buffers,
+                                   int32_t num_nodes, const ProfileOptions &o) {
   for (int i = 0; i < o.warmup; ++i)
-    ctx.run_buffers(in.pointers, outs);
+    buffers.run(ctx);
   std::vector<RunSample> runs(static_cast<size_t>(o.iters));
   for (RunSample &r : runs) {
     auto t0 = std::chrono::steady_clock::now();
-    ctx.run_buffers(in.pointers, outs);
+    buffers.run(ctx);
     r.run_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     for (int32_t n = 0; n < num_nodes; ++n)
@@ -164,16 +157,16 @@ int cmd_profile(const ProfileOptions &o) {
          o.library);
   ModelLibrary::Context ctx(lib);
   ctx.set_num_threads(o.threads);
-  Inputs in = prepare_inputs(lib, ctx, o.data_dir);
-  std::vector<std::vector<uint8_t>> out_bufs;
-  std::vector<void *> outs;
-  for (const TensorSignature &s : lib.outputs())
-    outs.push_back(out_bufs.emplace_back(std::max<uint64_t>(s.size_bytes, 1)).data());
-  std::vector<RunSample> runs = sample_runs(ctx, in, outs, num_nodes, o);
+  std::vector<NamedTensor> tensors; // the data set's inputs, which the buffers point into
+  std::unique_ptr<RunBuffers> buffers = prepare_inputs(lib, ctx, o, tensors);
+  std::vector<RunSample> runs = sample_runs(ctx, *buffers, num_nodes, o);
   size_t rep = representative_run(runs);
   if (!o.trace_path.empty())
     write_file_atomically(o.trace_path, trace_json(lib, runs[rep], rep, o));
   print_table(runs, rep, o);
+  if (!lib.symbols().empty())
+    std::cout << "note: the library has run-time dims and runs a batch in tiles or one sample at "
+                 "a time: node times are those of its last tile or sample\n";
   if (!o.trace_path.empty())
     std::cout << fmt::format("wrote {}\n", o.trace_path);
   return 0;

@@ -323,6 +323,36 @@ def case_progress(onnxc, work, model, data):
         check(want in t.stdout, f"terminal output lacks {want!r}")
 
 
+def case_run_time_batch(onnxc, work, model, data):
+    """A library compiled with a run-time batch (no --dim), profiled with --dim: at batch 1 the
+    node times cover the run; at batch 2 the samples run one after the other and the node
+    times (the last sample's) cover about half of it, which the output notes."""
+    lib = os.path.join(work, "prof_batch.so")
+    out = compile_model(onnxc, model, lib, "--profile", "--batch-tile", "0").stdout
+    check("run-time batch" in out, f"not compiled with a run-time batch: {out}")
+    note = "node times are those of its last tile or sample"
+    for batch, lo, hi in ((1, 0.9, 1.1), (2, 0.4, 0.6)):
+        out = run([onnxc, "profile", lib, "--iters", "5", "--warmup", "1",
+                   "--dim", f"{dim_bindings_name(model)}={batch}"]).stdout
+        print(out)
+        check(note in out, f"batch {batch}: the output does not note the per-sample times")
+        m = re.search(r"representative run \(iteration \d+\): node sum ([\d.]+) ms, measured "
+                      r"([\d.]+) ms", out)
+        check(m, "no 'representative run' line in the output")
+        ratio = float(m.group(1)) / float(m.group(2))
+        check(lo <= ratio <= hi, f"batch {batch}: node times are {ratio:.1%} of the run")
+    bad = subprocess.run([onnxc, "profile", lib, "--dim", "nope=2"], capture_output=True,
+                         text=True)
+    check(bad.returncode == 1 and "the library has no run-time dim 'nope'" in bad.stderr,
+          f"--dim of an unknown dim: exit {bad.returncode}, {bad.stderr!r}")
+
+
+def dim_bindings_name(model):
+    """The name of the first symbolic dim of the model's first input."""
+    dims = onnx.load(model).graph.input[0].type.tensor_type.shape.dim
+    return next(d.dim_param for d in dims if d.dim_param)
+
+
 def main():
     if len(sys.argv) < 6 or len(sys.argv) % 2 != 0:
         fail(__doc__)
@@ -333,7 +363,8 @@ def main():
         print(f"SKIP: {model} not found")
         sys.exit(SKIP)
     os.makedirs(work, exist_ok=True)
-    {"trace": case_trace, "abi": case_abi, "progress": case_progress}[case](
+    {"trace": case_trace, "abi": case_abi, "progress": case_progress,
+     "run_time_batch": case_run_time_batch}[case](
         onnxc, work, model, data)
     print("PASS")
 
