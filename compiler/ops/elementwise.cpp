@@ -39,6 +39,7 @@ OpDef unary(std::string op, std::string id, std::vector<DType> types, ScalarAttr
             bool predicate = false) {
   OpDef d;
   d.elementwise = true;
+  d.max_inputs = d.max_outputs = 1;
   d.name = std::move(op);
   d.min_opset = 6;
   if (d.name == "Not") { // Not-1 is today's Not
@@ -104,6 +105,8 @@ OpDef binary(std::string op, std::string id, std::vector<DType> types, bool comp
              ScalarAttr a0 = {}) {
   OpDef d;
   d.elementwise = true;
+  d.max_inputs = 2;
+  d.max_outputs = 1;
   d.name = std::move(op);
   d.min_opset = 7;
   if (!a0.name.empty())

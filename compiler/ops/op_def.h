@@ -97,6 +97,11 @@ struct OpDef {
   /// true: each output element is computed from the inputs' elements at the same index, the
   /// inputs broadcast multidirectionally to the output shape (the ops of elementwise.def).
   bool elementwise = false;
+  /// The most inputs / outputs the op takes in any opset (check-supported refuses more, also
+  /// at opsets newer than libonnx's schemas): kernels take their operands by position, so an
+  /// extra input would be read as an output.
+  size_t max_inputs = SIZE_MAX;
+  size_t max_outputs = SIZE_MAX;
 };
 
 } // namespace onnxc

@@ -26,7 +26,8 @@ std::string wrong_attribute_kind(const Node &n) {
 
 /// A message if the node has fewer or more inputs or outputs than ONNX's schema of its op
 /// allows (kernels take their operands by position: an extra input would be read as an
-/// output). The schemas are libonnx's registry, so only opsets it knows are checked. Nodes with
+/// output). The schemas are libonnx's registry, so only opsets it knows are checked; beyond
+/// them, OpDef::max_inputs / max_outputs bound the counts. Nodes with
 /// subgraphs (If, Loop, Scan...) are skipped: the IR adds the outer values their bodies read as
 /// inputs (compiler/ir/captured.h).
 std::string wrong_arity(const Node &n) {
@@ -35,12 +36,19 @@ std::string wrong_arity(const Node &n) {
       return {};
   const auto &known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
   auto range = known.find(n.domain);
-  if (range == known.end() || n.opset > range->second.second)
-    return {};
   const onnx::OpSchema *s =
-      onnx::OpSchemaRegistry::Schema(n.op_type, static_cast<int>(n.opset), n.domain);
-  if (!s)
+      range == known.end() || n.opset > range->second.second
+          ? nullptr
+          : onnx::OpSchemaRegistry::Schema(n.op_type, static_cast<int>(n.opset), n.domain);
+  if (!s) { // an opset newer than libonnx's schemas: onnxc's own bounds
+    for (auto [count, most, what] : {std::tuple{n.inputs.size(), n.def->max_inputs, "inputs"},
+                                     std::tuple{n.outputs.size(), n.def->max_outputs, "outputs"}})
+      if (count > most)
+        return fmt::format("has {} {}, but {} takes at most {}; the model is malformed (check "
+                           "it with onnx.checker)",
+                           count, what, n.op_type, most);
     return {};
+  }
   auto out_of = [&](size_t count, int lo, int hi, const char *what) -> std::string {
     if (count >= static_cast<size_t>(lo) && count <= static_cast<size_t>(hi))
       return {};

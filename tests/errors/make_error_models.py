@@ -213,6 +213,10 @@ CASES = {
     # More inputs than the op's ONNX schema allows (the kernel would read one as its output).
     "extra_input": lambda: model([helper.make_node("Exp", ["x", "x"], ["y"], name="n0")],
                                  [vi("x", [2, 3])], [vi("y", None)]),
+    # The same at an opset newer than libonnx's schemas: onnxc's own bound (OpDef::max_inputs).
+    "extra_input_new_opset": lambda: model(
+        [helper.make_node("Exp", ["x", "x"], ["y"], name="n0")], [vi("x", [2, 3])],
+        [vi("y", None)], opset=22),
     # A leading batch that a node mixes (softmax across the batch): it cannot stay run-time.
     "batch_not_sample_wise": lambda: model(
         [helper.make_node("Softmax", ["x"], ["y"], name="n0", axis=0)],

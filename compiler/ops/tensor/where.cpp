@@ -7,6 +7,8 @@ const OpDef &op_Where() {
   static const OpDef def = [] {
     OpDef d;
     d.name = "Where";
+    d.max_inputs = 3;
+    d.max_outputs = 1;
     d.min_opset = 9;
     d.infer = [](Node &n) {
       require_dtype(n, input_dtype(n, 0), {DType::Bool});
