@@ -87,12 +87,13 @@ ML_OPS = [
      "ignores it)"),
     ("OneHotEncoder", "1..5", "cats_int64s only; int32/int64/float/double input"),
     ("FeatureVectorizer", "1..5", "int32/int64/float/double inputs"),
-    ("LabelEncoder", "2..5", "numeric keys and values (int16/int32/int64/float/double); a "
-     "repeated key keeps its first value, as ONNX Runtime"),
+    ("LabelEncoder", "2..5", "string and numeric keys and values (int16/int32/int64/float/"
+     "double); a repeated key keeps its first value, as ONNX Runtime"),
+    ("CategoryMapper", "1..5", "int64 to string and string to int64"),
 ]
-ML_MISSING = ("string keys, values, categories or class labels (LabelEncoder, OneHotEncoder, "
-              "the classifiers), CategoryMapper, DictVectorizer and CastMap: they need string or "
-              "map tensors, which onnxc does not have")
+ML_MISSING = ("string categories (OneHotEncoder) and string class labels (the classifiers give "
+              "int64 labels), DictVectorizer and CastMap (they read maps, and onnxc has no map "
+              "types)")
 
 
 def ml_section():

@@ -1,7 +1,7 @@
 // ai.onnx.ml OneHotEncoder (int64 categories) and FeatureVectorizer, with ONNX Runtime's
 // conventions: a repeated category maps to its last position, float inputs are truncated to
 // int64; FeatureVectorizer cuts or zero-pads each input row to its 'inputdimensions' entry.
-// onnxc has no string tensors, so string categories and inputs are refused with the reason.
+// String categories and inputs are not supported yet: refused with the reason.
 // Kernels: templates/cpu/ml_encode.cpp.
 #include "compiler/ops/ml/ml_util.h"
 

@@ -74,16 +74,17 @@ void require_real_input(const Node &n, size_t i) {
 void refuse_string_labels(const Node &n, const std::string &attr) {
   if (!attr_strings(n, attr).empty())
     node_fail(n,
-              "string class labels ('{}') are not supported: onnxc has no string tensors; "
-              "train with integer labels (e.g. encode y with sklearn's LabelEncoder) and "
-              "re-export",
+              "string class labels ('{}') are not supported yet (onnxc's classifiers give int64 "
+              "labels); train with integer labels (e.g. encode y with sklearn's LabelEncoder) "
+              "and re-export",
               attr);
 }
 
 void refuse_strings(const Node &n, const std::string &what) {
   node_fail(n,
-            "string {} are not supported: onnxc has no string tensors; encode strings as "
-            "integers before the model (e.g. sklearn's OrdinalEncoder) and re-export",
+            "string {} are not supported yet (this encoder takes numbers); encode strings as "
+            "integers first (a LabelEncoder or CategoryMapper node, or sklearn's OrdinalEncoder "
+            "before export)",
             what);
 }
 

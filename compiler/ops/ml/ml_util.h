@@ -39,7 +39,7 @@ void require_real_input(const Node &n, size_t i);
 /// onnxc does not support: labels must be int64.
 void refuse_string_labels(const Node &n, const std::string &attr);
 /// Throws naming the node: string `what` (e.g. "categories ('cats_strings')") are not
-/// supported because onnxc has no string tensors.
+/// supported by this encoder yet (it takes numbers).
 [[noreturn]] void refuse_strings(const Node &n, const std::string &what);
 /// Element-type code of the encoder kernels (templates/cpu/ml_encode.cpp): 0 float, 1 double,
 /// 2 int64, 3 int32, 4 int16; throws naming the node for other types.
