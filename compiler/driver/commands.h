@@ -24,9 +24,12 @@ struct CompileOptions {
 
 /// The note of a model that draws random values (the random ops, Dropout in training mode),
 /// with the first such node: `onnxc verify` prints it, and the conformance scripts read it.
+#define ONNXC_RANDOM_NOTE_START "the model draws random values"
+inline constexpr char kRandomNoteStart[] = ONNXC_RANDOM_NOTE_START;
 inline constexpr char kRandomNote[] =
-    "the model draws random values ({}): its outputs differ from any other generator's "
-    "(and from run to run without a seed)";
+    ONNXC_RANDOM_NOTE_START " ({}): its outputs differ from any other generator's (and from run "
+                            "to run without a seed)";
+#undef ONNXC_RANDOM_NOTE_START
 
 struct CompileSummary {
   int64_t arena_size = 0;

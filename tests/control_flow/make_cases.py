@@ -142,15 +142,20 @@ def loop_scan_outputs():
     return m, [[np.array([1.5, -0.5, 1.1], np.float32)], [np.array([0.9, 2, -1], np.float32)]], ref
 
 
-def scan_sequence():
-    """Scan with a running sum over axis 0, a second scan input read along axis 1 in reverse,
-    and scan outputs along axis 0 and (reversed) along axis 1."""
-    body = h.make_graph([h.make_node("Add", ["acc", "row"], ["acc_out"]),
+def running_sum_body():
+    """Scan body: acc += row; the sum, and acc * col + bias (bias an outer value)."""
+    return h.make_graph([h.make_node("Add", ["acc", "row"], ["acc_out"]),
                          h.make_node("Mul", ["acc_out", "col"], ["prod"]),
                          h.make_node("Add", ["prod", "bias"], ["y"]),
                          h.make_node("Identity", ["acc_out"], ["sum"])],
                         "body", [vi("acc", F, [4]), vi("row", F, [4]), vi("col", F, [4])],
                         [vi("acc_out", F, [4]), vi("sum", F, [4]), vi("y", F, [4])])
+
+
+def scan_sequence():
+    """Scan with a running sum over axis 0, a second scan input read along axis 1 in reverse,
+    and scan outputs along axis 0 and (reversed) along axis 1."""
+    body = running_sum_body()
     nodes = [h.make_node("Scan", ["init", "seq", "cols"], ["final", "sums", "ys"], body=body,
                          num_scan_inputs=2, scan_input_axes=[0, 1], scan_input_directions=[0, 1],
                          scan_output_axes=[0, 1], scan_output_directions=[0, 1])]
@@ -173,12 +178,7 @@ def scan_sequence():
 def scan8_batched():
     """Scan opset 8: a batch of 3 sequences, two scan inputs (the second read in reverse), a
     constant sequence_lens of full lengths, and a body reading an outer value."""
-    body = h.make_graph([h.make_node("Add", ["acc", "row"], ["acc_out"]),
-                         h.make_node("Mul", ["acc_out", "col"], ["prod"]),
-                         h.make_node("Add", ["prod", "bias"], ["y"]),
-                         h.make_node("Identity", ["acc_out"], ["sum"])],
-                        "body", [vi("acc", F, [4]), vi("row", F, [4]), vi("col", F, [4])],
-                        [vi("acc_out", F, [4]), vi("sum", F, [4]), vi("y", F, [4])])
+    body = running_sum_body()
     nodes = [const("lens", np.full(3, 5, np.int32)),
              h.make_node("Scan", ["lens", "init", "seq", "cols"], ["final", "sums", "ys"],
                          body=body, num_scan_inputs=2, directions=[0, 1])]

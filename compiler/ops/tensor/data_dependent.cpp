@@ -59,6 +59,24 @@ void copy_elems(const Node &n, const Tensor &src, int64_t from, Tensor &dst, int
     std::memcpy(dst.data() + to * eb, src.data() + from * eb, static_cast<size_t>(count) * eb);
 }
 
+/// X seen along the node's `axis` attribute (X flattened to 1-D without one): the slices along
+/// the axis, each `outer` runs of `inner` elements, `len` of them.
+struct AxisView {
+  Tensor flat;
+  int64_t axis = 0, len = 0, outer = 1, inner = 1;
+  std::vector<int64_t> dims;
+  AxisView(const Node &n, const Tensor &x) : flat(x) {
+    if (has_attr(n, "axis"))
+      axis = normalize_axis(n, attr_int(n, "axis", 0), x.rank());
+    else
+      flat.reshape({x.numel()});
+    dims = flat.shape();
+    len = dims[axis];
+    outer = product({dims.begin(), dims.begin() + axis});
+    inner = product({dims.begin() + axis + 1, dims.end()});
+  }
+};
+
 /// True if element i of t is non-zero (numbers, bools) or non-empty (strings).
 bool nonzero_at(const Tensor &t, int64_t i) {
   if (t.dtype() == DType::String)
@@ -89,15 +107,10 @@ std::vector<Tensor> compress(const Node &n) {
   const Tensor &c = require_constant(n, 1, "condition");
   if (c.rank() != 1)
     node_fail(n, "condition must be 1-D, not of rank {}", c.rank());
-  Tensor flat = x;
-  int64_t axis = 0;
-  if (has_attr(n, "axis"))
-    axis = normalize_axis(n, attr_int(n, "axis", 0), x.rank());
-  else
-    flat.reshape({x.numel()});
-  std::vector<int64_t> dims = flat.shape();
-  const int64_t len = dims[axis], outer = product({dims.begin(), dims.begin() + axis}),
-                inner = product({dims.begin() + axis + 1, dims.end()});
+  AxisView v(n, x);
+  Tensor &flat = v.flat;
+  std::vector<int64_t> &dims = v.dims;
+  const int64_t axis = v.axis, len = v.len, outer = v.outer, inner = v.inner;
   if (c.numel() > len)
     node_fail(n, "condition has {} elements, more than the {} along the axis", c.numel(), len);
   std::vector<int64_t> kept;
@@ -134,15 +147,10 @@ int compare_elems(const Tensor &t, int64_t a, int64_t b) {
 /// occurrence, with each one's first index, every slice's index among them, and their counts.
 std::vector<Tensor> unique(const Node &n) {
   const Tensor &x = require_constant(n, 0, "X");
-  Tensor flat = x;
-  int64_t axis = 0;
-  if (has_attr(n, "axis"))
-    axis = normalize_axis(n, attr_int(n, "axis", 0), x.rank());
-  else
-    flat.reshape({x.numel()});
-  std::vector<int64_t> dims = flat.shape();
-  const int64_t len = dims[axis], outer = product({dims.begin(), dims.begin() + axis}),
-                inner = product({dims.begin() + axis + 1, dims.end()});
+  AxisView v(n, x);
+  Tensor &flat = v.flat;
+  std::vector<int64_t> &dims = v.dims;
+  const int64_t axis = v.axis, len = v.len, outer = v.outer, inner = v.inner;
   auto cmp = [&](int64_t a, int64_t b) { // slices a and b, lexicographically
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t i = 0; i < inner; ++i)
