@@ -139,6 +139,46 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
     }
   }
   const bool last = k0 + kc >= p.K;
+  if (cols == NV * VL && p.csy == 1 && (!p.c || k0 > 0 || p.csc <= 1)) {
+    /* A full-width tile of contiguous Y rows: stored straight from the accumulators as
+       vectors (the expressions of store_row(), so the results are the same). */
+    const T alpha = p.alpha, beta = p.beta;
+    for (int i = 0; i < R && i < rows; ++i) {
+      T *y = p.y + (i0 + i) * p.rsy + j0;
+      V out[NV];
+      if (k0 > 0) {
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) {
+          V yv;
+          __builtin_memcpy(&yv, y + v * VL, sizeof(V));
+          out[v] = yv + alpha * acc[i][v];
+        }
+      } else if (p.c && p.csc == 0) { /* C broadcast along the row (a bias per row) */
+        const T bc = beta * p.c[(i0 + i) * p.rsc];
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v)
+          out[v] = alpha * acc[i][v] + bc;
+      } else if (p.c) {
+        const T *c = p.c + (i0 + i) * p.rsc + j0;
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) {
+          V cv;
+          __builtin_memcpy(&cv, c + v * VL, sizeof(V));
+          out[v] = alpha * acc[i][v] + beta * cv;
+        }
+      } else {
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v)
+          out[v] = alpha * acc[i][v];
+      }
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v)
+        __builtin_memcpy(y + v * VL, &out[v], sizeof(V));
+      if (last && p.act.kind != kActNone)
+        apply_act(p.act, y, cols, 1);
+    }
+    return;
+  }
   for (int i = 0; i < R && i < rows; ++i) {
     T r[NV * VL];
     __builtin_memcpy(r, &acc[i][0], sizeof r);
