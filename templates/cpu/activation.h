@@ -105,6 +105,37 @@ template <typename T> inline void apply_act(const Act<T> &act, T *y, i64 n, i64 
   visit_act(act.kind, act.a, act.b, [&](auto g) { map_strided(y, n, s, g); });
 }
 
+/// act applied to each lane of v, a 64-byte vector of T still in registers, with the values of
+/// act() per element: Relu, Clip, LeakyRelu, Sigmoid and SiLU as vector operations for float,
+/// the other kinds (and double) lane by lane through the scalar function.
+template <typename T, typename V> inline V act_vec(const Act<T> &act, V v) {
+  if constexpr (is_f32<T>) {
+    switch (act.kind) {
+    case kActNone:
+      return v;
+    case kActRelu:
+      return vm::sel(v > vm::cst<V>(0.0f), v, vm::cst<V>(0.0f));
+    case kActClip:
+      v = vm::sel(v < vm::cst<V>(act.a), vm::cst<V>(act.a), v);
+      return vm::sel(v > vm::cst<V>(act.b), vm::cst<V>(act.b), v);
+    case kActLeakyRelu:
+      return vm::sel(v >= vm::cst<V>(0.0f), v, act.a * v);
+    case kActSigmoid:
+      return vm::sigmoid(v);
+    case kActSilu:
+      return v * vm::sigmoid(v);
+    default:
+      break;
+    }
+  }
+  if (act.kind != kActNone)
+    visit_act(act.kind, act.a, act.b, [&](auto g) {
+      for (int l = 0; l < int(sizeof(V) / sizeof(T)); ++l)
+        v[l] = g(v[l]);
+    });
+  return v;
+}
+
 /// The activation of typed params, converted to T.
 template <typename T> inline Act<T> make_act(const ActParams &p) {
   Act<T> act;

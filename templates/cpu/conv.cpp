@@ -282,10 +282,13 @@ ONNXC_DW_INLINE typename gemm::Vec<T>::type load_strided(const T *src, i64 s) {
 }
 
 /// Output columns [o, o + NV*lanes) of one row from padded input rows (rows[kh] at input
-/// column -p): NV accumulators, the window's kH x kW taps unrolled; stores n <= NV*lanes.
+/// column -p): NV accumulators, the window's kH x kW taps unrolled, the activation applied in
+/// registers; stores n <= NV*lanes elements, or whole vectors when `spill` (the elements past
+/// n are output elements that this work item computes again later).
 template <typename T, int NV, i64 S>
-ONNXC_DW_INLINE void dw_buf_vectors(const ConvGeom &g, const T *rows, i64 rstride, const T *wp,
-                                    T b0, T *yr, i64 o, i64 n) {
+ONNXC_DW_INLINE void dw_buf_vectors(const ConvGeom &g, const Act<T> &act, const T *rows,
+                                    i64 rstride, const T *wp, T b0, T *yr, i64 o, i64 n,
+                                    bool spill) {
   typedef typename gemm::Vec<T>::type V;
   constexpr i64 L = kLanes<T>;
   V acc[NV];
@@ -300,7 +303,9 @@ ONNXC_DW_INLINE void dw_buf_vectors(const ConvGeom &g, const T *rows, i64 rstrid
         acc[v] += wv * load_strided<T, S>(xb + kw * g.d[2] + v * L * s, s);
     }
   }
-  if (n == NV * L)
+  for (int v = 0; v < NV; ++v)
+    acc[v] = act_vec(act, acc[v]);
+  if (n == NV * L || spill)
     __builtin_memcpy(yr + o, acc, sizeof acc);
   else
     for (i64 i = 0; i < n; ++i)
@@ -344,17 +349,15 @@ ONNXC_DW_INLINE void dw_padded_rows(const ConvGeom &g, const Act<T> &act, const 
     T *yr = yp + oh * W;
     i64 o = 0;
     for (; o + 4 * L <= W; o += 4 * L)
-      dw_buf_vectors<T, 4, S>(g, rows, wb, wp, b0, yr, o, 4 * L);
+      dw_buf_vectors<T, 4, S>(g, act, rows, wb, wp, b0, yr, o, 4 * L, false);
     for (; o + L <= W; o += L)
-      dw_buf_vectors<T, 1, S>(g, rows, wb, wp, b0, yr, o, L);
+      dw_buf_vectors<T, 1, S>(g, act, rows, wb, wp, b0, yr, o, L, false);
     if (o < W) {
       if (W >= L) /* the last vector overlaps the one before */
-        dw_buf_vectors<T, 1, S>(g, rows, wb, wp, b0, yr, W - L, L);
-      else
-        dw_buf_vectors<T, 1, S>(g, rows, wb, wp, b0, yr, 0, W);
+        dw_buf_vectors<T, 1, S>(g, act, rows, wb, wp, b0, yr, W - L, L, false);
+      else /* a whole vector when the rows after it, up to l1, take its tail */
+        dw_buf_vectors<T, 1, S>(g, act, rows, wb, wp, b0, yr, 0, W, (l1 - oh) * W >= L);
     }
-    if (act.kind != kActNone) /* the row is final and still in L1 */
-      apply_act(act, yr, W, 1);
   }
 }
 

@@ -141,7 +141,8 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
   const bool last = k0 + kc >= p.K;
   if (cols == NV * VL && p.csy == 1 && (!p.c || k0 > 0 || p.csc <= 1)) {
     /* A full-width tile of contiguous Y rows: stored straight from the accumulators as
-       vectors (the expressions of store_row(), so the results are the same). */
+       vectors, the activation applied in registers (the expressions of store_row() and
+       apply_act(), so the results are the same). */
     const T alpha = p.alpha, beta = p.beta;
     for (int i = 0; i < R && i < rows; ++i) {
       T *y = p.y + (i0 + i) * p.rsy + j0;
@@ -171,11 +172,13 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
         for (int v = 0; v < NV; ++v)
           out[v] = alpha * acc[i][v];
       }
+      if (last && p.act.kind != kActNone)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v)
+          out[v] = act_vec(p.act, out[v]);
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v)
         __builtin_memcpy(y + v * VL, &out[v], sizeof(V));
-      if (last && p.act.kind != kActNone)
-        apply_act(p.act, y, cols, 1);
     }
     return;
   }

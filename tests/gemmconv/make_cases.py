@@ -59,14 +59,34 @@ def reference(op, vals, attrs):
     return y if v[2] is None else y + attrs.get("beta", 1.0) * v[2]
 
 
-def conv(x, w, bias=True, dt=np.float32, w_input=False, relu=False, **attrs):
-    """A Conv case; relu=True adds a Relu after it (fused into the Conv by fuse-activation)."""
-    if relu:
-        attrs["_relu"] = True
+# Activations after the node, fused into it by fuse-activation: (ONNX nodes on "c" giving "y",
+# numpy reference). The kernels apply them in registers (full vectors) or per element.
+def _sigmoid(y):
+    return 1 / (1 + np.exp(-y))
+
+
+ACTS = {
+    "Relu": ([("Relu", ["c"], {})], lambda y: np.maximum(y, 0)),
+    "Clip": ([("Clip", ["c", "lo", "hi"], {})], lambda y: np.clip(y, 0, 6)),
+    "LeakyRelu": ([("LeakyRelu", ["c"], {"alpha": 0.2})], lambda y: np.where(y >= 0, y, 0.2 * y)),
+    "Sigmoid": ([("Sigmoid", ["c"], {})], _sigmoid),
+    "HardSigmoid": ([("HardSigmoid", ["c"], {"alpha": 0.3, "beta": 0.4})],
+                    lambda y: np.clip(0.3 * y + 0.4, 0, 1)),
+    "HardSwish": ([("HardSwish", ["c"], {})], lambda y: y * np.clip(y / 6 + 0.5, 0, 1)),
+    "SiLU": ([("Sigmoid", ["c"], {}, "s"), ("Mul", ["c", "s"], {})], lambda y: y * _sigmoid(y)),
+}
+
+
+def conv(x, w, bias=True, dt=np.float32, w_input=False, relu=False, act=None, **attrs):
+    """A Conv case; relu=True (or act=NAME of ACTS) adds that activation after it."""
+    if relu or act:
+        attrs["_act"] = act or "Relu"
     return ("Conv", [x, w, [w[0]] if bias else None], attrs, dt, w_input)
 
 
-def gemm(a, b, c=None, dt=np.float32, **attrs):
+def gemm(a, b, c=None, dt=np.float32, act=None, **attrs):
+    if act:
+        attrs["_act"] = act
     return ("Gemm", [a, b, c], attrs, dt, False)
 
 
@@ -116,6 +136,22 @@ CASES = {
     "conv_grouped_fused": conv([1, 16, 40, 40], [32, 4, 3, 3], group=4, pads=[1, 1, 1, 1]),
     "conv_pointwise_fused": conv([1, 24, 40, 40], [40, 24, 1, 1]),
     "conv_pointwise_batch": conv([3, 20, 6, 5], [17, 20, 1, 1]),
+    # fused activations, applied in registers on full-width GEMM tiles (N = 1600 columns: whole
+    # panels and a remainder) and on depthwise rows narrower than a vector (W 7 and 14: a row's
+    # vector spills into the rows after it within a work item, never past the item's last row)
+    "conv_pointwise_clip": conv([1, 24, 40, 40], [40, 24, 1, 1], act="Clip"),
+    "conv_pointwise_leaky": conv([1, 24, 40, 40], [40, 24, 1, 1], act="LeakyRelu"),
+    "conv_pointwise_sigmoid": conv([1, 24, 40, 40], [40, 24, 1, 1], act="Sigmoid"),
+    "conv_pointwise_hardsigmoid": conv([1, 24, 40, 40], [40, 24, 1, 1], act="HardSigmoid"),
+    "conv_pointwise_hardswish": conv([1, 24, 40, 40], [40, 24, 1, 1], act="HardSwish"),
+    "conv_pointwise_silu": conv([1, 24, 40, 40], [40, 24, 1, 1], act="SiLU"),
+    "gemm_bias_silu": gemm([70, 100], [100, 96], [96], act="SiLU"),
+    "dw_silu_w7": conv([1, 12, 7, 7], [12, 1, 3, 3], group=12, pads=[1, 1, 1, 1], act="SiLU"),
+    "dw_clip_w14": conv([1, 20, 14, 14], [20, 1, 3, 3], group=20, pads=[1, 1, 1, 1], act="Clip"),
+    "dw_hardswish_w5_stride2": conv([2, 3, 9, 10], [3, 1, 5, 5], group=3, strides=[2, 2],
+                                    pads=[2, 2, 2, 2], act="HardSwish"),
+    "dw_leaky_w3_few_planes": conv([1, 1, 30, 3], [1, 1, 3, 3], group=1, pads=[1, 1, 1, 1],
+                                   act="LeakyRelu"),
     "conv_pointwise_grouped": conv([1, 12, 30, 30], [16, 3, 1, 1], group=4),
     # Winograd F(2x2, 3x3) (3x3 stride 1, constant W): odd output sizes (partial tiles), padding
     # 0/1/asymmetric, batch > 1, more tiles than a row block (kMC), C above the K block (KC), M
@@ -172,17 +208,23 @@ def build(name, spec, out_dir):
         else:
             inits.append(numpy_helper.from_array(v, names[i]))
     attrs = dict(attrs)
-    relu = attrs.pop("_relu", False)
-    nodes = [helper.make_node(op, node_inputs, ["c" if relu else "y"], **attrs)]
-    if relu:
-        nodes.append(helper.make_node("Relu", ["c"], ["y"]))
+    act = attrs.pop("_act", None)
+    nodes = [helper.make_node(op, node_inputs, ["c" if act else "y"], **attrs)]
+    if act:
+        act_nodes, act_ref = ACTS[act]
+        for i, (act_op, act_in, act_attrs, *out) in enumerate(act_nodes):
+            last = i == len(act_nodes) - 1
+            nodes.append(helper.make_node(act_op, act_in, ["y" if last else out[0]], **act_attrs))
+        if act == "Clip":
+            inits += [numpy_helper.from_array(np.array(v, dtype=dt), n)
+                      for n, v in (("lo", 0), ("hi", 6))]
     graph = helper.make_graph(nodes, name, inputs,
                               [helper.make_tensor_value_info("y", tt, None)], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     y = reference(op, vals, attrs)
-    if relu:
-        y = np.maximum(y, 0)
+    if act:
+        y = act_ref(y)
     case = os.path.join(out_dir, name)
     data = os.path.join(case, "test_data_set_0")
     os.makedirs(data, exist_ok=True)
