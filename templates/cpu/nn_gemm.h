@@ -277,25 +277,38 @@ template <typename T> inline void store(const Problem<T> &p, i64 i, i64 j, T acc
   p.y[i * p.rsy + j * p.csy] = p.act(v);
 }
 
-/// sum_k a[k] * b[k] with vector partial sums (a and b contiguous).
-template <typename T> inline T dot(const T *a, const T *b, i64 K) {
+/// s[c] = sum_k a[k] * b[c * ldb + k] for the C columns c < C (a and every column contiguous),
+/// each with vector partial sums; the C independent sums hide the FMA latency and share the
+/// loads of a.
+template <typename T, int C> inline void dots(const T *a, const T *b, i64 ldb, i64 K, T (&s)[C]) {
   typedef typename Vec<T>::type V;
   constexpr i64 VL = kVecBytes / sizeof(T); /* one vector, not a panel */
-  V acc = V{};
+  V acc[C];
+  for (int c = 0; c < C; ++c)
+    acc[c] = V{};
   i64 k = 0;
   for (; k + VL <= K; k += VL) {
-    V va, vb;
+    V va;
     __builtin_memcpy(&va, a + k, sizeof va);
-    __builtin_memcpy(&vb, b + k, sizeof vb);
-    acc += va * vb;
+#pragma GCC unroll 8
+    for (int c = 0; c < C; ++c) {
+      V vb;
+      __builtin_memcpy(&vb, b + c * ldb + k, sizeof vb);
+      acc[c] += va * vb;
+    }
   }
-  T s = 0;
-  for (int j = 0; j < VL; ++j)
-    s += acc[j];
-  for (; k < K; ++k)
-    s += a[k] * b[k];
-  return s;
+  for (int c = 0; c < C; ++c) {
+    T t = 0;
+    for (int j = 0; j < VL; ++j)
+      t += acc[c][j];
+    for (i64 kk = k; kk < K; ++kk)
+      t += a[kk] * b[c * ldb + kk];
+    s[c] = t;
+  }
 }
+
+/// Columns of B that small_m() reduces at once (dots()).
+constexpr int kDotCols = 8;
 
 /// Small M (matrix-vector like): no packing; B is streamed once per row of Y, either as rows
 /// (unit stride along N: y_row += a_k * B[k, :]) or as columns (unit stride along K: dots).
@@ -319,13 +332,24 @@ template <typename T> inline void small_m(const Problem<T> &p, i64 n0, i64 n1) {
         store(p, i, n0 + j, acc[i][j]);
     return;
   }
-  for (i64 j = n0; j < n1; ++j) {
+  i64 j0 = n0;
+  if (p.csa == 1) /* kDotCols columns at once, then one at a time: the same sums */
+    for (; j0 + kDotCols <= n1; j0 += kDotCols)
+      for (i64 i = 0; i < p.M; ++i) {
+        T s[kDotCols];
+        dots(p.a + i * p.rsa, p.b + j0 * p.csb, p.csb, p.K, s);
+        for (int c = 0; c < kDotCols; ++c)
+          store(p, i, j0 + c, s[c]);
+      }
+  for (i64 j = j0; j < n1; ++j) {
     const T *bj = p.b + j * p.csb;
     for (i64 i = 0; i < p.M; ++i) {
       const T *a = p.a + i * p.rsa;
       T acc = T(0);
       if (p.csa == 1) {
-        acc = dot(a, bj, p.K);
+        T s[1];
+        dots(a, bj, 0, p.K, s);
+        acc = s[0];
       } else {
         for (i64 k = 0; k < p.K; ++k)
           acc += a[k * p.csa] * bj[k];
