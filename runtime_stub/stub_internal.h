@@ -58,6 +58,7 @@ typedef struct onnxc_pool {
   uint32_t pending;           ///< futex word: workers that have not finished the current job
   uint32_t shutdown;          ///< set before the last generation bump on destroy
   uint32_t busy;              ///< 1 while a parallel_for runs (nested calls run serially)
+  uint32_t sleepers;          ///< threads in (or about to enter) a futex wait on either word
   /* the current job */
   onnxc_range_fn fn;
   void *fn_ctx;

@@ -6,6 +6,10 @@
  * part in the job and returns once `pending` is 0 (acquire), so every worker has seen each job
  * before the next one is posted and the job fields are never written while being read.
  * Nested parallel_for calls (from inside a job, on any thread) run serially.
+ * A waiter counts itself in `sleepers` before its futex wait, so a wake is a system call only
+ * when somebody sleeps (sequentially consistent order on both sides: either the waker sees the
+ * count, or the waiter's futex sees the new value); a job whose threads are all spinning costs
+ * no system call.
  */
 #include "runtime_stub/stub_internal.h"
 
@@ -31,6 +35,12 @@ static void futex_wake_all(uint32_t *word) {
   syscall(ONNXC_SYS_FUTEX, word, ONNXC_FUTEX_WAKE_PRIVATE, 0x7fffffff, (void *)0, (void *)0, 0);
 }
 
+/// Wakes the threads waiting on *word after the caller changed it, if any thread sleeps.
+static void wake_sleepers(onnxc_pool *p, uint32_t *word) {
+  if (__atomic_load_n(&p->sleepers, __ATOMIC_SEQ_CST) != 0)
+    futex_wake_all(word);
+}
+
 static void cpu_relax(void) {
 #if defined(__x86_64__)
   __asm__ __volatile__("pause");
@@ -40,7 +50,7 @@ static void cpu_relax(void) {
 }
 
 /// Waits until *word != old (acquire) and returns the new value.
-static uint32_t wait_while_equal(uint32_t *word, uint32_t old) {
+static uint32_t wait_while_equal(onnxc_pool *p, uint32_t *word, uint32_t old) {
   uint32_t v;
   for (int i = 0; i < ONNXC_SPIN_ITERATIONS; ++i) {
     v = __atomic_load_n(word, __ATOMIC_ACQUIRE);
@@ -48,8 +58,10 @@ static uint32_t wait_while_equal(uint32_t *word, uint32_t old) {
       return v;
     cpu_relax();
   }
-  while ((v = __atomic_load_n(word, __ATOMIC_ACQUIRE)) == old)
+  __atomic_add_fetch(&p->sleepers, 1, __ATOMIC_SEQ_CST);
+  while ((v = __atomic_load_n(word, __ATOMIC_SEQ_CST)) == old)
     futex_wait(word, old);
+  __atomic_sub_fetch(&p->sleepers, 1, __ATOMIC_RELAXED);
   return v;
 }
 
@@ -71,12 +83,12 @@ static void *worker_main(void *arg) {
   onnxc_pool *p = (onnxc_pool *)arg;
   uint32_t seen = 0; /* generation is 0 when workers are created */
   for (;;) {
-    seen = wait_while_equal(&p->generation, seen);
+    seen = wait_while_equal(p, &p->generation, seen);
     if (__atomic_load_n(&p->shutdown, __ATOMIC_ACQUIRE))
       return 0;
     run_chunks(p);
-    if (__atomic_sub_fetch(&p->pending, 1, __ATOMIC_ACQ_REL) == 0)
-      futex_wake_all(&p->pending);
+    if (__atomic_sub_fetch(&p->pending, 1, __ATOMIC_SEQ_CST) == 0)
+      wake_sleepers(p, &p->pending);
   }
 }
 
@@ -149,12 +161,12 @@ void onnxc_parallel_for(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_range_fn f
   p->num_chunks = chunks;
   __atomic_store_n(&p->next_chunk, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&p->pending, (uint32_t)(threads - 1), __ATOMIC_RELAXED);
-  __atomic_add_fetch(&p->generation, 1, __ATOMIC_RELEASE);
-  futex_wake_all(&p->generation);
+  __atomic_add_fetch(&p->generation, 1, __ATOMIC_SEQ_CST);
+  wake_sleepers(p, &p->generation);
   run_chunks(p);
   uint32_t left;
   while ((left = __atomic_load_n(&p->pending, __ATOMIC_ACQUIRE)) != 0)
-    wait_while_equal(&p->pending, left);
+    wait_while_equal(p, &p->pending, left);
   __atomic_store_n(&p->busy, 0, __ATOMIC_RELAXED);
 }
 
