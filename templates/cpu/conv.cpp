@@ -52,6 +52,21 @@ inline void valid_range(i64 in, i64 out, i64 s, i64 p, i64 off, i64 &lo, i64 &hi
 /// Column blocks (of gemm::kNC) from which each work item packs the columns it multiplies.
 constexpr i64 kConvFusedBlocks = 4;
 
+/// d[t] = src[2 t] for t < m, float: the even lanes of two vectors at a time (never reading
+/// past src[2 (m - 1)]), the last elements one by one.
+template <typename T> inline void put_stride2(T *d, i64 m, const T *src) {
+  i64 t = 0;
+  if constexpr (is_f32<T>) {
+    for (; t + kVecF32 < m; t += kVecF32) { /* reads src[2t .. 2t + 32), inside the run */
+      const vf32 a = load_f32(src + 2 * t), b = load_f32(src + 2 * t + kVecF32);
+      store_f32(d + t, __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22,
+                                               24, 26, 28, 30));
+    }
+  }
+  for (; t < m; ++t)
+    d[t] = src[t * 2];
+}
+
 /// Writes n consecutive columns o.. of row kk of the packed K x Nsp matrix (panels of NR
 /// columns, each `kstride` elements apart): src[t*s] for t < n, or zeros if src is null.
 template <typename T> void put_run(T *row, i64 kstride, i64 o, i64 n, const T *src, i64 s) {
@@ -66,6 +81,9 @@ template <typename T> void put_run(T *row, i64 kstride, i64 o, i64 n, const T *s
       for (i64 t = 0; t < m; ++t)
         d[t] = src[t];
       src += m;
+    } else if (is_f32<T> && s == 2) {
+      put_stride2(d, m, src);
+      src += m * 2;
     } else {
       for (i64 t = 0; t < m; ++t)
         d[t] = src[t * s];

@@ -373,6 +373,18 @@ ONNXC_GEMM_INLINE void block(const Problem<T> &p, i64 m0, i64 m1, i64 n0, i64 n1
   i64 k0 = 0;
   do { /* runs once when K == 0 so that Y = beta*C */
     const i64 kc = min_i(kKC, t.K - k0);
+    if (full - n0 <= NR) { /* one panel and a remainder at most (a 7x7 plane): row tiles
+                              outermost, so each tile's part of A is read once, not per panel */
+      for (i64 i = m0; i < m1; i += t.mr) {
+        const i64 i1 = min_i(i + t.mr, m1);
+        if (full > n0)
+          panel_rows(p, t, i, i1, n0, NR, k0, kc);
+        if (rest)
+          panel_rows(p, t, i, i1, full, rest, k0, kc);
+      }
+      k0 += kKC;
+      continue;
+    }
     for (i64 j0 = n0; j0 < full; j0 += NR)
       panel_rows(p, t, m0, m1, j0, NR, k0, kc);
     if (rest)

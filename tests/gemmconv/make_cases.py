@@ -98,6 +98,10 @@ CASES = {
     # 3x3 pad 1: M not a multiple of the tile rows, spatial size not a multiple of the panel.
     "conv3x3_m13": conv([1, 8, 9, 11], [13, 8, 3, 3], pads=[1, 1, 1, 1]),
     "conv3x3_stride2": conv([2, 16, 15, 15], [24, 16, 3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+    # stride 2 with output rows of 50 and 31 columns: im2col gathers runs of more than one
+    # vector with vector shuffles (put_stride2), with the scalar tail and panel boundaries
+    "conv3x3_stride2_wide": conv([1, 3, 9, 100], [8, 3, 3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+    "conv5x5_stride2_wide": conv([2, 4, 7, 61], [6, 4, 5, 5], strides=[2, 2], pads=[2, 1, 2, 1]),
     "conv3x3_big_k": conv([1, 64, 10, 10], [20, 64, 3, 3], pads=[1, 1, 1, 1]),  # K > KC
     "conv_dilated_asym": conv([1, 5, 12, 10], [7, 5, 3, 2], dilations=[2, 3], pads=[1, 0, 2, 1]),
     "conv_grouped": conv([1, 12, 8, 8], [18, 4, 3, 3], group=3, pads=[1, 1, 1, 1]),
