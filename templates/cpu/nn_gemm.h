@@ -125,7 +125,13 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
   const T *a =
       L == kAPacked ? p.a + (i0 / kMR) * kMR * kk + k0 * kMR + i0 % kMR : p.a + i0 * rsa + k0 * csa;
   const T *b = p.bp + (j0 / NR) * kk * NR + k0 * NR;
+  /* A packed A (constant weights, often streamed from memory) is prefetched one row tile
+     ahead: the next tile's part of this K block, one 64-byte line per 64 bytes used here. */
+  const T *a_next = a + kMR * kk;
+  constexpr i64 kLine = 64 / (kMR * sizeof(T)) > 0 ? 64 / (kMR * sizeof(T)) : 1;
   for (i64 k = 0; k < kc; ++k) {
+    if (L == kAPacked && k % kLine == 0)
+      __builtin_prefetch(a_next + k * kMR);
     V bv[NV];
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v)
