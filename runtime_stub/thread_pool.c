@@ -26,6 +26,7 @@
 #define ONNXC_FUTEX_WAKE_PRIVATE 129 /* FUTEX_WAKE | FUTEX_PRIVATE_FLAG */
 #define ONNXC_SPIN_ITERATIONS 4000
 #define ONNXC_CHUNKS_PER_THREAD 4
+#define ONNXC_YIELD_EVERY 64
 
 static void futex_wait(uint32_t *word, uint32_t expected) {
   syscall(ONNXC_SYS_FUTEX, word, ONNXC_FUTEX_WAIT_PRIVATE, expected, (void *)0, (void *)0, 0);
@@ -56,7 +57,10 @@ static uint32_t wait_while_equal(onnxc_pool *p, uint32_t *word, uint32_t old) {
     v = __atomic_load_n(word, __ATOMIC_ACQUIRE);
     if (v != old)
       return v;
-    cpu_relax();
+    if (i % ONNXC_YIELD_EVERY == ONNXC_YIELD_EVERY - 1)
+      sched_yield(); /* a pool thread sharing this CPU gets to run */
+    else
+      cpu_relax();
   }
   __atomic_add_fetch(&p->sleepers, 1, __ATOMIC_SEQ_CST);
   while ((v = __atomic_load_n(word, __ATOMIC_SEQ_CST)) == old)

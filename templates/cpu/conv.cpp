@@ -57,11 +57,8 @@ constexpr i64 kConvFusedBlocks = 4;
 template <typename T> inline void put_stride2(T *d, i64 m, const T *src) {
   i64 t = 0;
   if constexpr (is_f32<T>) {
-    for (; t + kVecF32 < m; t += kVecF32) { /* reads src[2t .. 2t + 32), inside the run */
-      const vf32 a = load_f32(src + 2 * t), b = load_f32(src + 2 * t + kVecF32);
-      store_f32(d + t, __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22,
-                                               24, 26, 28, 30));
-    }
+    for (; t + kVecF32 < m; t += kVecF32) /* reads src[2t .. 2t + 32), inside the run */
+      store_f32(d + t, load_even_f32(src + 2 * t));
   }
   for (; t < m; ++t)
     d[t] = src[t * 2];

@@ -136,45 +136,85 @@ inline void valid_range(i64 in, i64 s, i64 off, i64 c0, i64 c1, i64 &lo, i64 &hi
     hi = lo;
 }
 
-/// MaxPool without indices, one output row in chunks of kChunk: per tap, a vectorisable pass
-/// over the chunk. Same result as the generic loop (the first valid tap, then strictly greater
-/// values), taps visited in the same order. Inlined into the node-specialised parallel body, so
-/// the window (taps, strides, pads) is constant and the tap loops unroll and vectorise.
+/// One tap of a MaxPool row: best[o] = src[o * s] for o < n (init) or, when greater, best[o] =
+/// src[o * s]; float with stride 1 or 2 as explicit vectors (stride 2 never reads past
+/// src[2 (n - 1)]), the rest one by one.
+template <bool kInit, typename T> inline void max_tap(T *best, const T *src, i64 n, i64 s) {
+  i64 o = 0;
+  if constexpr (is_f32<T>) {
+    auto step = [&](vf32 v) {
+      const vf32 b = load_f32(best + o);
+      store_f32(best + o, kInit ? v : vm::sel(v > b, v, b));
+    };
+    if (s == 1)
+      for (; o + kVecF32 <= n; o += kVecF32)
+        step(load_f32(src + o));
+    else if (s == 2)
+      for (; o + kVecF32 < n; o += kVecF32)
+        step(load_even_f32(src + 2 * o));
+  }
+  for (; o < n; ++o) {
+    const T v = src[o * s];
+    best[o] = kInit || v > best[o] ? v : best[o];
+  }
+}
+
+/// MaxPool without indices, one output row in chunks of kChunk. Same result as the generic
+/// loop (the first valid tap, then strictly greater values, taps in the same order): each
+/// column starts from its first valid tap (the first valid (kd, kh) of the row, which is the
+/// same for every column, and the column's first valid kw), then every valid tap, the first
+/// one included (v > v is false, also for NaN), replaces it when greater: a branch-free,
+/// vectorisable pass per tap. A column without a valid tap gives lowest<T>(), as before.
+/// Inlined into the node-specialised parallel body, so the window (taps, strides, pads) is
+/// constant and the tap loops unroll and vectorise.
 template <typename T>
 __attribute__((always_inline)) inline void max_rows(const PoolGeom &g, const T *xp, T *yp) {
   constexpr i64 kChunk = 128;
   T best[kChunk];
-  bool set[kChunk];
   for (i64 od = 0; od < g.out[0]; ++od)
-    for (i64 oh = 0; oh < g.out[1]; ++oh)
+    for (i64 oh = 0; oh < g.out[1]; ++oh) {
+      T *yrow = yp + (od * g.out[1] + oh) * g.out[2];
+      const T *first = nullptr; /* the input row of the first valid (kd, kh) */
+      for (i64 kd = 0; kd < g.k[0] && !first; ++kd) {
+        const i64 id = od * g.s[0] - g.pb[0] + kd * g.d[0];
+        for (i64 kh = 0; kh < g.k[1] && !first && id >= 0 && id < g.in[0]; ++kh) {
+          const i64 ih = oh * g.s[1] - g.pb[1] + kh * g.d[1];
+          if (ih >= 0 && ih < g.in[1])
+            first = xp + (id * g.in[1] + ih) * g.in[2];
+        }
+      }
       for (i64 c0 = 0; c0 < g.out[2]; c0 += kChunk) {
         const i64 c1 = c0 + kChunk < g.out[2] ? c0 + kChunk : g.out[2];
         for (i64 j = 0; j < c1 - c0; ++j)
-          set[j] = false, best[j] = lowest<T>();
-        for (i64 kd = 0; kd < g.k[0]; ++kd) {
-          const i64 id = od * g.s[0] - g.pb[0] + kd * g.d[0];
-          for (i64 kh = 0; kh < g.k[1] && id >= 0 && id < g.in[0]; ++kh) {
-            const i64 ih = oh * g.s[1] - g.pb[1] + kh * g.d[1];
-            if (ih < 0 || ih >= g.in[1])
-              continue;
-            const T *xr = xp + (id * g.in[1] + ih) * g.in[2];
-            for (i64 kw = 0; kw < g.k[2]; ++kw) {
-              const i64 off = kw * g.d[2] - g.pb[2];
-              i64 lo, hi;
-              valid_range(g.in[2], g.s[2], off, c0, c1, lo, hi);
-              for (i64 o = lo; o < hi; ++o) {
-                const T v = xr[o * g.s[2] + off];
-                const i64 j = o - c0;
-                best[j] = !set[j] || v > best[j] ? v : best[j];
-                set[j] = true;
+          best[j] = lowest<T>();
+        if (first) {
+          /* each column from its first valid kw: taps in reverse order, so the first wins */
+          for (i64 kw = g.k[2] - 1; kw >= 0; --kw) {
+            const i64 off = kw * g.d[2] - g.pb[2];
+            i64 lo, hi;
+            valid_range(g.in[2], g.s[2], off, c0, c1, lo, hi);
+            max_tap<true>(best + (lo - c0), first + lo * g.s[2] + off, hi - lo, g.s[2]);
+          }
+          for (i64 kd = 0; kd < g.k[0]; ++kd) {
+            const i64 id = od * g.s[0] - g.pb[0] + kd * g.d[0];
+            for (i64 kh = 0; kh < g.k[1] && id >= 0 && id < g.in[0]; ++kh) {
+              const i64 ih = oh * g.s[1] - g.pb[1] + kh * g.d[1];
+              if (ih < 0 || ih >= g.in[1])
+                continue;
+              const T *xr = xp + (id * g.in[1] + ih) * g.in[2];
+              for (i64 kw = 0; kw < g.k[2]; ++kw) {
+                const i64 off = kw * g.d[2] - g.pb[2];
+                i64 lo, hi;
+                valid_range(g.in[2], g.s[2], off, c0, c1, lo, hi);
+                max_tap<false>(best + (lo - c0), xr + lo * g.s[2] + off, hi - lo, g.s[2]);
               }
             }
           }
         }
-        T *yr = yp + (od * g.out[1] + oh) * g.out[2] + c0;
         for (i64 j = 0; j < c1 - c0; ++j)
-          yr[j] = best[j];
+          yrow[c0 + j] = best[j];
       }
+    }
 }
 
 template <typename T>

@@ -184,6 +184,11 @@ inline vf32 load_f32(const float *p) {
 }
 /// Stores 16 floats to p (any alignment).
 inline void store_f32(float *p, const vf32 &v) { __builtin_memcpy(p, &v, sizeof v); }
+/// p[0], p[2], ..., p[30] (a stride-2 load: the even lanes of two vectors; reads p[0..32)).
+inline vf32 load_even_f32(const float *p) {
+  const vf32 a = load_f32(p), b = load_f32(p + kVecF32);
+  return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+}
 
 /// y[i] = f(x[i]) for i < n (x may equal y). f takes and returns a vf32; the last partial
 /// vector is computed padded with zeros, so every element goes through the same code.

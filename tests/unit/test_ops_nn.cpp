@@ -10,6 +10,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <random>
 
 using namespace onnxc;
@@ -400,6 +402,44 @@ TEST_CASE("MaxPool and AveragePool 2-D with pads, strides, ceil_mode", "[nn][poo
           for (size_t k = 0; k < idx.size(); ++k)
             REQUIRE(y[1].data_as<int64_t>()[k] == idx[k]);
       }
+}
+
+TEST_CASE("MaxPool without indices (row-wise path) equals the path with indices", "[nn][pool]") {
+  // The row-wise path (templates/cpu/pool.cpp max_rows: vector passes per tap, stride 1 and 2,
+  // each column started from its first valid tap) against the per-element loop that MaxPool
+  // with Indices runs: bit for bit, with NaNs (in a column's first tap and later) and signed
+  // zeros, whose results depend on the tap order.
+  struct Case {
+    std::vector<int64_t> dims, kernel, strides, pads, dilations;
+  };
+  const Case cases[] = {
+      {{1, 2, 9, 70}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}},
+      {{1, 2, 6, 53}, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}},
+      {{1, 1, 7, 40}, {2, 5}, {1, 2}, {0, 2, 1, 2}, {1, 1}},
+      {{1, 2, 8, 37}, {3, 3}, {2, 2}, {2, 2, 2, 2}, {2, 2}},
+      {{2, 1, 5, 150}, {1, 3}, {1, 3}, {0, 1, 0, 1}, {1, 1}},
+      {{1, 1, 4, 5, 33}, {2, 3, 3}, {1, 2, 2}, {0, 1, 1, 0, 1, 1}, {1, 1, 1}},
+  };
+  for (const Case &c : cases) {
+    auto x = random_tensor(c.dims, 5);
+    float *xv = const_cast<float *>(fp(x));
+    const int64_t n = x->numel();
+    for (int64_t i = 0; i < n; i += 17)
+      xv[i] = i % 2 ? 0.0f : -0.0f;
+    for (int64_t i = 0; i < n; i += 29)
+      xv[i] = std::numeric_limits<float>::quiet_NaN();
+    xv[0] = std::numeric_limits<float>::quiet_NaN();
+    std::vector<Tensor> y[2];
+    for (int outs = 1; outs <= 2; ++outs) {
+      OneNode t("MaxPool", {x}, outs);
+      t.ints("kernel_shape", c.kernel).ints("strides", c.strides).ints("pads", c.pads);
+      t.ints("dilations", c.dilations);
+      y[outs - 1] = t.run();
+    }
+    INFO("input " << c.dims.size() << "-D, W " << c.dims.back());
+    REQUIRE(y[0][0].shape() == y[1][0].shape());
+    REQUIRE(std::memcmp(y[0][0].data(), y[1][0].data(), y[0][0].numel() * sizeof(float)) == 0);
+  }
 }
 
 TEST_CASE("Global pools", "[nn][pool]") {
