@@ -147,6 +147,12 @@ CASES = [
     case("lstm_activations", "LSTM", direction=BI,
          activations=["HardSigmoid", "Elu", "Softsign", "Sigmoid", "ScaledTanh", "Affine"],
          activation_alpha=[0.3, 0.8, 0.9, 1.1], activation_beta=[0.4, 0.7, 0.2]),
+    # H above 16: the gates of 16 units at a time (vector code) and the rest one by one
+    case("lstm_clip_input_forget_h20", "LSTM", N=3, I=6, H=20, clip=0.7, input_forget=1,
+         inputs=("B", "P", "h0", "c0")),
+    case("lstm_activations_h18", "LSTM", N=2, I=5, H=18, direction=BI,
+         activations=["HardSigmoid", "Elu", "Softsign", "Sigmoid", "ScaledTanh", "Affine"],
+         activation_alpha=[0.3, 0.8, 0.9, 1.1], activation_beta=[0.4, 0.7, 0.2]),
     case("lstm_packed_batch7", "LSTM", S=6, N=7, I=20, H=19, direction=BI, inputs=ALL_IN,
          lens=[6, 5, 0, 1, 6, 3, 2]),
     case("lstm_threads_batch40", "LSTM", S=4, N=40, I=8, H=48, direction=BI, threads=4,
