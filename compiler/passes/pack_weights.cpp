@@ -28,7 +28,8 @@ void mark_gemm_tile_rows(Graph &g, int64_t rows) {
     return;
   for (auto &np : g.nodes) {
     Node &n = *np;
-    if (!n.domain.empty() || (n.op_type != "Conv" && n.op_type != "Gemm" && n.op_type != "MatMul"))
+    if (!n.domain.empty() || (n.op_type != "Conv" && n.op_type != "Gemm" && n.op_type != "MatMul" &&
+                              n.op_type != "ConvTranspose"))
       continue;
     Attribute a;
     a.kind = Attribute::Kind::Int;

@@ -14,7 +14,7 @@ namespace onnxc {
 /// Returns the number of nodes marked.
 int pack_weights(Graph &g);
 
-/// Gives every Conv, Gemm and MatMul kGemmTileRowsAttr = `rows` (their GEMM micro-tile
+/// Gives every Conv, ConvTranspose, Gemm and MatMul kGemmTileRowsAttr = `rows` (their GEMM micro-tile
 /// height, chosen from the target); rows <= 0 marks nothing (the kernels' default).
 void mark_gemm_tile_rows(Graph &g, int64_t rows);
 

@@ -45,9 +45,33 @@ def conv_ref(x, w, b, strides=None, pads=None, dilations=None, group=1):
     return y
 
 
+def conv_transpose_ref(x, w, b, strides, pads, dilations, group=1):
+    """2-D ConvTranspose: every input pixel's taps added at i*stride - pad + k*dilation."""
+    n, c, ih, iw = x.shape
+    cg, mg, kh, kw = c // group, w.shape[1], w.shape[2], w.shape[3]
+    oh = (ih - 1) * strides[0] - pads[0] - pads[2] + (kh - 1) * dilations[0] + 1
+    ow = (iw - 1) * strides[1] - pads[1] - pads[3] + (kw - 1) * dilations[1] + 1
+    y = np.zeros([n, mg * group, oh, ow])
+    for g in range(group):
+        for ci in range(g * cg, (g + 1) * cg):
+            for a, bb in itertools.product(range(kh), range(kw)):
+                for i, j in itertools.product(range(ih), range(iw)):
+                    r = i * strides[0] - pads[0] + a * dilations[0]
+                    q = j * strides[1] - pads[1] + bb * dilations[1]
+                    if 0 <= r < oh and 0 <= q < ow:
+                        y[:, g * mg:(g + 1) * mg, r, q] += x[:, ci, i, j, None] * w[ci, :, a, bb]
+    if b is not None:
+        y += b.reshape(1, -1, 1, 1)
+    return y
+
+
 def reference(op, vals, attrs):
     """float64 numpy value of the node's output."""
     v = [None if a is None else a.astype(np.float64) for a in vals]
+    if op == "ConvTranspose":
+        return conv_transpose_ref(v[0], v[1], v[2], attrs.get("strides", [1, 1]),
+                                  attrs.get("pads", [0, 0, 0, 0]), attrs.get("dilations", [1, 1]),
+                                  attrs.get("group", 1))
     if op == "Conv":
         return conv_ref(v[0], v[1], v[2], attrs.get("strides"), attrs.get("pads"),
                         attrs.get("dilations"), attrs.get("group", 1))
@@ -82,6 +106,13 @@ def conv(x, w, bias=True, dt=np.float32, w_input=False, relu=False, act=None, **
     if relu or act:
         attrs["_act"] = act or "Relu"
     return ("Conv", [x, w, [w[0]] if bias else None], attrs, dt, w_input)
+
+
+def conv_transpose(x, w, bias=True, dt=np.float32, **attrs):
+    """A ConvTranspose case (W: C x M/group x kH x kW): a GEMM per image and group, then
+    col2im."""
+    return ("ConvTranspose", [x, w, [w[1] * attrs.get("group", 1)] if bias else None], attrs, dt,
+            False)
 
 
 def gemm(a, b, c=None, dt=np.float32, act=None, **attrs):
@@ -167,6 +198,15 @@ CASES = {
     "wino_wide_m": conv([1, 16, 20, 21], [200, 16, 3, 3], pads=[1, 1, 1, 1]),
     "wino_relu": conv([1, 32, 9, 15], [40, 32, 3, 3], pads=[1, 1, 1, 1], relu=True),
     "wino_double": conv([1, 10, 6, 7], [9, 10, 3, 3], dt=np.float64, pads=[1, 1, 1, 1]),
+    # ConvTranspose: the U-Net up-sampling shape (2x2 stride 2), more columns than a panel,
+    # groups with pads, dilations and stride 3, batch 2 without bias, double
+    "convt_2x2_s2": conv_transpose([1, 32, 9, 13], [32, 12, 2, 2], strides=[2, 2]),
+    "convt_grouped_pads_dil": conv_transpose([1, 6, 7, 11], [6, 5, 3, 3], group=2, strides=[3, 2],
+                                             pads=[1, 2, 0, 1], dilations=[2, 1]),
+    "convt_batch_no_bias": conv_transpose([2, 8, 10, 6], [8, 7, 3, 3], bias=False,
+                                          strides=[1, 1], pads=[1, 1, 1, 1]),
+    "convt_double": conv_transpose([1, 5, 6, 7], [5, 9, 4, 4], dt=np.float64, strides=[2, 2],
+                                   pads=[1, 1, 1, 1]),
     "gemm_transb": gemm([10, 70], [33, 70], [33], transB=1),
     "gemm_alpha_beta": gemm([17, 20], [20, 40], [17, 40], alpha=0.5, beta=2.0),
     "gemm_small_n": gemm([40, 30], [30, 5], [5]),  # runs transposed: the constant B becomes A

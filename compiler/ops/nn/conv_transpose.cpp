@@ -1,7 +1,9 @@
 // ConvTranspose: the gradient of Conv with respect to its input (1-D to 3-D), with groups,
 // strides, pads, dilations, output_padding, output_shape and auto_pad. float/double.
-// Kernel: templates/cpu/conv_transpose.cpp (each output plane scatters its input channels' taps).
+// Kernel: templates/cpu/conv_transpose.cpp (per image and group a GEMM W_g^T X_g, then col2im).
+#include "compiler/ops/nn/nn_util.h"
 #include "compiler/ops/op_util.h"
+#include "templates/cpu/conv_transpose_params.h"
 
 namespace onnxc {
 namespace {
@@ -130,6 +132,14 @@ const OpDef &op_ConvTranspose() {
       };
       put(s.in, 1), put(s.out, 1), put(s.kernel, 1), put(s.strides, 1), put(s.pad_begin, 0);
       put(s.dilations, 1);
+      call.params.push_back(attr_int(n, kGemmTileRowsAttr, 0));
+      int64_t ks = 1, isz = 1;
+      for (int64_t k : s.kernel)
+        ks *= k;
+      for (int64_t i : s.in)
+        isz *= i;
+      call.scratch_bytes = onnxc_k::ct_scratch_bytes(s.C / s.group, s.M / s.group, ks, isz,
+                                                     dtype_bits(input_dtype(n, 0)) / 8);
       return call;
     };
     return d;
