@@ -8,6 +8,7 @@
 #include "compiler/passes/fold_batchnorm.h"
 #include "compiler/passes/fold_constants.h"
 #include "compiler/passes/fuse_activation.h"
+#include "compiler/passes/fuse_bias.h"
 #include "compiler/passes/form_regions.h"
 #include "compiler/passes/materialize_strings.h"
 #include "compiler/passes/fuse_qdq.h"
@@ -54,12 +55,12 @@ private:
 std::vector<std::string> pipeline_pass_names() {
   return {"check-supported", "desugar-sequences", "bind-shapes",     "infer-shapes",
           "fuse-half-casts", "fuse-qdq",          "fold-constants",  "fold-batchnorm",
-          "fuse-activation", "dce",               "pack-weights",    "conv-paths",
+          "fuse-bias",       "fuse-activation",   "dce",               "pack-weights",    "conv-paths",
           "materialize-strings", "form-regions",  "lower-regions",   "plan-memory"};
 }
 
 std::vector<std::string> optional_pass_names() {
-  return {"fuse-half-casts", "fuse-qdq",     "fold-batchnorm", "fuse-activation",
+  return {"fuse-half-casts", "fuse-qdq",     "fold-batchnorm", "fuse-bias",      "fuse-activation",
           "pack-weights",    "conv-paths", kWinogradPass, kInplacePass, kSpecialiseParallelPass};
 }
 
@@ -121,6 +122,8 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   // Conv/Gemm followed by BatchNormalization or a per-channel Mul/Add: folded into the weights.
   run("fold-batchnorm", [&] { fold_batchnorm(g); });
   // Conv/Gemm followed by an activation: one node, the activation applied as the tile is stored.
+  // MatMul followed by the Add of a per-column constant (a Linear layer's bias): one GEMM.
+  run("fuse-bias", [&] { fuse_bias(g); });
   run("fuse-activation", [&] { fuse_activation(g); });
   // Nodes that no graph output depends on are removed.
   run("dce", [&] { eliminate_dead_code(g); });

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the fusion test models: OUT_DIR/<case>/{model.onnx, test_data_set_0/, expect.json}.
 
-Each case is a small graph that fold-batchnorm / fuse-activation rewrite (or must leave alone).
+Each case is a small graph that fold-batchnorm / fuse-bias / fuse-activation rewrite (or must leave alone).
 output_0.pb is a float64 numpy reference computed here, independently of onnxc; expect.json has
 the number of nodes the compiled graph must have with and without the fusion passes.
 
@@ -118,6 +118,11 @@ class Case:
         b = self.const(RNG.uniform(-0.3, 0.3, (self.val[x].shape[-1], n)))
         return self.node("MatMul", [x, b], self.val[x] @ self.val[b])
 
+    def bias(self, x, shape, left=False):
+        """Add(x, b) (or Add(b, x)) of a constant b of `shape` (fuse-bias: N values)."""
+        b = self.const(RNG.uniform(-0.5, 0.5, shape))
+        return self.node("Add", [b, x] if left else [x, b], self.val[x] + self.val[b])
+
     def save(self, out_dir, outputs, expect_nodes):
         d = os.path.join(out_dir, self.name)
         os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
@@ -176,6 +181,15 @@ def build_cases():
     add("gemm_notrans_relu_small_m", (3, 20),
         lambda c: [c.act("Relu", c.gemm("x", 33, trans_b=False))], 1)
     add("matmul_silu", (2, 10, 70), lambda c: [c.silu(c.matmul("x", 20))], 1)
+    # fuse-bias: MatMul + Add of N values, then the activation after both (bias before it);
+    # the bias on the left, as [1, 1, N]; a product the GEMM runs transposed (N = 5 < M = 70);
+    # a constant varying along the rows is not a bias and stays an Add
+    add("matmul_bias_relu", (2, 10, 70), lambda c: [c.act("Relu", c.bias(c.matmul("x", 96), 96))],
+        1)
+    add("matmul_bias_left_3d", (1, 64, 48),
+        lambda c: [c.bias(c.matmul("x", 40), (1, 1, 40), left=True)], 1)
+    add("matmul_bias_transposed", (70, 30), lambda c: [c.bias(c.matmul("x", 5), 5)], 1)
+    add("matmul_rows_not_bias", (2, 10, 30), lambda c: [c.bias(c.matmul("x", 20), (10, 1))], 2)
     # The Conv output is also a graph output / used twice: nothing may be fused.
     add("conv_shared_output", (1, 3, 6, 6),
         lambda c: (lambda y: [y, c.act("Relu", y)])(c.conv("x", 4)), 2)

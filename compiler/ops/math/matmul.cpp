@@ -67,6 +67,8 @@ const OpDef &op_MatMul() {
       s.a_bs = broadcast_strides(ab, ms.batch);
       s.b_bs = broadcast_strides(bb, ms.batch);
       s.a_count = product(ab), s.b_count = product(bb);
+      if (attr_int(n, kBiasAttr, 0) != 0 && n.input(2)) /* fuse-bias: C = the bias per column */
+        s.c = n.inputs[2], s.rsc = 0, s.csc = 1;
       return gemm_call(n, s);
     };
     return d;

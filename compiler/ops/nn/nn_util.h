@@ -47,6 +47,10 @@ struct GemmSpec {
 inline constexpr char kActivationAttr[] = "onnxc.activation";              ///< String: op name
 inline constexpr char kActivationParamsAttr[] = "onnxc.activation_params"; ///< Floats: {a, b}
 
+/// Int attribute (1) by which the fuse-bias pass marks a MatMul whose third input is a bias of
+/// N values added to every row of the product (compiler/passes/fuse_bias.h).
+inline constexpr char kBiasAttr[] = "onnxc.bias";
+
 /// Int attribute (1) by which the pack-weights pass lets a Conv, Gemm or MatMul lowering store
 /// its constant weight operand pre-packed (templates/cpu/gemm_params.h).
 inline constexpr char kPackWeightsAttr[] = "onnxc.pack_weights";
