@@ -82,7 +82,8 @@ void add_codegen_flags(CLI::App *cmd, CompileOptions &o, CompileFlags &f) {
                   "Dump the IR after a pass (or 'all') to stderr");
   cmd->add_option("--disable-pass", o.pipeline.disabled_passes,
                   "Do not run an optional pass: fuse-half-casts, fuse-qdq, fold-batchnorm, "
-                  "fuse-bias, fuse-activation, all-fusion (those five), pack-weights, conv-paths, "
+                  "fuse-gelu, fuse-bias, fuse-activation, all-fusion (those six), pack-weights, "
+                  "conv-paths, "
                   "winograd, inplace or specialise-parallel (repeatable)");
   cmd->add_option("--gemm-tile-rows", o.pipeline.gemm_tile_rows,
                   "GEMM micro-tile rows for Conv/Gemm/MatMul: 1, 2, 4 or 8 (default: chosen "

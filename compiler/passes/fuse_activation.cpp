@@ -66,6 +66,11 @@ std::optional<Activation> unary_activation(Node &user) {
     return Activation{op, attr_float(user, "alpha", 0.2f), attr_float(user, "beta", 0.5f), {&user}};
   if (op == "Clip")
     return clip_activation(user);
+  if (op == "Gelu") {
+    const std::string a = attr_string(user, "approximate", "none");
+    if (a == "none" || a == "tanh")
+      return Activation{a == "tanh" ? "GeluTanh" : "Gelu", 0, 0, {&user}};
+  }
   return std::nullopt;
 }
 

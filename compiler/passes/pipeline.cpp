@@ -9,6 +9,7 @@
 #include "compiler/passes/fold_constants.h"
 #include "compiler/passes/fuse_activation.h"
 #include "compiler/passes/fuse_bias.h"
+#include "compiler/passes/fuse_gelu.h"
 #include "compiler/passes/form_regions.h"
 #include "compiler/passes/materialize_strings.h"
 #include "compiler/passes/fuse_qdq.h"
@@ -55,13 +56,15 @@ private:
 std::vector<std::string> pipeline_pass_names() {
   return {"check-supported", "desugar-sequences", "bind-shapes",     "infer-shapes",
           "fuse-half-casts", "fuse-qdq",          "fold-constants",  "fold-batchnorm",
-          "fuse-bias",       "fuse-activation",   "dce",               "pack-weights",    "conv-paths",
-          "materialize-strings", "form-regions",  "lower-regions",   "plan-memory"};
+          "fuse-gelu",       "fuse-bias",         "fuse-activation", "dce",
+          "pack-weights",    "conv-paths",        "materialize-strings", "form-regions",
+          "lower-regions",   "plan-memory"};
 }
 
 std::vector<std::string> optional_pass_names() {
-  return {"fuse-half-casts", "fuse-qdq",     "fold-batchnorm", "fuse-bias",      "fuse-activation",
-          "pack-weights",    "conv-paths", kWinogradPass, kInplacePass, kSpecialiseParallelPass};
+  return {"fuse-half-casts", "fuse-qdq",   "fold-batchnorm", "fuse-gelu",    "fuse-bias",
+          "fuse-activation", "pack-weights", "conv-paths",   kWinogradPass, kInplacePass,
+          kSpecialiseParallelPass};
 }
 
 bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
@@ -122,6 +125,8 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   // Conv/Gemm followed by BatchNormalization or a per-channel Mul/Add: folded into the weights.
   run("fold-batchnorm", [&] { fold_batchnorm(g); });
   // Conv/Gemm followed by an activation: one node, the activation applied as the tile is stored.
+  // Gelu written out as element-wise ops (exporters below opset 20): one Gelu node.
+  run("fuse-gelu", [&] { fuse_gelu(g); });
   // MatMul followed by the Add of a per-column constant (a Linear layer's bias): one GEMM.
   run("fuse-bias", [&] { fuse_bias(g); });
   run("fuse-activation", [&] { fuse_activation(g); });

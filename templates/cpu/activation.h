@@ -24,8 +24,19 @@ enum ActKind : i64 {
   kActSigmoid = 4,
   kActHardSigmoid = 5, /* a = alpha, b = beta */
   kActHardSwish = 6,
-  kActSilu = 7, /* x * Sigmoid(x) */
+  kActSilu = 7,     /* x * Sigmoid(x) */
+  kActGelu = 8,     /* Gelu, exact (erf) */
+  kActGeluTanh = 9, /* Gelu, tanh approximation */
 };
+
+/// 0.5 x (1 + erf(x / sqrt 2)) for a float or a vf32 (the Gelu kernel's and the epilogue's).
+template <typename F> inline F gelu_erf(F v) {
+  return 0.5f * v * (1.0f + vm::erf(v * 0.7071067811865476f));
+}
+/// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) for a float or a vf32.
+template <typename F> inline F gelu_tanh(F v) {
+  return 0.5f * v * (1.0f + vm::tanh(0.7978845608028654f * (v + 0.044715f * v * v * v)));
+}
 
 template <typename T> inline T act_relu(T x) { return x > T(0) ? x : T(0); }
 template <typename T> inline T act_clip(T x, T lo, T hi) {
@@ -42,6 +53,18 @@ template <typename T> inline T act_hard_sigmoid(T x, T a, T b) {
 }
 template <typename T> inline T act_hard_swish(T x) {
   return x * mx(T(0), mn(T(1), x / T(6) + T(0.5)));
+}
+template <typename T> inline T act_gelu(T x) {
+  if constexpr (is_f32<T>)
+    return gelu_erf(x);
+  else
+    return T(0.5) * x * (T(1) + er(x * T(0.7071067811865476)));
+}
+template <typename T> inline T act_gelu_tanh(T x) {
+  if constexpr (is_f32<T>)
+    return gelu_tanh(x);
+  else
+    return T(0.5) * x * (T(1) + th(T(0.7978845608028654) * (x + T(0.044715) * x * x * x)));
 }
 
 /// Calls f(g) with g the scalar function of `kind` (identity for kActNone), so each caller
@@ -62,6 +85,10 @@ template <typename T, typename F> inline void visit_act(i64 kind, T a, T b, F &&
     return f([](T x) { return act_hard_swish(x); });
   case kActSilu:
     return f([](T x) { return x * act_sigmoid(x); });
+  case kActGelu:
+    return f([](T x) { return act_gelu(x); });
+  case kActGeluTanh:
+    return f([](T x) { return act_gelu_tanh(x); });
   default:
     return f([](T x) { return x; });
   }
@@ -101,12 +128,16 @@ template <typename T> inline void apply_act(const Act<T> &act, T *y, i64 n, i64 
       return map_f32(y, y, n, [](vf32 v) { return vm::sigmoid(v); });
     if (s == 1 && act.kind == kActSilu)
       return map_f32(y, y, n, [](vf32 v) { return v * vm::sigmoid(v); });
+    if (s == 1 && act.kind == kActGelu)
+      return map_f32(y, y, n, [](vf32 v) { return gelu_erf(v); });
+    if (s == 1 && act.kind == kActGeluTanh)
+      return map_f32(y, y, n, [](vf32 v) { return gelu_tanh(v); });
   }
   visit_act(act.kind, act.a, act.b, [&](auto g) { map_strided(y, n, s, g); });
 }
 
 /// act applied to each lane of v, a 64-byte vector of T still in registers, with the values of
-/// act() per element: Relu, Clip, LeakyRelu, Sigmoid and SiLU as vector operations for float,
+/// act() per element: Relu, Clip, LeakyRelu, Sigmoid, SiLU and Gelu as vector operations for float,
 /// the other kinds (and double) lane by lane through the scalar function.
 template <typename T, typename V> inline V act_vec(const Act<T> &act, V v) {
   if constexpr (is_f32<T>) {
@@ -124,6 +155,10 @@ template <typename T, typename V> inline V act_vec(const Act<T> &act, V v) {
       return vm::sigmoid(v);
     case kActSilu:
       return v * vm::sigmoid(v);
+    case kActGelu:
+      return gelu_erf(v);
+    case kActGeluTanh:
+      return gelu_tanh(v);
     default:
       break;
     }

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Writes the fusion test models: OUT_DIR/<case>/{model.onnx, test_data_set_0/, expect.json}.
 
-Each case is a small graph that fold-batchnorm / fuse-bias / fuse-activation rewrite (or must leave alone).
+Each case is a small graph that fold-batchnorm / fuse-gelu / fuse-bias / fuse-activation rewrite (or must leave alone).
 output_0.pb is a float64 numpy reference computed here, independently of onnxc; expect.json has
 the number of nodes the compiled graph must have with and without the fusion passes.
 
   make_fusion_models.py OUT_DIR
 """
 import json
+import math
 import os
 import sys
 
@@ -123,6 +124,32 @@ class Case:
         b = self.const(RNG.uniform(-0.5, 0.5, shape))
         return self.node("Add", [b, x] if left else [x, b], self.val[x] + self.val[b])
 
+    def scalar_op(self, op, x, c, left=False):
+        """op(x, c) (or op(c, x)) with a scalar constant c."""
+        cv = self.const(np.float32(c))
+        a, b = (self.val[cv], self.val[x]) if left else (self.val[x], self.val[cv])
+        fn = {"Mul": np.multiply, "Add": np.add, "Div": np.divide, "Pow": np.power}[op]
+        return self.node(op, [cv, x] if left else [x, cv], fn(a, b))
+
+    def gelu_erf(self, x, half=0.5):
+        """PyTorch's export of nn.GELU(): x * (1 + erf(x / sqrt 2)) * 0.5 (`half` other than
+        0.5: not a Gelu)."""
+        e = self.node("Erf", [self.scalar_op("Div", x, 1.4142135)], None)
+        self.val[e] = np.vectorize(math.erf)(self.val[self.nodes[-1].input[0]])
+        one = self.scalar_op("Add", e, 1.0)
+        return self.scalar_op("Mul", self.node("Mul", [x, one], self.val[x] * self.val[one]), half)
+
+    def gelu_tanh(self, x):
+        """The tanh approximation as 0.5 * x * (1 + tanh(0.7978846 * (x + 0.044715 * x ** 3))),
+        with a Pow (PyTorch writes x * x * x)."""
+        cube = self.scalar_op("Mul", self.scalar_op("Pow", x, 3.0), 0.044715, left=True)
+        inner = self.scalar_op("Mul", self.node("Add", [x, cube], self.val[x] + self.val[cube]),
+                               0.7978846, left=True)
+        t = self.node("Tanh", [inner], np.tanh(self.val[inner]))
+        one = self.scalar_op("Add", t, 1.0, left=True)
+        half = self.scalar_op("Mul", x, 0.5, left=True)
+        return self.node("Mul", [half, one], self.val[half] * self.val[one])
+
     def save(self, out_dir, outputs, expect_nodes):
         d = os.path.join(out_dir, self.name)
         os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
@@ -190,6 +217,13 @@ def build_cases():
         lambda c: [c.bias(c.matmul("x", 40), (1, 1, 40), left=True)], 1)
     add("matmul_bias_transposed", (70, 30), lambda c: [c.bias(c.matmul("x", 5), 5)], 1)
     add("matmul_rows_not_bias", (2, 10, 30), lambda c: [c.bias(c.matmul("x", 20), (10, 1))], 2)
+    # fuse-gelu: the exported decompositions become one Gelu, then a MatMul epilogue (after the
+    # bias); on a graph input it stays a Gelu node; a chain that is not Gelu stays as it is
+    add("matmul_bias_gelu_erf", (1, 20, 64),
+        lambda c: [c.gelu_erf(c.bias(c.matmul("x", 96), 96))], 1)
+    add("matmul_gelu_tanh", (2, 9, 30), lambda c: [c.gelu_tanh(c.matmul("x", 50))], 1)
+    add("gelu_erf_alone", (3, 70), lambda c: [c.gelu_erf("x")], 1)
+    add("not_gelu_kept", (3, 70), lambda c: [c.gelu_erf("x", half=0.6)], 5)
     # The Conv output is also a graph output / used twice: nothing may be fused.
     add("conv_shared_output", (1, 3, 6, 6),
         lambda c: (lambda y: [y, c.act("Relu", y)])(c.conv("x", 4)), 2)

@@ -99,7 +99,9 @@ int64_t activation_kind(const std::string &name) {
       {"Sigmoid", onnxc_k::kActSigmoid},
       {"HardSigmoid", onnxc_k::kActHardSigmoid},
       {"HardSwish", onnxc_k::kActHardSwish},
-      {"Silu", onnxc_k::kActSilu}};
+      {"Silu", onnxc_k::kActSilu},
+      {"Gelu", onnxc_k::kActGelu},
+      {"GeluTanh", onnxc_k::kActGeluTanh}};
   for (const auto &[n, k] : kinds)
     if (name == n)
       return k;
