@@ -136,14 +136,24 @@ template <typename T> inline void apply_act(const Act<T> &act, T *y, i64 n, i64 
   visit_act(act.kind, act.a, act.b, [&](auto g) { map_strided(y, n, s, g); });
 }
 
-/// act applied to each lane of v, a 64-byte vector of T still in registers, with the values of
-/// act() per element: Relu, Clip, LeakyRelu, Sigmoid, SiLU and Gelu as vector operations for float,
-/// the other kinds (and double) lane by lane through the scalar function.
-template <typename T, typename V> inline V act_vec(const Act<T> &act, V v) {
+/// apply_act() out of line: the GEMM micro-kernel variants (nn_gemm.h) share this one copy of
+/// the transcendental activations instead of each inlining them (code size: the edge budget).
+template <typename T>
+__attribute__((noinline)) void apply_act_row(const Act<T> &act, T *y, i64 n, i64 s) {
+  apply_act(act, y, n, s);
+}
+
+/// Whether act_vec() of `kind` is a few compares and selects (Relu, Clip, LeakyRelu), cheap to
+/// inline into every micro-kernel variant.
+inline bool act_is_cheap(i64 kind) {
+  return kind == kActRelu || kind == kActClip || kind == kActLeakyRelu;
+}
+
+/// Relu, Clip and LeakyRelu (the act_is_cheap() kinds) on each lane of v, a 64-byte vector of T
+/// in registers, with the values of act(); v unchanged for any other kind.
+template <typename T, typename V> inline V act_vec_cheap(const Act<T> &act, V v) {
   if constexpr (is_f32<T>) {
     switch (act.kind) {
-    case kActNone:
-      return v;
     case kActRelu:
       return vm::sel(v > vm::cst<V>(0.0f), v, vm::cst<V>(0.0f));
     case kActClip:
@@ -151,6 +161,31 @@ template <typename T, typename V> inline V act_vec(const Act<T> &act, V v) {
       return vm::sel(v > vm::cst<V>(act.b), vm::cst<V>(act.b), v);
     case kActLeakyRelu:
       return vm::sel(v >= vm::cst<V>(0.0f), v, act.a * v);
+    default:
+      return v;
+    }
+  } else {
+    for (int l = 0; l < int(sizeof(V) / sizeof(T)); ++l) {
+      const T x = v[l];
+      v[l] = act.kind == kActRelu        ? act_relu(x)
+             : act.kind == kActClip      ? act_clip(x, act.a, act.b)
+             : act.kind == kActLeakyRelu ? act_leaky(x, act.a)
+                                         : x;
+    }
+    return v;
+  }
+}
+
+/// act applied to each lane of v, a 64-byte vector of T still in registers, with the values of
+/// act() per element: the cheap kinds, Sigmoid, SiLU and Gelu as vector operations for float,
+/// the other kinds (and double) lane by lane through the scalar function.
+template <typename T, typename V> inline V act_vec(const Act<T> &act, V v) {
+  if (act_is_cheap(act.kind))
+    return act_vec_cheap(act, v);
+  if constexpr (is_f32<T>) {
+    switch (act.kind) {
+    case kActNone:
+      return v;
     case kActSigmoid:
       return vm::sigmoid(v);
     case kActSilu:

@@ -100,7 +100,7 @@ inline void store_row(const Problem<T> &p, i64 i, i64 j0, i64 cols, const T *r, 
       y[j * p.csy] = p.alpha * r[j];
   }
   if (last && p.act.kind != kActNone) /* the row segment is final and in L1 */
-    apply_act(p.act, y, cols, p.csy);
+    apply_act_row(p.act, y, cols, p.csy);
 }
 
 /// Y tile [i0, i0+rows) x [j0, j0+cols) (rows <= R, cols <= NV vectors) from the K range
@@ -145,10 +145,12 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
     }
   }
   const bool last = k0 + kc >= p.K;
-  if (cols == NV * VL && p.csy == 1 && (!p.c || k0 > 0 || p.csc <= 1)) {
-    /* A full-width tile of contiguous Y rows: stored straight from the accumulators as
-       vectors, the activation applied in registers (the expressions of store_row() and
-       apply_act(), so the results are the same). */
+  if (NV == kNV && cols == NV * VL && p.csy == 1 && (!p.c || k0 > 0 || p.csc <= 1)) {
+    /* A whole panel's tile of contiguous Y rows (the narrower variants, used for the last
+       columns only, keep the code small): stored straight from the accumulators as
+       vectors, Relu/Clip/LeakyRelu applied in registers, the other activations to the stored
+       row by the shared apply_act_row() (the expressions of store_row() and apply_act(), so
+       the results are the same). */
     const T alpha = p.alpha, beta = p.beta;
     for (int i = 0; i < R && i < rows; ++i) {
       T *y = p.y + (i0 + i) * p.rsy + j0;
@@ -178,13 +180,16 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
         for (int v = 0; v < NV; ++v)
           out[v] = alpha * acc[i][v];
       }
-      if (last && p.act.kind != kActNone)
+      const bool act_here = last && p.act.kind != kActNone;
+      if (act_here && act_is_cheap(p.act.kind))
 #pragma GCC unroll 4
         for (int v = 0; v < NV; ++v)
-          out[v] = act_vec(p.act, out[v]);
+          out[v] = act_vec_cheap(p.act, out[v]);
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v)
         __builtin_memcpy(y + v * VL, &out[v], sizeof(V));
+      if (act_here && !act_is_cheap(p.act.kind)) /* the row is in L1 */
+        apply_act_row(p.act, y, cols, 1);
     }
     return;
   }
