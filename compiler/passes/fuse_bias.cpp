@@ -29,8 +29,7 @@ Node *bias_add(const Node &n, size_t &bias_slot) {
     if (!in->type.is_static() || in->type.static_dims().size() < 2)
       return nullptr;
   Node *add = sole_user(y);
-  if (!add || !is_op(*add, "Add") || add->inputs.size() != 2 ||
-      add->outputs[0]->type.dtype != dt)
+  if (!add || !is_op(*add, "Add") || add->inputs.size() != 2 || add->outputs[0]->type.dtype != dt)
     return nullptr;
   bias_slot = add->inputs[0] == y ? 1 : 0;
   const Value *b = add->inputs[bias_slot];

@@ -78,7 +78,7 @@ template <typename T> void put_run(T *row, i64 kstride, i64 o, i64 n, const T *s
       for (i64 t = 0; t < m; ++t)
         d[t] = src[t];
       src += m;
-    } else if (is_f32<T> && s == 2) {
+    } else if (s == 2) {
       put_stride2(d, m, src);
       src += m * 2;
     } else {
@@ -282,13 +282,14 @@ ONNXC_DW_INLINE typename gemm::Vec<T>::type load_strided(const T *src, i64 s) {
   if constexpr (S == 1) {
     __builtin_memcpy(&v, src, sizeof v);
   } else if constexpr (S == 2) {
-    V a, b;
-    __builtin_memcpy(&a, src, sizeof a);
-    __builtin_memcpy(&b, src + kLanes<T>, sizeof b);
-    if constexpr (sizeof(T) == 4)
-      v = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    else
+    if constexpr (is_f32<T>) {
+      v = load_even_f32(src);
+    } else {
+      V a, b;
+      __builtin_memcpy(&a, src, sizeof a);
+      __builtin_memcpy(&b, src + kLanes<T>, sizeof b);
       v = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+    }
   } else {
     for (i64 l = 0; l < kLanes<T>; ++l)
       v[l] = src[l * s];

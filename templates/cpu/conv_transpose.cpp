@@ -54,7 +54,7 @@ inline void valid_inputs(i64 in, i64 out, i64 s, i64 off, i64 &lo, i64 &hi) {
 /// its output positions.
 template <typename T>
 __attribute__((always_inline)) inline void col2im_plane(const CtGeom &g, const T *cols, i64 ml,
-                                                         T b0, T *yp) {
+                                                        T b0, T *yp) {
   const i64 ks = g.ks(), isz = g.isz(), osz = g.osz();
   for (i64 o = 0; o < osz; ++o)
     yp[o] = b0;
@@ -84,8 +84,8 @@ __attribute__((always_inline)) inline void col2im_plane(const CtGeom &g, const T
 
 template <typename T>
 __attribute__((always_inline)) inline void conv_transpose(onnxc_rt *rt, const i64 *params,
-                                                           const T *x, const T *w, const T *bias,
-                                                           T *y, T *scratch) {
+                                                          const T *x, const T *w, const T *bias,
+                                                          T *y, T *scratch) {
   using namespace gemm;
   constexpr i64 NR = nr<T>();
   const CtGeom g = read_geom(params);
@@ -103,8 +103,11 @@ __attribute__((always_inline)) inline void conv_transpose(onnxc_rt *rt, const i6
       auto problem = [&](const i64 *pp, i64) {
         const CtGeom q = read_geom(pp);
         const i64 rows = q.Mg() * q.ks();
-        Problem<T> pr{rows, q.isz(), q.Cg(), w + grp * q.Cg() * rows, 1, rows, packed, nullptr,
-                      0, 0, cols, q.isz(), 1, T(1), T(0), nullptr, 0, 0, Act<T>{}};
+        Problem<T> pr{rows, q.isz(), q.Cg(),  w + grp * q.Cg() * rows,
+                      1,    rows,    packed,  nullptr,
+                      0,    0,       cols,    q.isz(),
+                      1,    T(1),    T(0),    nullptr,
+                      0,    0,       Act<T>{}};
         pr.mr = q.mr > 0 ? q.mr : kMR;
         return pr;
       };
@@ -122,7 +125,7 @@ __attribute__((always_inline)) inline void conv_transpose(onnxc_rt *rt, const i6
 
 template <typename T>
 __attribute__((always_inline)) inline int32_t conv_transpose_kernel(onnxc_rt *rt, void *const *t,
-                                                                     const i64 *p) {
+                                                                    const i64 *p) {
   const CtGeom g = read_geom(p);
   conv_transpose(rt, p, static_cast<const T *>(t[0]), static_cast<const T *>(t[1]),
                  g.has_bias ? static_cast<const T *>(t[2]) : nullptr, static_cast<T *>(t[3]),

@@ -180,17 +180,19 @@ template <typename T> void lstm_row(const Rnn<T> &s, const T *xw, const T *hr, T
           *pf = pi ? pi + 2 * H : nullptr;
   i64 j = 0;
   if constexpr (is_f32<T>) { /* 16 units at a time: the expressions below, as vectors */
-    auto ld = [](const T *q) { return load_f32(q); };
     const vf32 zero = vf32{};
     for (; j + kVecF32 <= H; j += kVecF32) {
-      const vf32 cp = ld(c + j);
-      const vf32 i = s.f.vec(s.cl(ld(xw + j) + ld(hr + j) + (pi ? ld(pi + j) * cp : zero)));
-      const vf32 fg =
-          s.input_forget
-              ? 1.0f - i
-              : s.f.vec(s.cl(ld(xw + 2 * H + j) + ld(hr + 2 * H + j) + (pf ? ld(pf + j) * cp : zero)));
-      const vf32 cn = fg * cp + i * s.g.vec(s.cl(ld(xw + 3 * H + j) + ld(hr + 3 * H + j)));
-      const vf32 o = s.f.vec(s.cl(ld(xw + H + j) + ld(hr + H + j) + (po ? ld(po + j) * cn : zero)));
+      const vf32 cp = load_f32(c + j);
+      const vf32 i =
+          s.f.vec(s.cl(load_f32(xw + j) + load_f32(hr + j) + (pi ? load_f32(pi + j) * cp : zero)));
+      const vf32 fg = s.input_forget
+                          ? 1.0f - i
+                          : s.f.vec(s.cl(load_f32(xw + 2 * H + j) + load_f32(hr + 2 * H + j) +
+                                         (pf ? load_f32(pf + j) * cp : zero)));
+      const vf32 cn =
+          fg * cp + i * s.g.vec(s.cl(load_f32(xw + 3 * H + j) + load_f32(hr + 3 * H + j)));
+      const vf32 o = s.f.vec(
+          s.cl(load_f32(xw + H + j) + load_f32(hr + H + j) + (po ? load_f32(po + j) * cn : zero)));
       store_f32(c + j, cn);
       store_f32(h + j, o * s.hf.vec(cn));
     }
