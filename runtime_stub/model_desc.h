@@ -22,7 +22,8 @@ typedef struct onnxc_tensor_desc {
   int32_t dtype;        ///< ONNXC_DTYPE_*
   int32_t rank;         ///< number of dims
   const int64_t *dims;  ///< `rank` dims (-1: a run-time dim, see dim_symbols)
-  uint64_t size_bytes;  ///< bytes of the whole tensor with every symbol 1
+  uint64_t size_bytes;  ///< bytes of the whole tensor with every symbol 1 (times the value of
+                        ///< each symbolic dim: the size at the run's symbols)
   /// `rank` entries: the index in onnxc_model_desc::symbols of the symbol a dim is, or -1 for a
   /// static dim; NULL when every dim is static.
   const int32_t *dim_symbols;
@@ -96,6 +97,16 @@ int32_t onnxc__model_run(onnxc_rt *rt, unsigned char *arena, const unsigned char
 /// Called by generated code when a kernel returned `status` != 0: prefixes the recorded message
 /// with "<node_desc>: " (e.g. "node 'conv1' (Conv, #3): ") and returns `status`.
 int32_t onnxc_rt_node_failed(onnxc_rt *rt, int32_t status, const char *node_desc)
+    __attribute__((visibility("hidden")));
+
+/// The value of symbol `index` (onnxc_model_desc::symbols) in the current run, as onnxc_run
+/// bound it from the inputs' shapes (a per-sample batch: 1).
+int64_t onnxc_rt_symbol_value(onnxc_rt *rt, int32_t index) __attribute__((visibility("hidden")));
+
+/// A kernel parameter that depends on a run-time extent s, given as `n` pieces of 4 int64 each
+/// (start, value, d1, d2) in increasing start, the first at or below s: with the last piece
+/// whose start <= s and t = s - start, value + d1*t + d2*t*(t-1)/2 in wrapping arithmetic.
+int64_t onnxc_rt_extent_word(const int64_t *pieces, int64_t n, int64_t s)
     __attribute__((visibility("hidden")));
 
 /// Profile builds only, called by generated code at the start of a run: reads the monotonic

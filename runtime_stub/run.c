@@ -185,19 +185,26 @@ static onnxc_status run_model(onnxc_context *ctx, int tile) {
 
 /// ONNXC_EXEC_PER_SAMPLE: runs the one-sample code once per sample of the batch (symbol 0) on
 /// sample-sized slices of the batched tensors (dim 0 is the batch); the others are shared.
+/// Bytes of one sample of a tensor whose dim 0 is the batch (symbol 0), else 0.
+static uint64_t sample_stride(const onnxc_tensor_desc *d, const symbol_values *sv) {
+  if (!d->dim_symbols || d->rank == 0 || d->dim_symbols[0] != 0)
+    return 0;
+  return bytes_at(d, sv) / (uint64_t)sv->value[0];
+}
+
 static onnxc_status run_per_sample(onnxc_context *ctx, const onnxc_tensor *inputs,
-                                   const onnxc_tensor *outputs, int64_t batch) {
+                                   const onnxc_tensor *outputs, const symbol_values *sv) {
   const int64_t tile = onnxc__model.run_tile ? (int64_t)onnxc__model.tile_batch : 0;
+  const int64_t batch = sv->value[0];
+  ctx->rt.symbols[0] = 1; /* the code is for one sample (or a tile) */
   for (int64_t b = 0; b < batch;) {
     const int whole_tile = tile > 1 && b + tile <= batch;
     for (uint32_t i = 0; i < onnxc__model.num_inputs; ++i) {
-      const onnxc_tensor_desc *d = &onnxc__model.inputs[i];
-      uint64_t stride = d->dim_symbols && d->rank > 0 && d->dim_symbols[0] == 0 ? d->size_bytes : 0;
+      uint64_t stride = sample_stride(&onnxc__model.inputs[i], sv);
       ctx->input_ptrs[i] = (const unsigned char *)inputs[i].data + (uint64_t)b * stride;
     }
     for (uint32_t i = 0; i < onnxc__model.num_outputs; ++i) {
-      const onnxc_tensor_desc *d = &onnxc__model.outputs[i];
-      uint64_t stride = d->dim_symbols && d->rank > 0 && d->dim_symbols[0] == 0 ? d->size_bytes : 0;
+      uint64_t stride = sample_stride(&onnxc__model.outputs[i], sv);
       ctx->output_ptrs[i] = (unsigned char *)outputs[i].data + (uint64_t)b * stride;
     }
     onnxc_status st = run_model(ctx, whole_tile);
@@ -258,8 +265,10 @@ ONNXC_API onnxc_status onnxc_run(onnxc_context *ctx, const onnxc_tensor *inputs,
     ctx->output_ptrs[i] = outputs[i].data;
   }
   onnxc_dyn_reset(rt); /* what the previous run allocated (its string outputs) */
+  for (int32_t s = 0; s < ONNXC_MAX_SYMBOLS; ++s)
+    rt->symbols[s] = sv.value[s];
   if (onnxc__model.exec_mode == ONNXC_EXEC_PER_SAMPLE)
-    st = run_per_sample(ctx, inputs, outputs, sv.value[0]);
+    st = run_per_sample(ctx, inputs, outputs, &sv);
   else
     st = run_model(ctx, 0);
   if (st != ONNXC_OK)
@@ -310,4 +319,23 @@ ONNXC_API onnxc_status onnxc_run_buffers(onnxc_context *ctx, const void *const *
   }
   onnxc_dyn_reset(rt); /* what the previous run allocated (its string outputs) */
   return run_model(ctx, 0);
+}
+
+int64_t onnxc_rt_symbol_value(onnxc_rt *rt, int32_t index) {
+  return index >= 0 && index < ONNXC_MAX_SYMBOLS ? rt->symbols[index] : 1;
+}
+
+int64_t onnxc_rt_extent_word(const int64_t *pieces, int64_t n, int64_t s) {
+  int64_t lo = 0, hi = n - 1; /* the last piece whose start <= s (the first otherwise) */
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo + 1) / 2;
+    if (pieces[4 * mid] <= s)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  const int64_t *p = pieces + 4 * lo;
+  uint64_t t = (uint64_t)(s - p[0]);
+  uint64_t tri = t * (t - 1) / 2;
+  return (int64_t)((uint64_t)p[1] + (uint64_t)p[2] * t + (uint64_t)p[3] * tri);
 }

@@ -85,6 +85,8 @@ struct onnxc_rt {
   void *dyn_blocks;                     ///< the run's dynamic memory blocks (dyn_alloc.c)
   uint64_t dyn_used;                    ///< bytes handed out by onnxc_rt_dyn_alloc in this run
   uint64_t dyn_limit;                   ///< cap on dyn_used (onnxc_set_dynamic_limit)
+  /// The symbols' values in the current run (onnxc_rt_symbol_value); a per-sample batch is 1.
+  int64_t symbols[ONNXC_MAX_SYMBOLS];
 };
 
 /// A context: the run-time services plus the memory the model works in.

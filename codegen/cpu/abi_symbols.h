@@ -50,5 +50,9 @@ inline constexpr std::string_view kNodeFailedSymbol = "onnxc_rt_node_failed";
 /// Runtime helpers the run function of a profile build calls around the kernel calls.
 inline constexpr std::string_view kProfileBeginSymbol = "onnxc_rt_profile_begin";
 inline constexpr std::string_view kProfileNodeSymbol = "onnxc_rt_profile_node";
+/// Runtime helpers of a run-time extent (ExecutionPlan::extent): the symbol's value in this run,
+/// and a params word given as pieces (ExtentPiece).
+inline constexpr std::string_view kSymbolValueSymbol = "onnxc_rt_symbol_value";
+inline constexpr std::string_view kExtentWordSymbol = "onnxc_rt_extent_word";
 
 } // namespace onnxc

@@ -118,7 +118,8 @@ private:
     return llvm::StructType::get(ctx_, {ptr_, i32_, i32_, ptr_, i64_, ptr_});
   }
   /// onnxc_tensor_desc[] of the graph inputs or outputs. A batched one (run-time batch) has
-  /// dim 0 = -1, symbol 0, and its one-sample size.
+  /// dim 0 = -1, symbol 0, and its one-sample size; a dim that is the run-time extent has -1
+  /// and the extent's symbol, and the size counts it as 1.
   llvm::Constant *tensor_descs(const std::vector<Value *> &values, const std::string &kind) {
     if (values.empty())
       return llvm::ConstantPointerNull::get(ptr_);
@@ -128,11 +129,25 @@ private:
       std::string base = "onnxc." + kind + "." + std::to_string(i);
       std::vector<int64_t> dims = v.type.static_dims();
       const bool batched = kind == "inputs" ? plan_.batched_input(i) : plan_.batched_output(i);
-      llvm::Constant *dim_symbols = llvm::ConstantPointerNull::get(ptr_);
-      if (batched) {
-        dims[0] = -1;
-        std::vector<int32_t> syms(dims.size(), -1);
+      std::vector<int32_t> syms(dims.size(), -1);
+      if (batched)
         syms[0] = 0;
+      if (plan_.extent) {
+        const auto &flags = kind == "inputs" ? plan_.extent->inputs : plan_.extent->outputs;
+        for (size_t k = 0; i < flags.size() && k < flags[i].size() && k < dims.size(); ++k)
+          if (flags[i][k]) {
+            syms[k] = plan_.extent_symbol_index();
+            dims[k] = 1; // size_bytes: every symbol at 1
+          }
+      }
+      auto bytes = dtype_storage_bytes(v.type.dtype, static_cast<uint64_t>(checked_numel(dims)));
+      if (!bytes)
+        fail("tensor '{}' is too large", v.name);
+      llvm::Constant *dim_symbols = llvm::ConstantPointerNull::get(ptr_);
+      if (std::any_of(syms.begin(), syms.end(), [](int32_t x) { return x >= 0; })) {
+        for (size_t k = 0; k < dims.size(); ++k)
+          if (syms[k] >= 0)
+            dims[k] = -1;
         dim_symbols = private_constant(
             llvm::ConstantDataArray::get(ctx_, llvm::ArrayRef<int32_t>(syms)), base + ".syms");
       }
@@ -141,7 +156,7 @@ private:
           {c_string(v.name, base + ".name"),
            llvm::ConstantInt::get(i32_, static_cast<int32_t>(v.type.dtype)),
            llvm::ConstantInt::get(i32_, dims.size()), i64_array(dims, base + ".dims"),
-           llvm::ConstantInt::get(i64_, value_bytes(v)), dim_symbols}));
+           llvm::ConstantInt::get(i64_, *bytes), dim_symbols}));
     }
     auto *type = llvm::ArrayType::get(tensor_desc_type(), descs.size());
     return private_constant(llvm::ConstantArray::get(type, descs), "onnxc." + kind);
@@ -165,16 +180,24 @@ private:
   }
   /// onnxc_symbol_desc[] (NULL without symbols).
   llvm::Constant *symbol_descs() {
-    if (!plan_.batch)
+    if (num_symbols() == 0)
       return llvm::ConstantPointerNull::get(ptr_);
     auto *type = llvm::StructType::get(ctx_, {ptr_, i64_, i64_});
-    llvm::Constant *desc = llvm::ConstantStruct::get(
-        type, {c_string(plan_.batch->symbol, "onnxc.symbol.0.name"),
-               llvm::ConstantInt::get(i64_, plan_.batch->range.lo),
-               llvm::ConstantInt::get(i64_, plan_.batch->range.hi)});
-    return private_constant(llvm::ConstantArray::get(llvm::ArrayType::get(type, 1), {desc}),
-                            "onnxc.symbols");
+    std::vector<llvm::Constant *> descs;
+    auto add = [&](const std::string &name, const SymRange &r) {
+      descs.push_back(llvm::ConstantStruct::get(
+          type, {c_string(name, "onnxc.symbol." + std::to_string(descs.size()) + ".name"),
+                 llvm::ConstantInt::get(i64_, r.lo), llvm::ConstantInt::get(i64_, r.hi)}));
+    };
+    if (plan_.batch) // symbol 0
+      add(plan_.batch->symbol, plan_.batch->range);
+    if (plan_.extent) // symbol extent_symbol_index()
+      add(plan_.extent->symbol, plan_.extent->range);
+    return private_constant(
+        llvm::ConstantArray::get(llvm::ArrayType::get(type, descs.size()), descs),
+        "onnxc.symbols");
   }
+  uint32_t num_symbols() const { return (plan_.batch ? 1 : 0) + (plan_.extent ? 1 : 0); }
   void build_model_desc() {
     auto *type = llvm::StructType::get(
         ctx_, {i32_, i32_, i32_, i32_, i64_, i64_, ptr_, ptr_, ptr_, ptr_, i64_, i64_, i32_, i32_,
@@ -199,7 +222,7 @@ private:
          tensor_descs(plan_.inputs, "inputs"), tensor_descs(plan_.outputs, "outputs"),
          llvm::ConstantInt::get(i64_, weights_size_), llvm::ConstantInt::get(i64_, checksum_),
          llvm::ConstantInt::get(i32_, profile_ ? plan_.calls.size() : 0),
-         llvm::ConstantInt::get(i32_, plan_.batch ? 1 : 0), profile_descs(), symbol_descs(),
+         llvm::ConstantInt::get(i32_, num_symbols()), profile_descs(), symbol_descs(),
          llvm::ConstantInt::get(i32_, plan_.batch ? 1 /* ONNXC_EXEC_PER_SAMPLE */ : 0),
          llvm::ConstantInt::get(i32_, tiles ? plan_.batch->tile : 0), run_tile});
     auto *gv = new llvm::GlobalVariable(*module_, type, true, llvm::GlobalValue::ExternalLinkage,
@@ -283,9 +306,59 @@ private:
                       b.CreateConstInBoundsGEP2_64(array_type, tensors, 0, n - 1));
       }
     }
+    if (!pc.extent_words.empty()) { // params that depend on the run-time extent
+      b.CreateRet(call_with_extent_params(b, f, i, pc, tensors));
+      return f;
+    }
     llvm::Value *status = b.CreateCall(specialised_kernel(i, pc), {f->getArg(0), tensors});
     b.CreateRet(status);
     return f;
+  }
+
+  /// The extent's value in this run (node and run functions: argument 0 is rt).
+  llvm::Value *extent_value(llvm::IRBuilder<> &b, llvm::Function *f) {
+    llvm::Function *get =
+        declare(kSymbolValueSymbol, llvm::FunctionType::get(i64_, {ptr_, i32_}, false));
+    return b.CreateCall(get, {f->getArg(0), b.getInt32(plan_.extent_symbol_index())}, "extent");
+  }
+
+  /// Calls the kernel (inlined) with params built on the stack: the constant words copied, the
+  /// extent words computed from the extent's value (inline for one piece, else by
+  /// onnxc_rt_extent_word on a table of pieces).
+  llvm::Value *call_with_extent_params(llvm::IRBuilder<> &b, llvm::Function *f, size_t i,
+                                       const PlannedCall &pc, llvm::Value *tensors) {
+    const KernelCall &call = pc.call;
+    const std::string base = "onnxc.params." + std::to_string(i);
+    auto *array_type = llvm::ArrayType::get(i64_, call.params.size());
+    llvm::Value *params = b.CreateAlloca(array_type, nullptr, "params");
+    b.CreateMemCpy(params, llvm::MaybeAlign(8), i64_array(call.params, base), llvm::MaybeAlign(8),
+                   call.params.size() * sizeof(int64_t));
+    llvm::Value *s = extent_value(b, f);
+    for (const ExtentWord &w : pc.extent_words) {
+      llvm::Value *v;
+      if (w.pieces.size() == 1) {
+        const ExtentPiece &p = w.pieces[0];
+        llvm::Value *t = b.CreateSub(s, b.getInt64(p.start));
+        llvm::Value *tri = b.CreateLShr(b.CreateMul(t, b.CreateSub(t, b.getInt64(1))), 1);
+        v = b.CreateAdd(b.getInt64(p.value),
+                        b.CreateAdd(b.CreateMul(b.getInt64(p.d1), t),
+                                    b.CreateMul(b.getInt64(p.d2), tri)));
+      } else {
+        std::vector<int64_t> table;
+        for (const ExtentPiece &p : w.pieces)
+          table.insert(table.end(), {p.start, p.value, p.d1, p.d2});
+        llvm::Function *word = declare(
+            kExtentWordSymbol, llvm::FunctionType::get(i64_, {ptr_, i64_, i64_}, false));
+        v = b.CreateCall(word, {i64_array(table, base + ".w" + std::to_string(w.word)),
+                                b.getInt64(static_cast<int64_t>(w.pieces.size())), s});
+      }
+      b.CreateStore(v, b.CreateConstInBoundsGEP2_64(array_type, params, 0, w.word));
+    }
+    auto *kernel_type = llvm::FunctionType::get(i32_, {ptr_, ptr_, ptr_}, false);
+    llvm::CallInst *status =
+        b.CreateCall(declare(call.kernel, kernel_type), {f->getArg(0), tensors, params});
+    status->addFnAttr(llvm::Attribute::AlwaysInline);
+    return status;
   }
   /// Key of a kernel specialisation: the kernel, its constant params and whether it has scratch.
   using SpecKey = std::tuple<std::string, std::vector<int64_t>, size_t, bool>;
@@ -356,6 +429,7 @@ private:
     for (const PlannedCall &pc : plan_.calls)
       if (pc.control == ControlMark::None)
         ++spec_uses_[spec_key(pc.call)];
+    llvm::Value *extent = plan_.extent ? extent_value(b, run) : nullptr;
     ControlFlowEmitter flow(run, [this, run](llvm::IRBuilder<> &ib, const Value *v) {
       return tensor_pointer(ib, run, v);
     });
@@ -363,6 +437,17 @@ private:
       if (plan_.calls[i].control != ControlMark::None) { // If/Loop/Scan: control_flow.cpp
         flow.emit(b, plan_.calls[i]);
         continue;
+      }
+      llvm::BasicBlock *after = nullptr;
+      if (const auto &guard = plan_.calls[i].guard) { // one of its region's variants
+        if (!extent)
+          fail("internal error: a guarded call without a run-time extent");
+        auto *body = llvm::BasicBlock::Create(ctx_, "variant", run);
+        after = llvm::BasicBlock::Create(ctx_, "after_variant", run);
+        b.CreateCondBr(b.CreateAnd(b.CreateICmpSGE(extent, b.getInt64(guard->first)),
+                                   b.CreateICmpSLE(extent, b.getInt64(guard->second))),
+                       body, after);
+        b.SetInsertPoint(body);
       }
       llvm::Function *node = build_node(i, plan_.calls[i]);
       llvm::Value *status = b.CreateCall(node, args, "status");
@@ -381,6 +466,10 @@ private:
           c_string(plan_.calls[i].node_desc, "onnxc.node_desc." + std::to_string(i));
       b.CreateRet(b.CreateCall(node_failed, {args[0], status, desc}));
       b.SetInsertPoint(next);
+      if (after) {
+        b.CreateBr(after);
+        b.SetInsertPoint(after);
+      }
     }
     flow.finish();
     b.CreateRet(b.getInt32(0));

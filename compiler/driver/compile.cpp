@@ -51,7 +51,7 @@ void write_file_atomically(const fs::path &path, const std::string &text) {
   }
 }
 
-/// What plan_run_time_batch found: the batch symbol and which graph inputs / outputs (by
+/// What plan_run_time_dims found: the batch symbol and which graph inputs / outputs (by
 /// name) carry it.
 struct RunTimeBatchFacts {
   std::string symbol;
@@ -64,53 +64,98 @@ struct RunTimeBatchFacts {
 /// Samples per tile when per-sample runs make matrix products thin: one GEMM micro-tile of rows.
 constexpr int64_t kDefaultBatchTile = 8;
 
-/// The run-time batch of a model whose only unbound dims are one leading batch symbol and
-/// whose nodes keep the samples apart (passes/sample_wise.h), found on a second, symbolic
-/// load of the model. nullopt when the inputs are static (or bound by flags), or use symbols
-/// otherwise: the pipeline then says which --dim to pass. Throws Error when the batch cannot
-/// stay a run-time dim, saying why and which flag binds it.
-std::optional<RunTimeBatchFacts> plan_run_time_batch(const std::string &path,
-                                                     const ShapeBindings &flags) {
+/// How a model's run-time dims run: a per-sample batch, and/or one run-time extent.
+struct RunTimeDims {
+  std::optional<RunTimeBatchFacts> batch;
+  std::string extent; ///< the symbol lower-extent compiles for its whole range; empty: none
+};
+
+/// The symbols of the graph inputs' unbound dims, and the one that is only ever dim 0 (a
+/// batch candidate; empty if none or several).
+std::pair<std::set<std::string>, std::string> input_symbols(const Graph &g) {
+  std::set<std::string> all, leading, elsewhere;
+  for (const Value *in : g.inputs) {
+    if (in->is_constant() || !in->type.has_shape())
+      continue;
+    const std::vector<Dim> &dims = *in->type.shape;
+    for (size_t k = 0; k < dims.size(); ++k)
+      for (const std::string &s : dims[k].sym.symbols()) {
+        all.insert(s);
+        (k == 0 && dims[k].sym == SymInt::symbol(s) ? leading : elsewhere).insert(s);
+      }
+  }
+  for (const std::string &s : elsewhere)
+    leading.erase(s);
+  return {all, leading.size() == 1 ? *leading.begin() : std::string()};
+}
+
+/// How the model's unbound dims run, found on a second, symbolic load of the model:
+///  - a batch: one symbol only ever at dim 0 of the inputs, when the nodes keep the samples
+///    apart (passes/sample_wise.h): the code is compiled for one sample and run per sample;
+///  - an extent: the one other symbol (or a batch that cannot run per sample), which
+///    lower-extent compiles for every value of its range.
+/// Nothing when the inputs are static (or bound by flags). Throws Error when the dims cannot
+/// stay run-time dims, saying why and which flag binds them.
+RunTimeDims plan_run_time_dims(const std::string &path, const ShapeBindings &flags) {
   auto model = load_model(path);
   Graph &g = *model->graph;
   if (!find_unsupported_ops(g).empty())
-    return std::nullopt; // the pipeline reports them
+    return {}; // the pipeline reports them
   ShapeBindings b = flags;
   b.keep_symbolic = true;
   desugar_sequences(g, b);
   bind_input_shapes(g, b);
-  std::optional<std::string> batch = find_batch_symbol(g);
-  if (!batch)
-    return std::nullopt;
-  auto refuse = [&](const std::string &why) {
-    if (why.find("--dim") != std::string::npos)
-      fail("the batch dim '{}' cannot stay a run-time dim: {}", *batch, why);
-    fail("the batch dim '{}' cannot stay a run-time dim: {}; bind it with --dim {}=N", *batch,
-         why, *batch);
-  };
+  auto [symbols, batch] = input_symbols(g);
+  if (symbols.empty())
+    return {};
+  const std::string names = fmt::format("'{}'", fmt::join(symbols, "', '"));
   try {
     infer_shapes(g);
   } catch (const Error &e) {
-    refuse(e.what());
+    if (symbols.size() == 1 && !batch.empty())
+      fail("the batch dim '{}' cannot stay a run-time dim: {}{}", batch, e.what(),
+           std::string(e.what()).find("--dim") == std::string::npos
+               ? fmt::format("; bind it with --dim {}=N", batch)
+               : "");
+    fail("the run-time dim{} {} cannot stay run-time dims: {}", symbols.size() > 1 ? "s" : "",
+         names, e.what());
   }
-  SampleWise s = check_sample_wise(g, *batch);
-  if (!s.reason.empty())
-    refuse(s.reason);
-  RunTimeBatchFacts f{*batch, g.symbols.at(*batch), {}, {}, {}, !s.thin_products.empty()};
-  if (f.thin_products)
-    f.notes.push_back(fmt::format(
-        "run-time batch: one sample at a time makes {} matrix product{} ({}{}) nearly "
-        "matrix-vector products; tiles of samples (--batch-tile) or --dim {}=N compile several "
-        "samples as one product",
-        s.thin_products.size(), s.thin_products.size() > 1 ? "s" : "",
-        s.thin_products[0]->describe(), s.thin_products.size() > 1 ? ", ..." : "", *batch));
-  for (size_t i = 0; i < g.inputs.size(); ++i)
-    if (s.batched_inputs[i])
-      f.inputs.insert(g.inputs[i]->name);
-  for (size_t i = 0; i < g.outputs.size(); ++i)
-    if (s.batched_outputs[i])
-      f.outputs.insert(g.outputs[i]->name);
-  return f;
+  RunTimeDims r;
+  std::string batch_reason;
+  if (!batch.empty()) {
+    SampleWise s = check_sample_wise(g, batch);
+    batch_reason = s.reason;
+    if (s.reason.empty()) {
+      RunTimeBatchFacts f{batch, g.symbols.at(batch), {}, {}, {}, !s.thin_products.empty()};
+      if (f.thin_products)
+        f.notes.push_back(fmt::format(
+            "run-time batch: one sample at a time makes {} matrix product{} ({}{}) nearly "
+            "matrix-vector products; tiles of samples (--batch-tile) or --dim {}=N compile "
+            "several samples as one product",
+            s.thin_products.size(), s.thin_products.size() > 1 ? "s" : "",
+            s.thin_products[0]->describe(), s.thin_products.size() > 1 ? ", ..." : "", batch));
+      for (size_t i = 0; i < g.inputs.size(); ++i)
+        if (s.batched_inputs[i])
+          f.inputs.insert(g.inputs[i]->name);
+      for (size_t i = 0; i < g.outputs.size(); ++i)
+        if (s.batched_outputs[i])
+          f.outputs.insert(g.outputs[i]->name);
+      r.batch = std::move(f);
+      symbols.erase(batch);
+    }
+  }
+  if (symbols.size() > 1) {
+    if (!batch_reason.empty())
+      fail("the batch dim '{}' cannot run per sample ({}), and onnxc runs one other run-time "
+           "dim besides it (the model has {}); bind all but one with --dim NAME=N",
+           batch, batch_reason, names);
+    fail("the model has the run-time dims {}: onnxc runs one run-time dim besides a per-sample "
+         "batch; bind the others with --dim NAME=N",
+         fmt::format("'{}'", fmt::join(symbols, "', '")));
+  }
+  if (!symbols.empty())
+    r.extent = *symbols.begin();
+  return r;
 }
 
 /// The plan's RunTimeBatch from the facts: per signature index, checked against the one-sample
@@ -163,10 +208,15 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
     popts.gemm_tile_rows = onnxc_k::gemm::gemm_tile_rows(vr.count, vr.bytes);
   }
   std::vector<PassTiming> timings;
-  std::optional<RunTimeBatchFacts> batch = plan_run_time_batch(o.model_path, popts.bindings);
+  RunTimeDims rt_dims = plan_run_time_dims(o.model_path, popts.bindings);
+  std::optional<RunTimeBatchFacts> &batch = rt_dims.batch;
   if (batch) { // compile one sample; onnxc_run loops over the batch
     popts.bindings.dims[batch->symbol] = 1;
     popts.bindings.ranges.erase(batch->symbol);
+  }
+  if (!rt_dims.extent.empty()) { // compiled for every value of its range (lower_extent.h)
+    popts.bindings.keep_symbolic = true;
+    popts.extent_symbol = rt_dims.extent;
   }
   progress.stage(fmt::format("optimising the graph: {} nodes", model->graph->nodes.size()));
   ExecutionPlan plan = run_pipeline(*model, popts, &timings);
@@ -174,6 +224,8 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
   ExecutionPlan tile_plan;
   if (batch) {
     plan.batch = run_time_batch(*batch, plan);
+    if (plan.extent)
+      plan.extent->index = 1;
     const int64_t tile = o.batch_tile >= 0 ? o.batch_tile
                          : batch->thin_products ? kDefaultBatchTile
                                                 : 0;
@@ -186,6 +238,8 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
       PipelineOptions tp = popts;
       tp.bindings.dims[batch->symbol] = tile;
       tile_plan = run_pipeline(*tile_model, tp, nullptr);
+      if (tile_plan.extent)
+        tile_plan.extent->index = 1;
       plan.batch->tile = tile;
       plan.batch->tile_plan = &tile_plan;
       plan.arena_size = std::max(plan.arena_size, tile_plan.arena_size);
@@ -236,6 +290,12 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
       s.weights_size += tile_plan.weights_size;
     }
   }
+  if (plan.extent) {
+    s.run_time_extent = fmt::format("'{}' {}..{}", plan.extent->symbol, plan.extent->range.lo,
+                                    plan.extent->range.hi);
+    for (const PlannedCall &pc : plan.calls)
+      s.extent_variants += pc.guard ? 1 : 0;
+  }
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   progress.done();
   if (popts.time_passes) {
@@ -260,6 +320,10 @@ int cmd_compile(const CompileOptions &o) {
           s.batch_tile > 1 ? fmt::format("code for tiles of {} samples, then one sample at a time",
                                          s.batch_tile)
                            : "one-sample code, run once per sample");
+    if (!s.run_time_extent.empty())
+      std::cout << fmt::format("run-time dim: {} (kernel parameters computed from it at run "
+                               "time; {} kernel calls specialised for part of the range)\n",
+                               s.run_time_extent, s.extent_variants);
     for (const std::string &note : s.notes)
       std::cout << "note: " << note << "\n";
     std::cout << fmt::format("arena size: {} bytes\n", s.arena_size);

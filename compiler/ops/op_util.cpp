@@ -1,6 +1,7 @@
 #include "compiler/ops/op_util.h"
 
 #include <cstring>
+#include <map>
 #include <unordered_set>
 
 #include <fmt/ranges.h>
@@ -238,6 +239,31 @@ KernelCall write_constant_call(const Node &n, const Tensor &t) {
   if (t.nbytes())
     std::memcpy(params.data() + 1, t.data(), t.nbytes());
   return KernelCall{"onnxc_k_write_bytes", {n.outputs[0]}, params};
+}
+
+namespace {
+thread_local std::map<std::string, TensorPtr> *derived_cache = nullptr;
+thread_local int derived_cache_depth = 0;
+} // namespace
+
+DerivedCache::DerivedCache() {
+  if (derived_cache_depth++ == 0)
+    derived_cache = new std::map<std::string, TensorPtr>();
+}
+DerivedCache::~DerivedCache() {
+  if (--derived_cache_depth == 0) {
+    delete derived_cache;
+    derived_cache = nullptr;
+  }
+}
+
+TensorPtr derived_tensor(const std::string &key, const std::function<TensorPtr()> &make) {
+  if (!derived_cache)
+    return make();
+  TensorPtr &t = (*derived_cache)[key];
+  if (!t)
+    t = make();
+  return t;
 }
 
 } // namespace onnxc

@@ -76,4 +76,19 @@ KernelCall write_constant_call(const Node &n, const Tensor &t);
 /// inputs stay nullptr), with the given params.
 KernelCall call_on_all(const Node &n, std::string kernel, std::vector<int64_t> params);
 
+/// While one is alive on this thread, derived_tensor() remembers what it made by key:
+/// lower-extent (passes/lower_extent.h) lowers a node once per value of a run-time extent, and
+/// the weights a lowering packs do not change with it.
+class DerivedCache {
+public:
+  DerivedCache();
+  ~DerivedCache();
+  DerivedCache(const DerivedCache &) = delete;
+  DerivedCache &operator=(const DerivedCache &) = delete;
+};
+/// A constant a lowering derives from constant inputs (KernelCall::derived): make(), or the
+/// tensor an earlier call with the same key made while a DerivedCache is alive. The key must
+/// name everything the tensor depends on (the source constant and the layout's parameters).
+TensorPtr derived_tensor(const std::string &key, const std::function<TensorPtr()> &make);
+
 } // namespace onnxc

@@ -46,6 +46,19 @@ struct Region {
 ///   operand: no such test); LoopEnd adds 1 to iteration and goes back to the test.
 enum class ControlMark { None, IfBegin, Else, EndIf, LoopBegin, LoopEnd };
 
+/// A piece of a params word that depends on the run-time extent s (ExecutionPlan::extent): from
+/// s = start on (until the next piece), the word is value + d1*t + d2*t*(t-1)/2 with t = s - start
+/// (Newton's forward differences: exact for words affine or quadratic in s over the piece).
+struct ExtentPiece {
+  int64_t start, value, d1, d2;
+};
+/// Word `word` of a call's params as a function of the extent: pieces in increasing `start`,
+/// the first at the call's lowest s.
+struct ExtentWord {
+  size_t word;
+  std::vector<ExtentPiece> pieces;
+};
+
 struct PlannedCall {
   KernelCall call;
   std::string node_desc;      ///< Node::describe() of the node it lowers (for run-time errors)
@@ -53,6 +66,12 @@ struct PlannedCall {
   NodeProfile profile;        ///< name, op, shapes, FLOP estimate (embedded by --profile builds)
   size_t region = 0;          ///< index of the region it lowers
   ControlMark control = ControlMark::None; ///< not None: a marker, no kernel is called
+  /// Run-time extent (lower-extent): the call runs only when the extent is in [lo, hi] (its
+  /// region's other calls cover the other values); absent: always.
+  std::optional<std::pair<int64_t, int64_t>> guard;
+  /// Run-time extent: the params words that vary with it (call.params holds their values at the
+  /// guard's lo, or the range's lo); call.scratch_bytes is the largest over the range.
+  std::vector<ExtentWord> extent_words;
 };
 
 /// Every Value referenced here has storage Arena (offset into the arena), Weight (offset into
@@ -80,6 +99,20 @@ struct ExecutionPlan {
     const ExecutionPlan *tile_plan = nullptr;
   };
   std::optional<RunTimeBatch> batch;
+  /// A run-time extent (passes/lower_extent.h): one symbol other than a per-sample batch whose
+  /// value the code reads at run time. Types in the graph are at range.hi (the arena is planned
+  /// for it); params words that depend on it are ExtentWords of their calls.
+  struct RunTimeExtent {
+    std::string symbol;
+    SymRange range;
+    /// Per graph input / output, per dim: true where the dim is the symbol (others are static).
+    std::vector<std::vector<bool>> inputs, outputs;
+    /// Its index in the model descriptor's symbols: 1 after a run-time batch (set by the
+    /// driver, also in a tile plan), else 0.
+    int32_t index = 0;
+  };
+  std::optional<RunTimeExtent> extent;
+  int32_t extent_symbol_index() const { return extent ? extent->index : 0; }
   /// True if graph input / output i has the run-time batch as dim 0.
   bool batched_input(size_t i) const { return batch && i < batch->inputs.size() && batch->inputs[i]; }
   bool batched_output(size_t i) const {

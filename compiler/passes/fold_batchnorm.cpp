@@ -53,7 +53,7 @@ std::optional<ChannelAffine> mul_add_affine(const Node &n, const Value *x) {
   const Value *c = n.inputs[0] == x ? n.inputs[1] : n.inputs[0];
   if (c == x || !c->constant || c->type.dtype != x->type.dtype)
     return std::nullopt;
-  auto v = per_channel_values(*c->constant, x->type.static_dims());
+  auto v = per_channel_values(*c->constant, dims_or_unknown(x->type));
   if (!v || !all_finite(*v))
     return std::nullopt;
   ChannelAffine a;
@@ -148,7 +148,7 @@ int fold_batchnorm(Graph &g) {
     // Absorb a chain such as Conv → BatchNormalization → Mul → Add one node at a time.
     while (Node *user = sole_user(n.outputs[0])) {
       auto a = affine_of(*user, n.outputs[0], conv);
-      if (!a || a->s.size() != static_cast<size_t>(n.outputs[0]->type.static_dims()[1]))
+      if (!a || a->s.size() != static_cast<size_t>(dims_or_unknown(n.outputs[0]->type).at(1)))
         break;
       if (conv)
         fold_into_conv(g, n, *a);

@@ -23,10 +23,10 @@ Node *bias_add(const Node &n, size_t &bias_slot) {
     return nullptr;
   const Value *y = n.outputs[0];
   const DType dt = y->type.dtype;
-  if ((dt != DType::Float && dt != DType::Double) || !y->type.is_static())
+  if ((dt != DType::Float && dt != DType::Double) || !y->type.is_known())
     return nullptr;
   for (const Value *in : n.inputs)
-    if (!in->type.is_static() || in->type.static_dims().size() < 2)
+    if (!in->type.is_known() || in->type.rank() < 2)
       return nullptr;
   Node *add = sole_user(y);
   if (!add || !is_op(*add, "Add") || add->inputs.size() != 2 || add->outputs[0]->type.dtype != dt)
@@ -34,7 +34,7 @@ Node *bias_add(const Node &n, size_t &bias_slot) {
   bias_slot = add->inputs[0] == y ? 1 : 0;
   const Value *b = add->inputs[bias_slot];
   if (b == y || !b->constant || b->constant->dtype() != dt ||
-      !per_column(*b->constant, y->type.static_dims()))
+      !per_column(*b->constant, dims_or_unknown(y->type)))
     return nullptr;
   return add;
 }

@@ -125,8 +125,8 @@ int fuse_gelu(Graph &g) {
     Chain c;
     std::unordered_set<const Node *> seen;
     if (!collect(&last, c, seen) || !c.x || !c.transcendental || c.x->type.dtype != dt ||
-        !c.x->type.is_static() || !last.outputs[0]->type.is_static() ||
-        c.x->type.static_dims() != last.outputs[0]->type.static_dims())
+        !c.x->type.is_known() || !last.outputs[0]->type.is_known() ||
+        c.x->type.sym_dims() != last.outputs[0]->type.sym_dims())
       continue;
     const std::string kind = gelu_kind(c, last.outputs[0]);
     if (kind.empty())

@@ -31,7 +31,7 @@ std::optional<QInput> dequantized(const Value *v, int64_t axis, int64_t count) {
     return std::nullopt;
   const int64_t n = s->constant->numel();
   if (n != 1) {
-    const int64_t rank = static_cast<int64_t>(q->type.static_dims().size());
+    const int64_t rank = q->type.rank();
     int64_t ax = attr_int(*dq, "axis", 1);
     ax = ax < 0 ? ax + rank : ax;
     if (axis < 0 || ax != axis || n != count || s->constant->rank() != 1)
@@ -98,7 +98,7 @@ Value *int_bias(Graph &g, const Value *b, const QInput &x, const QInput &w, int6
 bool fuse_conv(Graph &g, Node &conv) {
   Value *y = conv.outputs[0];
   const std::vector<int64_t> wd =
-      conv.input(1) ? conv.input(1)->type.static_dims() : std::vector<int64_t>{};
+      conv.input(1) ? dims_or_unknown(conv.input(1)->type) : std::vector<int64_t>{};
   if (wd.size() < 3 || wd.size() > 5)
     return false;
   auto x = dequantized(conv.input(0), -1, 1);
@@ -118,7 +118,7 @@ bool fuse_conv(Graph &g, Node &conv) {
 bool fuse_matmul(Graph &g, Node &mm) {
   Value *y = mm.outputs[0];
   const std::vector<int64_t> bd =
-      mm.input(1) ? mm.input(1)->type.static_dims() : std::vector<int64_t>{};
+      mm.input(1) ? dims_or_unknown(mm.input(1)->type) : std::vector<int64_t>{};
   if (bd.size() < 2)
     return false;
   auto a = dequantized(mm.input(0), -1, 1);
@@ -136,7 +136,7 @@ bool fuse_gemm(Graph &g, Node &gemm) {
   Value *y = gemm.outputs[0];
   const bool tb = attr_int(gemm, "transB", 0) != 0;
   const std::vector<int64_t> bd =
-      gemm.input(1) ? gemm.input(1)->type.static_dims() : std::vector<int64_t>{};
+      gemm.input(1) ? dims_or_unknown(gemm.input(1)->type) : std::vector<int64_t>{};
   if (attr_int(gemm, "transA", 0) != 0 || bd.size() != 2)
     return false;
   const int64_t N = tb ? bd[0] : bd[1];

@@ -63,7 +63,7 @@ std::vector<double> to_doubles(const Tensor &t) {
 std::optional<std::vector<double>> per_channel_values(const Tensor &c,
                                                       const std::vector<int64_t> &out) {
   const int64_t r = static_cast<int64_t>(out.size()), cr = c.rank();
-  if (r < 2 || cr > r)
+  if (r < 2 || cr > r || out[1] < 0)
     return std::nullopt;
   bool along_channel = false;
   for (int64_t k = 0; k < cr; ++k) {
@@ -85,6 +85,13 @@ void erase_fused(Graph &g, const std::unordered_set<const Node *> &dead) {
     return;
   g.erase_nodes_if([&](const Node &n) { return dead.count(&n) != 0; });
   g.erase_unused_values();
+}
+
+std::vector<int64_t> dims_or_unknown(const Type &t) {
+  std::vector<int64_t> out;
+  for (const Dim &d : t.shape ? *t.shape : std::vector<Dim>{})
+    out.push_back(d.is_static() ? d.value : -1);
+  return out;
 }
 
 } // namespace onnxc

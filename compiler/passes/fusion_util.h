@@ -35,6 +35,9 @@ std::vector<double> to_doubles(const Tensor &t);
 
 /// If c broadcasts against a value of shape `out` (rank >= 2, channel axis 1) without enlarging
 /// it, and varies at most along the channel axis, its out[1] per-channel values; else nullopt.
+/// The dims of t, -1 for a symbolic one (run-time extents); empty if the rank is unknown.
+std::vector<int64_t> dims_or_unknown(const Type &t);
+
 std::optional<std::vector<double>> per_channel_values(const Tensor &c,
                                                       const std::vector<int64_t> &out);
 

@@ -13,6 +13,7 @@
 #include "compiler/passes/form_regions.h"
 #include "compiler/passes/materialize_strings.h"
 #include "compiler/passes/fuse_qdq.h"
+#include "compiler/passes/lower_extent.h"
 #include "compiler/passes/lower_regions.h"
 #include "compiler/passes/promote_half.h"
 #include "compiler/passes/pack_weights.h"
@@ -144,8 +145,13 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   ExecutionPlan plan;
   run("form-regions", [&] { plan = form_regions(g, opts.model_name); });
   // The backend's kernels for each region (CPU unless the caller gives another lowering).
-  run("lower-regions",
-      [&] { lower_regions(g, plan, opts.lower ? opts.lower : RegionLowering(lower_region_cpu)); });
+  run("lower-regions", [&] {
+    const RegionLowering lower = opts.lower ? opts.lower : RegionLowering(lower_region_cpu);
+    if (opts.extent_symbol.empty())
+      lower_regions(g, plan, lower);
+    else // once per value of the run-time extent, merged exactly (lower_extent.h)
+      lower_regions_extent(g, plan, lower, opts.extent_symbol);
+  });
   // Every intermediate tensor and scratch buffer placed in one arena by liveness.
   run("plan-memory", [&] {
     PlanOptions popts = opts.plan;

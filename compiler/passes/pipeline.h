@@ -19,6 +19,10 @@ struct PipelineOptions {
   InferOptions infer;
   PlanOptions plan;
   RegionLowering lower; ///< the backend's lowering of regions; empty: lower_region_cpu
+  /// A run-time extent (passes/lower_extent.h): the one symbol bind-shapes keeps symbolic
+  /// (bindings.keep_symbolic) and lower-regions lowers for every value of its range; empty:
+  /// every dim is static.
+  std::string extent_symbol;
   /// GEMM micro-tile rows for Conv/Gemm/MatMul (1, 2, 4 or 8: the target's, see
   /// gemm_tile_rows in templates/cpu/gemm_params.h); 0: the kernels' default (8)
   int64_t gemm_tile_rows = 0;

@@ -186,8 +186,12 @@ KernelCall gemm_call(const Node &n, GemmSpec s) {
   call.args = {s.a, s.b, s.c, s.y};
   if (!p.direct && s.b->constant && attr_int(n, kPackWeightsAttr, 0) != 0) {
     p.b_packed = 1;
-    TensorPtr packed = dt == DType::Float ? pack_gemm_b<float>(*s.b->constant, p)
-                                          : pack_gemm_b<double>(*s.b->constant, p);
+    const std::string key = fmt::format("{}:gemm_b:{}x{}:{},{}:{}", static_cast<const void *>(s.b),
+                                        p.K, p.N, p.rsb, p.csb, p.b_count);
+    TensorPtr packed = derived_tensor(key, [&] {
+      return dt == DType::Float ? pack_gemm_b<float>(*s.b->constant, p)
+                                : pack_gemm_b<double>(*s.b->constant, p);
+    });
     call.derived.push_back({1, std::move(packed), s.b->name + ".packed"});
     call.args[1] = nullptr;
   }
