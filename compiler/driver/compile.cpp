@@ -70,25 +70,6 @@ struct RunTimeDims {
   std::string extent; ///< the symbol lower-extent compiles for its whole range; empty: none
 };
 
-/// The symbols of the graph inputs' unbound dims, and the one that is only ever dim 0 (a
-/// batch candidate; empty if none or several).
-std::pair<std::set<std::string>, std::string> input_symbols(const Graph &g) {
-  std::set<std::string> all, leading, elsewhere;
-  for (const Value *in : g.inputs) {
-    if (in->is_constant() || !in->type.has_shape())
-      continue;
-    const std::vector<Dim> &dims = *in->type.shape;
-    for (size_t k = 0; k < dims.size(); ++k)
-      for (const std::string &s : dims[k].sym.symbols()) {
-        all.insert(s);
-        (k == 0 && dims[k].sym == SymInt::symbol(s) ? leading : elsewhere).insert(s);
-      }
-  }
-  for (const std::string &s : elsewhere)
-    leading.erase(s);
-  return {all, leading.size() == 1 ? *leading.begin() : std::string()};
-}
-
 /// How the model's unbound dims run, found on a second, symbolic load of the model:
 ///  - a batch: one symbol only ever at dim 0 of the inputs, when the nodes keep the samples
 ///    apart (passes/sample_wise.h): the code is compiled for one sample and run per sample;
@@ -105,7 +86,8 @@ RunTimeDims plan_run_time_dims(const std::string &path, const ShapeBindings &fla
   b.keep_symbolic = true;
   desugar_sequences(g, b);
   bind_input_shapes(g, b);
-  auto [symbols, batch] = input_symbols(g);
+  std::set<std::string> symbols = input_symbols(g);
+  const std::string batch = find_batch_symbol(g).value_or("");
   if (symbols.empty())
     return {};
   const std::string names = fmt::format("'{}'", fmt::join(symbols, "', '"));

@@ -85,4 +85,26 @@ bool has_symbolic_input(const Node &n) {
   return false;
 }
 
+SymInt simplify_in_ranges(const SymInt &e, const std::map<std::string, SymRange> &ranges) {
+  const std::set<std::string> syms = e.symbols();
+  if (syms.size() != 1 || e == SymInt::symbol(*syms.begin()))
+    return e;
+  auto it = ranges.find(*syms.begin());
+  if (it == ranges.end() || it->second.hi - it->second.lo >= (int64_t{1} << 16))
+    return e;
+  const SymRange r = it->second;
+  bool identity = true, constant = true;
+  const int64_t first = e.eval([&](const std::string &) { return r.lo; });
+  for (int64_t v = r.lo; v <= r.hi && (identity || constant); ++v) {
+    const int64_t x = e.eval([&](const std::string &) { return v; });
+    identity = identity && x == v;
+    constant = constant && x == first;
+  }
+  if (identity)
+    return SymInt::symbol(*syms.begin());
+  if (constant)
+    return first;
+  return e;
+}
+
 } // namespace onnxc

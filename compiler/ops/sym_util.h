@@ -27,6 +27,11 @@ std::vector<SymInt> broadcast_sym_shapes(const Node &n,
 std::optional<std::vector<SymInt>> input_sym_value(const Node &n, size_t i);
 /// True if any present input has a dim that is not static.
 bool has_symbolic_input(const Node &n);
+/// e simplified where the symbols' declared ranges decide it: an expression over one symbol
+/// that equals the symbol (or a constant) at every value of its range becomes that symbol (the
+/// constant): min(seq, 128) is seq when seq ranges over 1..128 (--dim seq=1..128). Ranges of more
+/// than 2^16 values are not searched.
+SymInt simplify_in_ranges(const SymInt &e, const std::map<std::string, SymRange> &ranges);
 
 } // namespace onnxc
 

@@ -207,6 +207,23 @@ size_t infer_at(Graph &g, size_t k, const InferOptions &opts, HalfPromoter &prom
   }
 }
 
+/// Output dims the symbols' declared ranges decide (simplify_in_ranges): min(seq, 128) is seq
+/// for --dim seq=1..128, so it broadcasts against seq.
+void simplify_output_dims(const Graph &g, Node &n) {
+  if (g.symbols.empty())
+    return;
+  for (Value *o : n.outputs) {
+    if (!o || !o->type.shape)
+      continue;
+    for (Dim &d : *o->type.shape)
+      if (!d.is_static() && d.is_known()) {
+        SymInt s = simplify_in_ranges(d.sym, g.symbols);
+        if (s != d.sym)
+          d = Dim(s);
+      }
+  }
+}
+
 } // namespace
 
 void infer_shapes(Graph &g, const InferOptions &opts) {
@@ -222,6 +239,7 @@ void infer_shapes(Graph &g, const InferOptions &opts) {
       if (expand_node(g, k))
         n = g.nodes[k].get();
       k = infer_at(g, k, opts, promoter);
+      simplify_output_dims(g, *g.nodes[k]);
     } catch (const Error &e) {
       std::string msg = e.what();
       if (msg.rfind(n->describe(), 0) != 0)

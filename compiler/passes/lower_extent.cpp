@@ -158,9 +158,43 @@ private:
     return true;
   }
 
+  /// Inputs computed at run time whose values are known as expressions over the symbol (shapes
+  /// carried as values: Shape -> Gather -> Concat): a lowering that needs them as constants
+  /// (Reshape's shape, Slice's ends) sees their value at s.
+  static std::vector<Value *> shape_values(const Region &r) {
+    std::vector<Value *> out;
+    if (r.kind == Region::Kind::Op)
+      for (Value *v : r.root->inputs)
+        if (v && !v->constant && v->sym_value &&
+            (v->type.dtype == DType::Int64 || v->type.dtype == DType::Int32))
+          out.push_back(v);
+    return out;
+  }
+
   KernelCall lower_at(const Region &r, const std::vector<size_t> &vals, int64_t s) {
     for (size_t i : vals)
       set_type_at(values_[i], s);
+    std::vector<Value *> known = shape_values(r);
+    for (Value *v : known) {
+      auto t = std::make_shared<Tensor>(v->type.dtype, v->type.static_dims());
+      const std::vector<SymInt> &e = *v->sym_value;
+      if (t->numel() != static_cast<int64_t>(e.size()))
+        fail("internal error: '{}' has {} values as expressions for {} elements", v->name,
+             e.size(), t->numel());
+      for (size_t k = 0; k < e.size(); ++k)
+        if (v->type.dtype == DType::Int64)
+          t->data_as<int64_t>()[k] = eval(e[k], s);
+        else
+          t->data_as<int32_t>()[k] = static_cast<int32_t>(eval(e[k], s));
+      v->constant = std::move(t);
+    }
+    struct Restore { // the values stay computed at run time
+      std::vector<Value *> &vs;
+      ~Restore() {
+        for (Value *v : vs)
+          v->constant = nullptr;
+      }
+    } restore{known};
     try {
       return lower_(r);
     } catch (const Error &e) {

@@ -13,15 +13,18 @@
 #include "compiler/ir/ir.h"
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace onnxc {
 
-/// The one symbol all symbolic dims of g's inputs are, if every such dim is that symbol at
-/// axis 0; nullopt if the inputs are static or use symbols otherwise (the caller then asks
-/// for --dim as before). Shapes must have been bound (bind_input_shapes, keep_symbolic).
+/// The one symbol that is, wherever g's inputs use it, their whole dim 0: the batch candidate
+/// (other symbols, a sequence length, may appear in other dims); nullopt if there is none or
+/// several. Shapes must have been bound (bind_input_shapes, keep_symbolic).
 std::optional<std::string> find_batch_symbol(const Graph &g);
+/// Every symbol in the dims of g's inputs.
+std::set<std::string> input_symbols(const Graph &g);
 
 /// Which graph inputs / outputs carry the batch at axis 0 (the others are batch-independent).
 struct SampleWise {
@@ -34,7 +37,9 @@ struct SampleWise {
 };
 
 /// Checks that g, whose shapes were inferred with `batch` symbolic, computes each sample
-/// independently (see the file comment). The reason names the first node that does not.
+/// independently (see the file comment). Inside the graph the batch may move to any axis
+/// (attention's head transposes); graph inputs and outputs have it at axis 0. The reason names
+/// the first node that does not.
 SampleWise check_sample_wise(const Graph &g, const std::string &batch);
 
 } // namespace onnxc

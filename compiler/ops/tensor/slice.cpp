@@ -28,21 +28,31 @@ struct SliceSpec {
   std::vector<int64_t> starts, ends, steps;
 };
 
+/// slice_spec's checks of axes and steps, for starts/ends known only as expressions (their
+/// lengths given; sp.starts/ends stay empty).
+SliceSpec slice_spec_lengths(const Node &n, int64_t rank, size_t starts, size_t ends);
+
 SliceSpec slice_spec(const Node &n, int64_t rank) {
+  std::vector<int64_t> starts = slice_param(n, 1, "starts"), ends = slice_param(n, 2, "ends");
+  SliceSpec sp = slice_spec_lengths(n, rank, starts.size(), ends.size());
+  sp.starts = std::move(starts), sp.ends = std::move(ends);
+  return sp;
+}
+
+SliceSpec slice_spec_lengths(const Node &n, int64_t rank, size_t num_starts, size_t num_ends) {
   SliceSpec sp;
-  sp.starts = slice_param(n, 1, "starts"), sp.ends = slice_param(n, 2, "ends");
   std::vector<int64_t> axes = slice_param(n, 3, "axes");
   sp.steps = slice_param(n, 4, "steps");
-  if (sp.starts.size() != sp.ends.size())
-    node_fail(n, "starts has {} entries but ends has {}", sp.starts.size(), sp.ends.size());
+  if (num_starts != num_ends)
+    node_fail(n, "starts has {} entries but ends has {}", num_starts, num_ends);
   if (axes.empty())
-    for (size_t k = 0; k < sp.starts.size(); ++k)
+    for (size_t k = 0; k < num_starts; ++k)
       axes.push_back(static_cast<int64_t>(k));
   if (sp.steps.empty())
-    sp.steps.assign(sp.starts.size(), 1);
-  if (axes.size() != sp.starts.size() || sp.steps.size() != sp.starts.size())
+    sp.steps.assign(num_starts, 1);
+  if (axes.size() != num_starts || sp.steps.size() != num_starts)
     node_fail(n, "starts, ends, axes and steps must have the same length ({}, {}, {}, {})",
-              sp.starts.size(), sp.ends.size(), axes.size(), sp.steps.size());
+              num_starts, num_ends, axes.size(), sp.steps.size());
   std::vector<bool> seen(static_cast<size_t>(rank));
   for (size_t i = 0; i < axes.size(); ++i) {
     size_t a = static_cast<size_t>(normalize_axis(n, axes[i], rank));
@@ -97,22 +107,61 @@ SymInt clamp_to_dim(int64_t v, const SymInt &d, bool is_end) {
   return v >= 0 ? SymInt::min(v, d) : SymInt::max(d + v, 0);
 }
 
-/// Output dims of a Slice whose input has symbolic dims (positive steps on those axes).
+/// A start or end given as an expression (a run-time shape value such as `seq`), clamped to
+/// [0, d]: it must be provably non-negative.
+SymInt clamp_sym_to_dim(const Node &n, const SymInt &v, const SymInt &d, bool is_end) {
+  if (auto c = v.as_const())
+    return clamp_to_dim(*c, d, is_end);
+  if (!v.nonnegative())
+    node_fail(n, "a start or end of '{}' that may be negative is not supported yet; bind the "
+                 "run-time dims with --dim NAME=N",
+              v.str());
+  return SymInt::min(v, d);
+}
+
+/// True when a start or end input is a run-time value known as an expression over the
+/// symbols (Shape -> Gather -> Unsqueeze, as exporters slice with dynamic axes).
+bool has_sym_bounds(const Node &n) {
+  if (n.opset < 10)
+    return false;
+  for (size_t i : {size_t{1}, size_t{2}})
+    if (n.input(i) && !n.input(i)->constant && n.input(i)->sym_value)
+      return true;
+  return false;
+}
+
+/// Output dims of a Slice whose input has symbolic dims or whose starts/ends are expressions
+/// (positive steps on those axes).
 std::vector<SymInt> slice_sym_dims(const Node &n) {
   std::vector<SymInt> out = input_sym_dims(n, 0);
-  SliceSpec sp = slice_spec(n, static_cast<int64_t>(out.size()));
+  const bool sym_bounds = has_sym_bounds(n);
+  SliceSpec sp;
+  std::vector<SymInt> starts, ends;
+  if (sym_bounds) { // starts/ends as expressions; axes and steps constant
+    auto s = input_sym_value(n, 1), e = input_sym_value(n, 2);
+    if (!s || !e)
+      require_constant(n, s ? 2 : 1, s ? "ends" : "starts");
+    starts = *s, ends = *e;
+    sp = slice_spec_lengths(n, static_cast<int64_t>(out.size()), starts.size(), ends.size());
+  } else {
+    sp = slice_spec(n, static_cast<int64_t>(out.size()));
+    for (size_t i = 0; i < sp.axes.size(); ++i)
+      starts.push_back(sp.starts[i]), ends.push_back(sp.ends[i]);
+  }
   for (size_t i = 0; i < sp.axes.size(); ++i) {
     const SymInt d = out[sp.axes[i]];
     const int64_t step = sp.steps[i];
-    if (d.is_const()) {
-      out[sp.axes[i]] = slice_one(*d.as_const(), sp.starts[i], sp.ends[i], step).len;
+    if (d.is_const() && starts[i].is_const() && ends[i].is_const()) {
+      out[sp.axes[i]] =
+          slice_one(*d.as_const(), *starts[i].as_const(), *ends[i].as_const(), step).len;
       continue;
     }
     if (step < 0)
-      node_fail(n, "a negative step on the symbolic dim '{}' of axis {} is not supported yet; "
-                   "bind it with --dim NAME=N",
-                d.str(), sp.axes[i]);
-    SymInt s = clamp_to_dim(sp.starts[i], d, false), e = clamp_to_dim(sp.ends[i], d, true);
+      node_fail(n, "a negative step on the symbolic axis {} ({}) is not supported yet; bind the "
+                   "run-time dims with --dim NAME=N",
+                sp.axes[i], d.str());
+    SymInt s = clamp_sym_to_dim(n, starts[i], d, false),
+           e = clamp_sym_to_dim(n, ends[i], d, true);
     out[sp.axes[i]] = SymInt::max(SymInt::ceildiv(e - s, step), 0);
   }
   return out;
@@ -127,7 +176,7 @@ const OpDef &op_Slice() {
                {"ends", Attribute::Kind::Ints},
                {"axes", Attribute::Kind::Ints}};
     d.infer = [](Node &n) {
-      if (!input_type(n, 0).is_static()) {
+      if (!input_type(n, 0).is_static() || has_sym_bounds(n)) {
         set_output_sym(n, 0, input_dtype(n, 0), slice_sym_dims(n));
         return;
       }

@@ -2,6 +2,7 @@
 // attribute (before opset 13), the constant `split` input (13+), or are equal: the axis must
 // divide evenly, except with opset 18's num_outputs, where the last part may be smaller.
 #include "compiler/ops/op_util.h"
+#include "compiler/ops/sym_util.h"
 
 namespace onnxc {
 
@@ -50,6 +51,25 @@ const OpDef &op_Split() {
                {"split", Attribute::Kind::Ints},
                {"num_outputs", Attribute::Kind::Int}};
     d.infer = [](Node &n) {
+      if (has_symbolic_input(n)) { // run-time dims off the split axis pass through
+        std::vector<SymInt> in = input_sym_dims(n, 0);
+        if (in.empty())
+          node_fail(n, "cannot split a scalar");
+        size_t axis = static_cast<size_t>(
+            normalize_axis(n, attr_int(n, "axis", 0), static_cast<int64_t>(in.size())));
+        auto len = in[axis].as_const();
+        if (!len)
+          node_fail(n, "splitting the run-time dim '{}' (axis {}) is not supported yet; bind it "
+                       "with --dim NAME=N",
+                    in[axis].str(), axis);
+        std::vector<int64_t> sizes = split_sizes(n, *len);
+        for (size_t i = 0; i < sizes.size(); ++i) {
+          std::vector<SymInt> out = in;
+          out[axis] = sizes[i];
+          set_output_sym(n, i, input_dtype(n, 0), out);
+        }
+        return;
+      }
       std::vector<int64_t> in = input_dims(n, 0);
       if (in.empty())
         node_fail(n, "cannot split a scalar");
