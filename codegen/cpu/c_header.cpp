@@ -102,10 +102,26 @@ struct TensorSig {
   uint64_t bytes = 0;
   std::string macro_id; ///< unique upper-case identifier for NAME_INPUT_<ID>
   std::string param;    ///< unique parameter name of NAME_infer
-  bool batched = false; ///< dim 0 is the run-time batch: dims[0] is -1, bytes per sample
+  /// Per dim: the model's symbol it is (run-time batch or extent; dims is -1 there), or "".
+  /// elements and bytes count such a dim as 1 (per sample, per unit of the extent).
+  std::vector<std::string> syms;
+  bool symbolic() const {
+    return std::any_of(syms.begin(), syms.end(), [](const std::string &s) { return !s.empty(); });
+  }
 };
 
-TensorSig describe_value(const Value &v, const char *what, size_t index, bool batched) {
+/// The model's run-time dims in descriptor order (a run-time batch, then an extent).
+std::vector<std::pair<std::string, SymRange>> model_symbols(const ExecutionPlan &plan) {
+  std::vector<std::pair<std::string, SymRange>> out;
+  if (plan.batch)
+    out.emplace_back(plan.batch->symbol, plan.batch->range);
+  if (plan.extent)
+    out.emplace_back(plan.extent->symbol, plan.extent->range);
+  return out;
+}
+
+TensorSig describe_value(const Value &v, const char *what, size_t index,
+                         std::vector<std::string> syms) {
   TensorSig t;
   t.name = v.name;
   t.dtype = v.type.dtype;
@@ -115,16 +131,17 @@ TensorSig describe_value(const Value &v, const char *what, size_t index, bool ba
     fail("{} {} ('{}'): {}; bind every dimension to compile the C header", what, index, v.name,
          e.what());
   }
+  syms.resize(t.dims.size());
+  for (size_t k = 0; k < t.dims.size(); ++k)
+    if (!syms[k].empty())
+      t.dims[k] = -1;
   for (int64_t d : t.dims)
-    t.elements *= static_cast<uint64_t>(d);
+    t.elements *= static_cast<uint64_t>(d < 0 ? 1 : d);
   auto bytes = dtype_storage_bytes(t.dtype, t.elements);
   if (!bytes)
     fail("{} {} ('{}'): its size in bytes overflows", what, index, v.name);
   t.bytes = *bytes;
-  if (batched) {
-    t.batched = true;
-    t.dims[0] = -1;
-  }
+  t.syms = std::move(syms);
   return t;
 }
 
@@ -135,8 +152,18 @@ std::vector<TensorSig> describe_values(const ExecutionPlan &plan, bool inputs) {
   std::vector<TensorSig> out;
   std::set<std::string> macro_ids, params;
   for (size_t i = 0; i < values.size(); ++i) {
-    TensorSig t = describe_value(*values[i], what, i,
-                                 inputs ? plan.batched_input(i) : plan.batched_output(i));
+    std::vector<std::string> syms;
+    if (inputs ? plan.batched_input(i) : plan.batched_output(i))
+      syms = {plan.batch->symbol};
+    if (plan.extent) {
+      const auto &flags = inputs ? plan.extent->inputs : plan.extent->outputs;
+      for (size_t k = 0; i < flags.size() && k < flags[i].size(); ++k)
+        if (flags[i][k]) {
+          syms.resize(std::max(syms.size(), k + 1));
+          syms[k] = plan.extent->symbol;
+        }
+    }
+    TensorSig t = describe_value(*values[i], what, i, std::move(syms));
     std::string id = sanitize_c_identifier(t.name);
     t.macro_id = upper(id);
     if (!macro_ids.insert(t.macro_id).second)
@@ -164,25 +191,24 @@ std::string tensors_json(const std::vector<TensorSig> &ts) {
 }
 
 /// "float 1x3x224x224" (or "float batchx3x224x224") for the header's summary comment.
-std::string summary(const TensorSig &t, const std::string &batch) {
+std::string summary(const TensorSig &t) {
   std::vector<std::string> dims;
-  for (int64_t d : t.dims)
-    dims.push_back(d < 0 ? batch : std::to_string(d));
+  for (size_t k = 0; k < t.dims.size(); ++k)
+    dims.push_back(t.dims[k] < 0 ? t.syms[k] : std::to_string(t.dims[k]));
   return fmt::format("{} {}", dtype_name(t.dtype), dims.empty() ? "scalar" : fmt::format("{}", fmt::join(dims, "x")));
 }
 
-/// The C parameter of NAME_infer that gives the run-time batch.
-std::string batch_param(const ExecutionPlan &plan) {
-  return "sym_" + sanitize_c_identifier(plan.batch->symbol);
-}
+/// The C parameter of NAME_infer that gives a run-time dim.
+std::string sym_param(const std::string &symbol) { return "sym_" + sanitize_c_identifier(symbol); }
 
 /// Constants of one tensor: NAME_INPUT_<ID> index, _DTYPE, _RANK, _SIZE, _BYTES, _SHAPE.
-std::string tensor_constants(const std::string &m, const char *kind, size_t i, const TensorSig &t,
-                             const std::string &batch) {
+std::string tensor_constants(const std::string &m, const char *kind, size_t i, const TensorSig &t) {
   std::string p = fmt::format("{}_{}_{}", m, kind, i);
   std::string s = fmt::format("/* {} {}: '{}', {}{} */\n", kind[0] == 'I' ? "input" : "output", i,
-                              comment_text(t.name), summary(t, batch),
-                              t.batched ? "; _SIZE, _BYTES and _SHAPE are per sample (dim 0 -1)" : "");
+                              comment_text(t.name), summary(t),
+                              t.symbolic() ? "; _SIZE and _BYTES count each run-time dim (-1 in "
+                                             "_SHAPE) as 1"
+                                           : "");
   s += fmt::format("#define {}_{}_{} {}\n", m, kind, t.macro_id, i);
   s += fmt::format("#define {}_DTYPE {} /* {} */\n", p, static_cast<int32_t>(t.dtype), dtype_name(t.dtype));
   s += fmt::format("#define {}_RANK {}\n", p, t.dims.size());
@@ -195,34 +221,44 @@ std::string tensor_constants(const std::string &m, const char *kind, size_t i, c
   return s;
 }
 
-/// `{data, bytes, dtype, rank, {dims}}`: one onnxc_tensor of NAME_infer for a run-time batch.
-std::string tensor_initializer(const TensorSig &t, const std::string &data, const std::string &batch) {
+/// `{data, bytes, dtype, rank, {dims}}`: one onnxc_tensor of NAME_infer for a model with
+/// run-time dims.
+std::string tensor_initializer(const TensorSig &t, const std::string &data) {
   std::vector<std::string> dims;
-  for (int64_t d : t.dims)
-    dims.push_back(d < 0 ? batch : std::to_string(d));
+  std::string bytes = fmt::format("{}u", t.bytes);
+  for (size_t k = 0; k < t.dims.size(); ++k) {
+    dims.push_back(t.dims[k] < 0 ? sym_param(t.syms[k]) : std::to_string(t.dims[k]));
+    if (t.dims[k] < 0)
+      bytes += " * (uint64_t)" + sym_param(t.syms[k]);
+  }
   if (dims.empty())
     dims.push_back("0");
-  return fmt::format("{{(void *){}, {}u * (uint64_t){}, {}, {}, {{{}}}}}", data, t.bytes,
-                     t.batched ? batch : "1", static_cast<int32_t>(t.dtype), t.dims.size(),
-                     fmt::join(dims, ", "));
+  return fmt::format("{{(void *){}, {}, {}, {}, {{{}}}}}", data, bytes,
+                     static_cast<int32_t>(t.dtype), t.dims.size(), fmt::join(dims, ", "));
 }
 
-/// NAME_infer of a model with a run-time batch: takes the batch and runs NAME_run.
-std::string infer_function_batched(const std::string &n, const std::string &batch,
-                                   const std::vector<TensorSig> &ins,
-                                   const std::vector<TensorSig> &outs) {
-  std::vector<std::string> params{"onnxc_context *ctx", "int64_t " + batch}, in_args, out_args;
+/// NAME_infer of a model with run-time dims: takes their values and runs NAME_run.
+std::string infer_function_symbolic(const std::string &n, const ExecutionPlan &plan,
+                                    const std::vector<TensorSig> &ins,
+                                    const std::vector<TensorSig> &outs) {
+  std::vector<std::string> params{"onnxc_context *ctx"}, in_args, out_args, names;
+  for (const auto &sym : model_symbols(plan)) {
+    params.push_back("int64_t " + sym_param(sym.first));
+    names.push_back(sym_param(sym.first));
+  }
   for (const TensorSig &t : ins) {
     params.push_back(fmt::format("const {} *{}", c_element_type(t.dtype), t.param));
-    in_args.push_back(tensor_initializer(t, t.param, batch));
+    in_args.push_back(tensor_initializer(t, t.param));
   }
   for (const TensorSig &t : outs) {
     params.push_back(fmt::format("{} *{}", c_element_type(t.dtype), t.param));
-    out_args.push_back(tensor_initializer(t, t.param, batch));
+    out_args.push_back(tensor_initializer(t, t.param));
   }
-  std::string s = "/// Runs the model on typed buffers of the declared shapes with dim 0 = " + batch +
-                  " where the\n/// shape has -1 (bool as uint8_t, float16 and bfloat16 as uint16_t "
-                  "bits). Returns what " + n + "_run returns.\n";
+  std::string s = fmt::format(
+      "/// Runs the model on typed buffers of the declared shapes with {} where the shape has\n"
+      "/// -1 (bool as uint8_t, float16 and bfloat16 as uint16_t bits). Returns what {}_run "
+      "returns.\n",
+      fmt::join(names, ", "), n);
   s += fmt::format("static inline onnxc_status {}_infer(\n    {}) {{\n", n, fmt::join(params, ",\n    "));
   s += fmt::format("  onnxc_tensor onnxc_in_[{}] = {{\n      {}}};\n", std::max<size_t>(ins.size(), 1),
                    in_args.empty() ? "{0}" : fmt::format("{}", fmt::join(in_args, ",\n      ")));
@@ -290,10 +326,12 @@ std::string signature_json(const ExecutionPlan &plan) {
   auto ins = describe_values(plan, true);
   auto outs = describe_values(plan, false);
   std::string symbols;
-  if (plan.batch)
-    symbols = fmt::format(R"(,"symbols":[{{"name":{},"min":{},"max":{}}}])",
-                          json_string(plan.batch->symbol), plan.batch->range.lo,
-                          plan.batch->range.hi);
+  std::vector<std::string> syms;
+  for (const auto &sym : model_symbols(plan))
+    syms.push_back(fmt::format(R"({{"name":{},"min":{},"max":{}}})", json_string(sym.first),
+                               sym.second.lo, sym.second.hi));
+  if (!syms.empty())
+    symbols = fmt::format(R"(,"symbols":[{}])", fmt::join(syms, ","));
   return fmt::format(R"({{"name":{},"abi_version":2,"arena_size":{},"inputs":{},"outputs":{}{}}})",
                      json_string(plan.model_name), plan.arena_size, tensors_json(ins),
                      tensors_json(outs), symbols);
@@ -302,8 +340,6 @@ std::string signature_json(const ExecutionPlan &plan) {
 std::string write_c_header(const ExecutionPlan &plan, const HeaderFacts &facts) {
   const std::string n = sanitize_c_identifier(plan.model_name);
   const std::string m = upper(n);
-  const std::string batch = plan.batch ? batch_param(plan) : "";
-  const std::string sym = plan.batch ? plan.batch->symbol : "";
   auto ins = describe_values(plan, true);
   auto outs = describe_values(plan, false);
 
@@ -312,10 +348,10 @@ std::string write_c_header(const ExecutionPlan &plan, const HeaderFacts &facts) 
                               " (version 2).\n *\n", n, n);
   s += " * Inputs:\n";
   for (size_t i = 0; i < ins.size(); ++i)
-    s += fmt::format(" *   {} '{}': {}\n", i, comment_text(ins[i].name), summary(ins[i], sym));
+    s += fmt::format(" *   {} '{}': {}\n", i, comment_text(ins[i].name), summary(ins[i]));
   s += " * Outputs:\n";
   for (size_t i = 0; i < outs.size(); ++i)
-    s += fmt::format(" *   {} '{}': {}\n", i, comment_text(outs[i].name), summary(outs[i], sym));
+    s += fmt::format(" *   {} '{}': {}\n", i, comment_text(outs[i].name), summary(outs[i]));
   s += " */\n";
   s += fmt::format("#ifndef ONNXC_MODEL_{0}_H\n#define ONNXC_MODEL_{0}_H\n\n", m);
   s += "#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
@@ -332,9 +368,9 @@ std::string write_c_header(const ExecutionPlan &plan, const HeaderFacts &facts) 
   s += fmt::format("#define {}_NUM_INPUTS {}\n", m, ins.size());
   s += fmt::format("#define {}_NUM_OUTPUTS {}\n\n", m, outs.size());
   for (size_t i = 0; i < ins.size(); ++i)
-    s += tensor_constants(m, "INPUT", i, ins[i], sym);
+    s += tensor_constants(m, "INPUT", i, ins[i]);
   for (size_t i = 0; i < outs.size(); ++i)
-    s += tensor_constants(m, "OUTPUT", i, outs[i], sym);
+    s += tensor_constants(m, "OUTPUT", i, outs[i]);
   s += replace_all(replace_all(kAliasDecls, "@N@", n), "@M@", m);
   if (plan.batch) {
     s += fmt::format("\n/* Run-time batch '{}': dim 0 of the tensors whose _SHAPE starts with -1. */\n",
@@ -342,7 +378,14 @@ std::string write_c_header(const ExecutionPlan &plan, const HeaderFacts &facts) 
     s += fmt::format("#define {}_BATCH_MIN {}\n#define {}_BATCH_MAX {}\n", m, plan.batch->range.lo,
                      m, plan.batch->range.hi);
   }
-  s += "\n" + (plan.batch ? infer_function_batched(n, batch, ins, outs) : infer_function(n, ins, outs));
+  if (plan.extent) {
+    s += fmt::format("\n/* Run-time dim '{}': the other -1 dims of _SHAPE. */\n",
+                     comment_text(plan.extent->symbol));
+    s += fmt::format("#define {}_EXTENT_MIN {}\n#define {}_EXTENT_MAX {}\n", m,
+                     plan.extent->range.lo, m, plan.extent->range.hi);
+  }
+  s += "\n" + (plan.batch || plan.extent ? infer_function_symbolic(n, plan, ins, outs)
+                                         : infer_function(n, ins, outs));
   s += fmt::format("\n#ifdef __cplusplus\n}}\n#endif\n\n#endif /* ONNXC_MODEL_{}_H */\n", m);
   return s;
 }

@@ -1,6 +1,7 @@
 #include "compiler/ops/op_util.h"
 
 #include <cstring>
+#include <set>
 #include <map>
 #include <unordered_set>
 
@@ -85,6 +86,11 @@ std::vector<int64_t> input_dims(const Node &n, size_t i) {
       if (!d.param.empty())
         node_fail(n, "input '{}' has the symbolic dimension '{}'; bind it with --dim {}=N",
                   n.inputs[i]->name, d.param, d.param);
+      if (d.is_known()) {
+        const std::set<std::string> syms = d.sym.symbols();
+        node_fail(n, "input '{}' has the symbolic dimension '{}'; bind it with --dim {}=N",
+                  n.inputs[i]->name, d.sym.str(), syms.empty() ? "NAME" : *syms.begin());
+      }
       node_fail(n, "input '{}' has an unknown dimension; give the graph input shapes with "
                    "--shape NAME=AxBxC",
                 n.inputs[i]->name);

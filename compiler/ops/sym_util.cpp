@@ -28,6 +28,30 @@ void set_output_sym(Node &n, size_t i, DType dtype, const std::vector<SymInt> &d
     n.outputs[i]->type = t;
 }
 
+namespace {
+/// "declare --dim seq=1..128 (they are equal there), or bind ..." when two expressions over one
+/// symbol agree from 1 up to some value (min(128, seq) and seq), else the --dim advice.
+std::string equal_range_hint(const SymInt &a, const SymInt &b) {
+  std::set<std::string> syms = a.symbols();
+  for (const std::string &s : b.symbols())
+    syms.insert(s);
+  const std::string bind = "bind the dims with --dim NAME=N";
+  if (syms.size() != 1)
+    return bind;
+  int64_t v = 0;
+  for (int64_t x = 1; x <= SymRange::kDefaultMax; ++x) {
+    auto at = [&](const std::string &) { return x; };
+    if (a.eval(at) != b.eval(at))
+      break;
+    v = x;
+  }
+  if (v == 0)
+    return bind;
+  return fmt::format("they are equal for {0} up to {1}: declare --dim {0}=1..{1}, or {2}",
+                     *syms.begin(), v, bind);
+}
+} // namespace
+
 std::vector<SymInt> broadcast_sym_shapes(const Node &n,
                                          const std::vector<std::vector<SymInt>> &shapes) {
   size_t rank = 0;
@@ -56,8 +80,8 @@ std::vector<SymInt> broadcast_sym_shapes(const Node &n,
       if (o.is_const() && v.is_const())
         node_fail(n, "shapes {} cannot be broadcast together", all);
       node_fail(n, "shapes {} broadcast only if '{}' and '{}' are equal or one of them is 1 at "
-                   "run time; bind the dims with --dim NAME=N",
-                all, o.str(), v.str());
+                   "run time; {}",
+                all, o.str(), v.str(), equal_range_hint(o, v));
     }
   return out;
 }

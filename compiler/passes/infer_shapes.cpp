@@ -9,7 +9,10 @@
 #include "compiler/passes/expand_ops.h"
 #include "compiler/passes/promote_half.h"
 
+#include <algorithm>
+#include <map>
 #include <memory>
+#include <set>
 #include <optional>
 
 namespace onnxc {
@@ -134,9 +137,122 @@ bool infer_symbolic_batch(Node &n) {
   return true;
 }
 
+/// Most values of a symbol's range infer_over_range probes.
+constexpr int64_t kMaxProbedValues = int64_t{1} << 16;
+
+/// An expression over the input dims `dims` equal to v[s - lo] at every s in [lo, hi]: a
+/// constant, or floor((a*e + b) / c) for an input dim e, a in 1..8 and c in 1..16 (windowed
+/// ops: (len + pads - kernel)/stride + 1, ceil modes, upsampling). nullopt if none is.
+std::optional<SymInt> fit_dim(const std::vector<int64_t> &v, const std::vector<SymInt> &dims,
+                              const std::string &sym, int64_t lo) {
+  if (std::all_of(v.begin(), v.end(), [&](int64_t x) { return x == v[0]; }))
+    return SymInt(v[0]);
+  for (const SymInt &e : dims) {
+    std::vector<int64_t> ev;
+    for (size_t i = 0; i < v.size(); ++i)
+      ev.push_back(e.eval([&](const std::string &) { return lo + static_cast<int64_t>(i); }));
+    for (int64_t a = 1; a <= 8; ++a)
+      for (int64_t c = 1; c <= 16; ++c) {
+        // b is fixed up to c choices by the first value: c*v0 <= a*e0 + b < c*(v0 + 1).
+        for (int64_t b = c * v[0] - a * ev[0]; b < c * v[0] - a * ev[0] + c; ++b) {
+          bool ok = true;
+          for (size_t i = 0; i < v.size() && ok; ++i) {
+            const int64_t num = a * ev[i] + b;
+            const int64_t q = num >= 0 ? num / c : -((-num + c - 1) / c);
+            ok = q == v[i];
+          }
+          if (ok)
+            return SymInt::floordiv(SymInt(a) * e + SymInt(b), SymInt(c));
+        }
+      }
+  }
+  (void)sym;
+  return std::nullopt;
+}
+
+/// An op without a symbolic rule whose symbolic input dims are all over one symbol with a
+/// range of at most kMaxProbedValues values: its static rule runs at every value of the range
+/// and each output dim becomes the expression that matches it everywhere (fit_dim); the
+/// result is exact within the range, which onnxc_run enforces. False if n does not qualify.
+bool infer_over_range(Node &n, const std::map<std::string, SymRange> *ranges) {
+  if (!ranges)
+    return false;
+  std::set<std::string> syms;
+  std::vector<SymInt> dims; // the distinct symbolic input dims
+  std::vector<std::pair<Value *, Type>> saved;
+  for (Value *v : n.inputs) {
+    if (!v || v->type.is_static())
+      continue;
+    if (!v->type.is_known())
+      return false;
+    saved.emplace_back(v, v->type);
+    for (const SymInt &d : v->type.sym_dims())
+      if (!d.is_const()) {
+        for (const std::string &s : d.symbols())
+          syms.insert(s);
+        if (std::find(dims.begin(), dims.end(), d) == dims.end())
+          dims.push_back(d);
+      }
+  }
+  if (syms.size() != 1 || !ranges->count(*syms.begin()))
+    return false;
+  const std::string sym = *syms.begin();
+  const SymRange r = ranges->at(sym);
+  if (r.hi - r.lo + 1 > kMaxProbedValues)
+    return false;
+  std::vector<std::vector<std::vector<int64_t>>> at; // [s][output][dim]
+  try {
+    for (int64_t s = r.lo; s <= r.hi; ++s) {
+      for (auto &[v, t] : saved) {
+        std::vector<int64_t> d;
+        for (const SymInt &e : t.sym_dims())
+          d.push_back(e.eval([&](const std::string &) { return s; }));
+        v->type = Type::of(t.dtype, d);
+        v->type.kind = t.kind;
+      }
+      n.def->infer(n);
+      std::vector<std::vector<int64_t>> outs;
+      for (const Value *o : n.outputs)
+        outs.push_back(o && o->type.is_static() ? o->type.static_dims()
+                                                : std::vector<int64_t>{});
+      at.push_back(std::move(outs));
+    }
+  } catch (const Error &e) {
+    for (auto &[v, t] : saved)
+      v->type = t;
+    node_fail(n, "{} (with {} = {}; declare the values the model accepts with --dim {}=LO..HI)",
+              e.what(), sym, r.lo + static_cast<int64_t>(at.size()), sym);
+  }
+  for (auto &[v, t] : saved)
+    v->type = t;
+  for (size_t i = 0; i < n.outputs.size(); ++i) {
+    if (!n.outputs[i])
+      continue;
+    std::vector<SymInt> out;
+    for (size_t k = 0; k < at[0][i].size(); ++k) {
+      std::vector<int64_t> v;
+      for (const auto &a : at) {
+        if (a[i].size() != at[0][i].size())
+          node_fail(n, "the rank of output {} changes with '{}'; bind it with --dim {}=N", i,
+                    sym, sym);
+        v.push_back(a[i][k]);
+      }
+      std::optional<SymInt> e = fit_dim(v, dims, sym, r.lo);
+      if (!e)
+        node_fail(n, "dim {} of output {} depends on '{}' in a way onnxc cannot express; bind "
+                     "it with --dim {}=N",
+                  k, i, sym, sym);
+      out.push_back(*e);
+    }
+    set_output_sym(n, i, n.outputs[i]->type.dtype, out);
+  }
+  return true;
+}
+
 /// Shape rule of n: the op's own; for a batch-transparent op, or an op whose rule needs static
-/// dims when its only symbolic dim is a leading batch, the rule probed at several batches.
-void infer_op(Node &n) {
+/// dims when its only symbolic dim is a leading batch, the rule probed at several batches; for
+/// an op whose rule needs static dims, the rule probed over the symbol's range.
+void infer_op(Node &n, const InferOptions &opts) {
   if (!has_symbolic_input(n)) {
     n.def->infer(n);
     return;
@@ -153,7 +269,7 @@ void infer_op(Node &n) {
       probed = infer_symbolic_batch(n);
     } catch (const Error &) {
     }
-    if (!probed)
+    if (!probed && !infer_over_range(n, opts.symbols))
       throw;
   }
 }
@@ -167,7 +283,7 @@ void infer_node(Node &n, const InferOptions &opts) {
   if (is_control_flow(n))
     infer_control_flow(n, opts);
   else
-    infer_op(n);
+    infer_op(n, opts);
   for (const Value *o : n.outputs)
     if (o && o->type.dtype == DType::String && !op_makes_strings(n))
       node_fail(n, "{} does not support string tensors", n.op_type);
@@ -226,7 +342,10 @@ void simplify_output_dims(const Graph &g, Node &n) {
 
 } // namespace
 
-void infer_shapes(Graph &g, const InferOptions &opts) {
+void infer_shapes(Graph &g, const InferOptions &given) {
+  InferOptions opts = given;
+  if (!opts.symbols && !g.symbols.empty())
+    opts.symbols = &g.symbols;
   HalfPromoter promoter(g);
   for (size_t k = 0; k < g.nodes.size(); ++k) {
     Node *n = g.nodes[k].get();

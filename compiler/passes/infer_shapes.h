@@ -9,11 +9,17 @@
 
 #include "compiler/ir/ir.h"
 
+#include <map>
+#include <string>
+
 namespace onnxc {
 
 struct InferOptions {
   bool propagate_constants = true;
   int64_t max_folded_bytes = int64_t(256) << 20; ///< larger results stay run-time computations
+  /// The symbols' ranges (set by infer_shapes from the graph): an op without a symbolic shape
+  /// rule whose symbolic dims are over one symbol is probed at every value of its range.
+  const std::map<std::string, SymRange> *symbols = nullptr;
 };
 
 void infer_shapes(Graph &g, const InferOptions &opts = {});

@@ -65,9 +65,14 @@ onnxc_k::ConvAlgo choose_algo(const Node &n, const ConvShape &s, const onnxc_k::
 template <typename T>
 void pre_pack_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCall &call) {
   const Tensor &w = *n.inputs[1]->constant;
-  auto packed =
-      std::make_shared<Tensor>(w.dtype(), std::vector<int64_t>{onnxc_k::conv_packed_w_elems(p)});
-  onnxc_k::conv_pack_weights(p, w.data_as<T>(), packed->data_as<T>());
+  const std::string key = fmt::format("{}:conv_a:{},{},{},{}", static_cast<const void *>(&w), p.M,
+                                      p.C, p.G, p.w.k_size());
+  TensorPtr packed = derived_tensor(key, [&] {
+    auto t = std::make_shared<Tensor>(w.dtype(),
+                                      std::vector<int64_t>{onnxc_k::conv_packed_w_elems(p)});
+    onnxc_k::conv_pack_weights(p, w.data_as<T>(), t->data_as<T>());
+    return t;
+  });
   call.derived.push_back({1, std::move(packed), n.inputs[1]->name + ".packed"});
   call.args[1] = nullptr;
 }
@@ -76,9 +81,14 @@ void pre_pack_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCall &c
 template <typename T>
 void winograd_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCall &call) {
   const Tensor &w = *n.inputs[1]->constant;
-  auto u = std::make_shared<Tensor>(w.dtype(),
-                                    std::vector<int64_t>{16 * onnxc_k::wino_u_elems(p, sizeof(T))});
-  onnxc_k::conv_wino_weights(p, w.data_as<T>(), u->data_as<T>());
+  const std::string key =
+      fmt::format("{}:conv_wino:{},{}", static_cast<const void *>(&w), p.M, p.C);
+  TensorPtr u = derived_tensor(key, [&] {
+    auto t = std::make_shared<Tensor>(
+        w.dtype(), std::vector<int64_t>{16 * onnxc_k::wino_u_elems(p, sizeof(T))});
+    onnxc_k::conv_wino_weights(p, w.data_as<T>(), t->data_as<T>());
+    return t;
+  });
   call.derived.push_back({1, std::move(u), n.inputs[1]->name + ".winograd"});
   call.args[1] = nullptr;
 }

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Run-time dims test of one generated case (make_models.py):
+
+  check_runtime_dims.py ONNXC CASE_DIR WORK_DIR
+
+compiles CASE_DIR/model.onnx once with the case's flags (its run-time dims left symbolic), runs
+that one library at every shape of case.json with `onnxc run` (1 and 2 threads), and compares
+each output with the numpy reference and with a library specialised for that shape (--dim
+NAME=N for each run-time dim: the build the run-time one must equal). Then checks that a shape
+outside the declared range is refused with the range in the message.
+"""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+RTOL, ATOL = 1e-4, 1e-4  # float32 kernels vs a float64 reference
+SAME_RTOL, SAME_ATOL = 1e-5, 1e-6  # the run-time and the specialised builds
+
+
+def run(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    return r.returncode, r.stdout + r.stderr
+
+
+def compile_model(onnxc, model, lib, flags):
+    rc, out = run([onnxc, "compile", model, "-o", lib] + flags)
+    if rc != 0:
+        sys.exit(f"FAIL: onnxc compile {' '.join(flags)} exited {rc}:\n{out}")
+    return out
+
+
+def load_outputs(d, prefix="output"):
+    outs = []
+    while os.path.exists(os.path.join(d, f"{prefix}_{len(outs)}.pb")):
+        outs.append(numpy_helper.to_array(
+            onnx.load_tensor(os.path.join(d, f"{prefix}_{len(outs)}.pb"))))
+    return outs
+
+
+def run_model(onnxc, lib, data, out, threads):
+    rc, text = run([onnxc, "run", lib, data, "-o", out, "--threads", str(threads)])
+    if rc != 0:
+        sys.exit(f"FAIL: onnxc run {lib} {data} exited {rc}:\n{text}")
+    return load_outputs(out)
+
+
+def compare(what, got, want, rtol, atol):
+    if got.shape != want.shape:
+        sys.exit(f"FAIL: {what}: shape {got.shape} != {want.shape}")
+    bad = ~np.isclose(got, want, rtol=rtol, atol=atol)
+    if bad.any():
+        i = np.unravel_index(np.argmax(np.abs(got - want)), got.shape)
+        sys.exit(f"FAIL: {what}: {bad.sum()} of {got.size} elements differ; worst at {i}: "
+                 f"{got[i]} vs {want[i]}")
+    print(f"ok: {what}: max abs diff {np.max(np.abs(got - want)) if got.size else 0:.3g}")
+
+
+def main(onnxc, case_dir, work):
+    os.makedirs(work, exist_ok=True)
+    case = json.load(open(os.path.join(case_dir, "case.json")))
+    model = os.path.join(case_dir, "model.onnx")
+    lib = os.path.join(work, "runtime_dims.so")
+    log = compile_model(onnxc, model, lib, case["flags"])
+    print(log)
+    if "run-time dim:" not in log and "run-time batch:" not in log:
+        sys.exit("FAIL: the library was not compiled with run-time dims")
+    for i, (shape, spec) in enumerate(zip(case["shapes"], case["specialise"])):
+        data = os.path.join(case_dir, f"shape_{i}")
+        want = load_outputs(data)
+        spec_lib = os.path.join(work, f"specialised_{i}.so")
+        compile_model(onnxc, model, spec_lib, [a for d in spec for a in ("--dim", d)])
+        same = run_model(onnxc, spec_lib, data, os.path.join(work, f"out_spec_{i}"), 1)
+        for threads in (1, 2):
+            got = run_model(onnxc, lib, data, os.path.join(work, f"out_{i}_{threads}"), threads)
+            if len(got) != len(want) or len(same) != len(want):
+                sys.exit(f"FAIL: {len(got)}/{len(same)} outputs, the reference has {len(want)}")
+            for k in range(len(want)):
+                what = f"shape {shape}, {threads} thread(s), output {k}"
+                compare(what + " vs numpy", got[k], want[k], RTOL, ATOL)
+                compare(what + f" vs the build for {' '.join(spec)}", got[k], same[k], SAME_RTOL,
+                        SAME_ATOL)
+    # A run-time dim beyond its declared range is refused, naming the range.
+    for flag in case["flags"]:
+        if ".." not in flag:
+            continue
+        name, rng = flag.split("=")
+        big = list(case["shapes"][0])
+        big[case["dim_names"].index(name)] = int(rng.split("..")[1]) + 1
+        d = os.path.join(work, "too_big")
+        os.makedirs(d, exist_ok=True)
+        x = numpy_helper.to_array(onnx.load_tensor(os.path.join(case_dir, "shape_0",
+                                                                "input_0.pb")))
+        t = numpy_helper.from_array(np.zeros(big, dtype=x.dtype), onnx.load(model).graph.input[0].name)
+        with open(os.path.join(d, "input_0.pb"), "wb") as f:
+            f.write(t.SerializeToString())
+        rc, text = run([onnxc, "run", lib, d, "-o", os.path.join(work, "out_too_big")])
+        if rc == 0 or f"outside the range {rng}" not in text:
+            sys.exit(f"FAIL: {name} = {big} was not refused with its range:\n{text}")
+        print(f"ok: shape {big} refused: {text.strip().splitlines()[-1]}")
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:4])

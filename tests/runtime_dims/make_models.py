@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""Writes the run-time dims test models: OUT_DIR/<case>/{model.onnx, case.json, shape_*/}.
+
+Each model has symbolic input dims (dim_param) and is built the way exporters write dynamic axes
+(Shape -> Gather -> Unsqueeze -> Concat -> Reshape, a position table sliced to the sequence
+length). For every shape in case.json, shape_<i>/ holds the inputs and a float64 numpy
+reference computed here, independently of onnxc. check_runtime_dims.py compiles each model once
+and runs it at all the shapes.
+
+  make_models.py OUT_DIR
+"""
+import json
+import math
+import os
+import sys
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper, save
+
+RNG = np.random.default_rng(11)
+F, I64 = TensorProto.FLOAT, TensorProto.INT64
+
+
+class Graph:
+    def __init__(self):
+        self.nodes, self.inits, self.n = [], [], 0
+
+    def const(self, arr, dtype=np.float32):
+        name = f"c{len(self.inits)}"
+        self.inits.append(numpy_helper.from_array(np.asarray(arr, dtype=dtype), name))
+        return name
+
+    def op(self, op_type, inputs, n_out=1, **attrs):
+        outs = [f"t{self.n + i}" for i in range(n_out)]
+        self.n += n_out
+        self.nodes.append(helper.make_node(op_type, inputs, outs, **attrs))
+        return outs[0] if n_out == 1 else outs
+
+    def dim(self, x, k):
+        """Shape(x)[k] as a 1-element int64 tensor (Shape -> Gather -> Unsqueeze)."""
+        s = self.op("Gather", [self.op("Shape", [x]), self.const(k, np.int64)], axis=0)
+        return self.op("Unsqueeze", [s, self.const([0], np.int64)])
+
+    def reshape(self, x, parts):
+        """Reshape to Concat(parts): each part an int list (constant) or a dim() value."""
+        ins = [p if isinstance(p, str) else self.const(p, np.int64) for p in parts]
+        return self.op("Reshape", [x, self.op("Concat", ins, axis=0)])
+
+
+def layer_norm(x, g, b):
+    m = x.mean(-1, keepdims=True)
+    v = ((x - m) ** 2).mean(-1, keepdims=True)
+    return (x - m) / np.sqrt(v + 1e-5) * g + b
+
+
+def softmax(x):
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def gelu(x):
+    return 0.5 * x * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
+
+
+def encoder(causal):
+    """BERT-style (post-LN, erf GELU) or GPT-style (causal mask, pre-LN) encoder over token ids
+    [batch, seq]: 2 layers, hidden 32, 4 heads, position table of 64."""
+    V, P, H, NH, L = 50, 64, 32, 4, 2
+    D = H // NH
+    w = {"tok": RNG.normal(0, 1, (V, H)), "pos": RNG.normal(0, 0.1, (P, H))}
+    for l in range(L):
+        w[f"qkv{l}"] = RNG.normal(0, H ** -0.5, (H, 3 * H))
+        w[f"qkvb{l}"] = RNG.normal(0, 0.1, 3 * H)
+        w[f"o{l}"] = RNG.normal(0, H ** -0.5, (H, H))
+        w[f"ob{l}"] = RNG.normal(0, 0.1, H)
+        w[f"f1{l}"] = RNG.normal(0, H ** -0.5, (H, 4 * H))
+        w[f"f1b{l}"] = RNG.normal(0, 0.1, 4 * H)
+        w[f"f2{l}"] = RNG.normal(0, (4 * H) ** -0.5, (4 * H, H))
+        w[f"f2b{l}"] = RNG.normal(0, 0.1, H)
+        for k in ("1", "2"):
+            w[f"g{k}{l}"] = 1 + RNG.normal(0, 0.1, H)
+            w[f"b{k}{l}"] = RNG.normal(0, 0.1, H)
+    w = {k: v.astype(np.float32) for k, v in w.items()}
+
+    g = Graph()
+    c = {k: g.const(v) for k, v in w.items()}
+    seq = g.dim("ids", 1)
+    batch = g.dim("ids", 0)
+    x = g.op("Gather", [c["tok"], "ids"], axis=0)
+    pos = g.op("Slice", [c["pos"], g.const([0], np.int64), seq, g.const([0], np.int64)])
+    x = g.op("Add", [x, pos])
+    mask = None
+    if causal:  # additive mask: -1e9 above the diagonal, from a constant table sliced to seq
+        tri = np.triu(np.full((P, P), -1e9, np.float32), 1)
+        m = g.op("Slice", [g.const(tri), g.const([0, 0], np.int64),
+                           g.op("Concat", [seq, seq], axis=0), g.const([0, 1], np.int64)])
+        mask = m
+
+    def ln(t, l, k):
+        return g.op("LayerNormalization", [t, c[f"g{k}{l}"], c[f"b{k}{l}"]], axis=-1,
+                    epsilon=1e-5)
+
+    for l in range(L):
+        h_in = ln(x, l, "1") if causal else x
+        qkv = g.op("Add", [g.op("MatMul", [h_in, c[f"qkv{l}"]]), c[f"qkvb{l}"]])
+        qkv = g.reshape(qkv, [batch, seq, [3, NH, D]])
+        qkv = g.op("Transpose", [qkv], perm=[2, 0, 3, 1, 4])
+        q, k, v = [g.op("Squeeze", [t, g.const([0], np.int64)])
+                   for t in g.op("Split", [qkv], n_out=3, axis=0)]
+        kt = g.op("Transpose", [k], perm=[0, 1, 3, 2])
+        s = g.op("Div", [g.op("MatMul", [q, kt]), g.const(math.sqrt(D))])
+        if mask:
+            s = g.op("Add", [s, mask])
+        a = g.op("MatMul", [g.op("Softmax", [s], axis=-1), v])
+        a = g.reshape(g.op("Transpose", [a], perm=[0, 2, 1, 3]), [batch, seq, [H]])
+        a = g.op("Add", [g.op("MatMul", [a, c[f"o{l}"]]), c[f"ob{l}"]])
+        x = g.op("Add", [x, a]) if causal else ln(g.op("Add", [x, a]), l, "1")
+        h_in = ln(x, l, "2") if causal else x
+        f = g.op("Add", [g.op("MatMul", [h_in, c[f"f1{l}"]]), c[f"f1b{l}"]])
+        f = g.op("Mul", [g.op("Mul", [f, g.op("Add", [g.op("Erf", [
+            g.op("Div", [f, g.const(math.sqrt(2))])]), g.const(1.0)])]), g.const(0.5)])
+        f = g.op("Add", [g.op("MatMul", [f, c[f"f2{l}"]]), c[f"f2b{l}"]])
+        x = g.op("Add", [x, f]) if causal else ln(g.op("Add", [x, f]), l, "2")
+    g.nodes.append(helper.make_node("Identity", [x], ["y"]))
+
+    def ref(ids):
+        wd = {k: v.astype(np.float64) for k, v in w.items()}
+        b, s = ids.shape
+        x = wd["tok"][ids] + wd["pos"][:s]
+        for l in range(L):
+            h = layer_norm(x, wd[f"g1{l}"], wd[f"b1{l}"]) if causal else x
+            qkv = (h @ wd[f"qkv{l}"] + wd[f"qkvb{l}"]).reshape(b, s, 3, NH, D)
+            q, k, v = qkv.transpose(2, 0, 3, 1, 4)
+            sc = q @ k.transpose(0, 1, 3, 2) / math.sqrt(D)
+            if causal:
+                sc = sc + np.triu(np.full((s, s), -1e9), 1)
+            a = (softmax(sc) @ v).transpose(0, 2, 1, 3).reshape(b, s, H)
+            a = a @ wd[f"o{l}"] + wd[f"ob{l}"]
+            x = x + a if causal else layer_norm(x + a, wd[f"g1{l}"], wd[f"b1{l}"])
+            h = layer_norm(x, wd[f"g2{l}"], wd[f"b2{l}"]) if causal else x
+            f = gelu(h @ wd[f"f1{l}"] + wd[f"f1b{l}"]) @ wd[f"f2{l}"] + wd[f"f2b{l}"]
+            x = x + f if causal else layer_norm(x + f, wd[f"g2{l}"], wd[f"b2{l}"])
+        return [x]
+
+    inputs = [helper.make_tensor_value_info("ids", I64, ["batch", "seq"])]
+    outputs = [helper.make_tensor_value_info("y", F, ["batch", "seq", H])]
+    make_input = lambda shape: [RNG.integers(0, V, shape).astype(np.int64)]
+    return g, inputs, outputs, ref, make_input
+
+
+def conv_over_sequence():
+    """Conv1d + Relu over a run-time length (output y: [1, 6, len]), then MaxPool by 2 and the
+    mean over what is left (output mean: [1, 6]); len/2 is a dim of an intermediate only."""
+    wt = RNG.normal(0, 0.5, (6, 4, 3)).astype(np.float32)
+    bias = RNG.normal(0, 0.1, 6).astype(np.float32)
+    g = Graph()
+    g.nodes.append(helper.make_node("Conv", ["x", g.const(wt), g.const(bias)], ["conv"],
+                                    pads=[1, 1]))
+    g.nodes.append(helper.make_node("Relu", ["conv"], ["y"]))
+    p = g.op("MaxPool", ["y"], kernel_shape=[2], strides=[2])
+    g.nodes.append(helper.make_node("ReduceMean", [p], ["mean"], axes=[2], keepdims=0))
+
+    def ref(x):
+        x = x.astype(np.float64)
+        n = x.shape[2]
+        xp = np.pad(x, ((0, 0), (0, 0), (1, 1)))
+        conv = sum(np.einsum("bcl,mc->bml", xp[:, :, k:k + n], wt[:, :, k]) for k in range(3))
+        r = np.maximum(conv + bias.reshape(1, -1, 1), 0)
+        p = r[:, :, :n // 2 * 2].reshape(r.shape[0], 6, n // 2, 2).max(-1)
+        return [r, p.mean(-1)]
+
+    inputs = [helper.make_tensor_value_info("x", F, [1, 4, "len"])]
+    outputs = [helper.make_tensor_value_info("y", F, [1, 6, "len"]),
+               helper.make_tensor_value_info("mean", F, [1, 6])]
+    make_input = lambda shape: [RNG.normal(0, 1, shape).astype(np.float32)]
+    return g, inputs, outputs, ref, make_input
+
+
+def mixed_batch():
+    """A batch that cannot run per sample (a Softmax across it, a MatMul contracting it): it
+    becomes the run-time extent. x: [n, 8] -> softmax(x, axis 0)^T x."""
+    g = Graph()
+    p = g.op("Softmax", ["x"], axis=0)
+    g.nodes.append(helper.make_node("MatMul", [g.op("Transpose", [p], perm=[1, 0]), "x"], ["y"]))
+
+    def ref(x):
+        x = x.astype(np.float64)
+        e = np.exp(x - x.max(0, keepdims=True))
+        return [(e / e.sum(0, keepdims=True)).T @ x]
+
+    inputs = [helper.make_tensor_value_info("x", F, ["n", 8])]
+    outputs = [helper.make_tensor_value_info("y", F, [8, 8])]
+    make_input = lambda shape: [RNG.normal(0, 1, shape).astype(np.float32)]
+    return g, inputs, outputs, ref, make_input
+
+
+# name -> (builder, compile flags, shapes of input 0 to run at, specialised flags per shape)
+CASES = {
+    "bert_style": (lambda: encoder(False), ["--dim", "seq=1..64"],
+                   [[1, 16], [2, 64], [4, 37], [1, 1], [3, 5]], ["batch", "seq"]),
+    "gpt_style": (lambda: encoder(True), ["--dim", "seq=1..64"],
+                  [[1, 16], [2, 3], [1, 64]], ["batch", "seq"]),
+    "conv_over_sequence": (conv_over_sequence, ["--dim", "len=2..300"],
+                           [[1, 4, 2], [1, 4, 3], [1, 4, 77], [1, 4, 300]], [None, None, "len"]),
+    "mixed_batch": (mixed_batch, ["--dim", "n=1..100"], [[1, 8], [5, 8], [100, 8]], ["n", None]),
+}
+
+
+def main(out_dir):
+    for name, (build, flags, shapes, dim_names) in CASES.items():
+        g, inputs, outputs, ref, make_input = build()
+        d = os.path.join(out_dir, name)
+        os.makedirs(d, exist_ok=True)
+        graph = helper.make_graph(g.nodes, name, inputs, outputs, g.inits)
+        save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+             os.path.join(d, "model.onnx"))
+        for i, shape in enumerate(shapes):
+            sd = os.path.join(d, f"shape_{i}")
+            os.makedirs(sd, exist_ok=True)
+            ins = make_input(shape)
+            for k, (arr, info) in enumerate(zip(ins, inputs)):
+                with open(os.path.join(sd, f"input_{k}.pb"), "wb") as f:
+                    f.write(numpy_helper.from_array(arr, info.name).SerializeToString())
+            for k, (arr, info) in enumerate(zip(ref(*ins), outputs)):
+                t = numpy_helper.from_array(np.asarray(arr, np.float32), info.name)
+                with open(os.path.join(sd, f"output_{k}.pb"), "wb") as f:
+                    f.write(t.SerializeToString())
+        specialise = [[f"{n}={s}" for n, s in zip(dim_names, shape) if n] for shape in shapes]
+        with open(os.path.join(d, "case.json"), "w") as f:
+            json.dump({"flags": flags, "shapes": shapes, "specialise": specialise,
+                       "dim_names": dim_names}, f)
+        print(f"wrote {d}: {len(shapes)} shapes")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
