@@ -27,7 +27,8 @@ import zoo_nets
 OPSET = 17
 SEED = 20240601
 
-# Benchmark entries: name -> (model, symbolic dims bound at compile time).
+# Benchmark entries: name -> (model, symbolic dims bound at compile time[, ranges the run-time
+# dims build of `run.py --symbolic` declares instead]).
 ENTRIES = {
     "resnet18": ("resnet18", {"batch": 1}),
     "resnet50": ("resnet50", {"batch": 1}),
@@ -35,8 +36,8 @@ ENTRIES = {
     "mobilenet_v2": ("mobilenet_v2", {"batch": 1}),
     "squeezenet1_1": ("squeezenet1_1", {"batch": 1}),
     "efficientnet_style": ("efficientnet_style", {"batch": 1}),
-    "bert_style": ("bert_style", {}),
-    "gpt_style": ("gpt_style", {}),
+    "bert_style": ("bert_style", {"batch": 1, "seq": 128}, {"seq": "1..128"}),
+    "gpt_style": ("gpt_style", {"batch": 1, "seq": 128}, {"seq": "1..128"}),
     "mlp": ("mlp", {"batch": 32}),
     "lstm": ("lstm", {}),
     "unet_style": ("unet_style", {"batch": 1}),
@@ -64,6 +65,7 @@ def calibrate_batchnorm(net, example):
 def model_specs():
     img = lambda n, s=224: torch.randn(n, 3, s, s)
     batch_axes = {"input": {0: "batch"}, "output": {0: "batch"}}
+    token_axes = {"input": {0: "batch", 1: "seq"}, "output": {0: "batch", 1: "seq"}}
     tokens = lambda: torch.randint(0, zoo_nets.VOCAB, (1, 128), dtype=torch.int64)
     return {
         "resnet18": (lambda: torchvision_net("resnet18"), img, batch_axes, True),
@@ -71,8 +73,8 @@ def model_specs():
         "mobilenet_v2": (lambda: torchvision_net("mobilenet_v2"), img, batch_axes, True),
         "squeezenet1_1": (lambda: torchvision_net("squeezenet1_1"), img, batch_axes, False),
         "efficientnet_style": (zoo_nets.EfficientNetStyle, img, batch_axes, True),
-        "bert_style": (zoo_nets.BertStyle, lambda n: tokens(), {}, False),
-        "gpt_style": (zoo_nets.GptStyle, lambda n: tokens(), {}, False),
+        "bert_style": (zoo_nets.BertStyle, lambda n: tokens(), token_axes, False),
+        "gpt_style": (zoo_nets.GptStyle, lambda n: tokens(), token_axes, False),
         "mlp": (zoo_nets.Mlp, lambda n: torch.randn(n, 1024), batch_axes, False),
         "lstm": (zoo_nets.LstmModel, lambda n: torch.randn(1, 64, 128), {}, False),
         "unet_style": (zoo_nets.UNetStyle, lambda n: img(n, 128), batch_axes, True),
@@ -120,8 +122,8 @@ def main():
     for model in sorted({ENTRIES[e][0] for e in wanted}):
         if args.force or not os.path.exists(os.path.join(args.out, model + ".onnx")):
             export(model, args.out)
-    manifest = [{"name": e, "model": ENTRIES[e][0] + ".onnx", "dims": ENTRIES[e][1]}
-                for e in wanted]
+    manifest = [{"name": e, "model": ENTRIES[e][0] + ".onnx", "dims": ENTRIES[e][1],
+                 "ranges": ENTRIES[e][2] if len(ENTRIES[e]) > 2 else {}} for e in wanted]
     with open(os.path.join(args.out, "manifest.json"), "w") as f:
         json.dump({"opset": OPSET, "seed": SEED, "torch": torch.__version__,
                    "entries": manifest}, f, indent=1)

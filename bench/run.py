@@ -134,6 +134,7 @@ def compile_model(args, tools, entry, model, lib, bind=True):
     """Compiles `model` into `lib`, binding the entry's dims (bind=False: leaves them run-time)."""
     cmd = [args.onnxc, "compile", model, "-o", lib]
     cmd += [f"--dim={k}={v}" for k, v in entry["dims"].items() if bind]
+    cmd += [f"--dim={k}={v}" for k, v in entry.get("ranges", {}).items() if not bind]
     status, _, err, wall, rss = run_measured(tools, cmd)
     res = {"compile_s": wall, "compile_maxrss_kib": rss}
     if status != 0:

@@ -123,8 +123,8 @@ class TokenTransformer(nn.Module):
         self.norm = nn.LayerNorm(hidden)
         self.head = init_linear(nn.Linear(hidden, head))
 
-    def forward(self, ids):
-        return self.head(self.norm(self.layers(self.tok(ids) + self.pos)))
+    def forward(self, ids):  # the position table sliced to the length: any seq up to 128
+        return self.head(self.norm(self.layers(self.tok(ids) + self.pos[:, :ids.shape[1]])))
 
 
 class BertStyle(TokenTransformer):

@@ -18,12 +18,12 @@ extern "C" {
 
 /// One model input or output as generated code describes it.
 typedef struct onnxc_tensor_desc {
-  const char *name;     ///< ONNX name
-  int32_t dtype;        ///< ONNXC_DTYPE_*
-  int32_t rank;         ///< number of dims
-  const int64_t *dims;  ///< `rank` dims (-1: a run-time dim, see dim_symbols)
-  uint64_t size_bytes;  ///< bytes of the whole tensor with every symbol 1 (times the value of
-                        ///< each symbolic dim: the size at the run's symbols)
+  const char *name;    ///< ONNX name
+  int32_t dtype;       ///< ONNXC_DTYPE_*
+  int32_t rank;        ///< number of dims
+  const int64_t *dims; ///< `rank` dims (-1: a run-time dim, see dim_symbols)
+  uint64_t size_bytes; ///< bytes of the whole tensor with every symbol 1 (times the value of
+                       ///< each symbolic dim: the size at the run's symbols)
   /// `rank` entries: the index in onnxc_model_desc::symbols of the symbol a dim is, or -1 for a
   /// static dim; NULL when every dim is static.
   const int32_t *dim_symbols;
@@ -57,14 +57,14 @@ typedef struct onnxc_profile_node_desc {
 
 /// The whole model as generated code describes it.
 typedef struct onnxc_model_desc {
-  uint32_t abi_version;            ///< ONNXC_ABI_VERSION the code was generated for
+  uint32_t abi_version; ///< ONNXC_ABI_VERSION the code was generated for
   uint32_t num_inputs;
   uint32_t num_outputs;
-  uint32_t weights_external;       ///< 1: weights come from a file/buffer (weights_format.h)
-  uint64_t arena_size;             ///< bytes of working memory
-  uint64_t arena_alignment;        ///< 64
-  const char *model_name;          ///< C identifier
-  const char *signature_json;      ///< what onnxc_signature_json() returns
+  uint32_t weights_external;        ///< 1: weights come from a file/buffer (weights_format.h)
+  uint64_t arena_size;              ///< bytes of working memory
+  uint64_t arena_alignment;         ///< 64
+  const char *model_name;           ///< C identifier
+  const char *signature_json;       ///< what onnxc_signature_json() returns
   const onnxc_tensor_desc *inputs;  ///< num_inputs entries
   const onnxc_tensor_desc *outputs; ///< num_outputs entries
   uint64_t weights_size;            ///< bytes of the weight blob (embedded or external)

@@ -233,8 +233,8 @@ static onnxc_status check_counts(onnxc_rt *rt, int32_t num_inputs, int32_t num_o
   return ONNXC_OK;
 }
 
-ONNXC_API onnxc_status onnxc_run(onnxc_context *ctx, const onnxc_tensor *inputs,
-                                 int32_t num_inputs, onnxc_tensor *outputs, int32_t num_outputs) {
+ONNXC_API onnxc_status onnxc_run(onnxc_context *ctx, const onnxc_tensor *inputs, int32_t num_inputs,
+                                 onnxc_tensor *outputs, int32_t num_outputs) {
   if (!ctx)
     return ONNXC_ERROR_INVALID_ARGUMENT;
   onnxc_rt *rt = &ctx->rt;

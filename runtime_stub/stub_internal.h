@@ -52,19 +52,19 @@ int sched_yield(void);
 /// A context's thread pool (thread_pool.c). All fields shared with workers are accessed with
 /// __atomic builtins; the job fields are published by the release increment of `generation`.
 typedef struct onnxc_pool {
-  int32_t num_threads;        ///< workers + the caller
-  onnxc_pthread_t *threads;   ///< num_threads - 1 workers
-  uint32_t generation;        ///< futex word: bumped to post a job (or shut down)
-  uint32_t pending;           ///< futex word: workers that have not finished the current job
-  uint32_t shutdown;          ///< set before the last generation bump on destroy
-  uint32_t busy;              ///< 1 while a parallel_for runs (nested calls run serially)
-  uint32_t sleepers;          ///< threads in (or about to enter) a futex wait on either word
+  int32_t num_threads;      ///< workers + the caller
+  onnxc_pthread_t *threads; ///< num_threads - 1 workers
+  uint32_t generation;      ///< futex word: bumped to post a job (or shut down)
+  uint32_t pending;         ///< futex word: workers that have not finished the current job
+  uint32_t shutdown;        ///< set before the last generation bump on destroy
+  uint32_t busy;            ///< 1 while a parallel_for runs (nested calls run serially)
+  uint32_t sleepers;        ///< threads in (or about to enter) a futex wait on either word
   /* the current job */
   onnxc_range_fn fn;
   void *fn_ctx;
   int64_t n;
   int64_t num_chunks;
-  int64_t next_chunk;         ///< atomic work counter
+  int64_t next_chunk; ///< atomic work counter
 } onnxc_pool;
 
 /// Timings of one kernel call in a profile build (see onnxc_profile_node_info).
@@ -78,24 +78,24 @@ typedef struct onnxc_profile_slot {
 /// What kernels see as `onnxc_rt`: the run-time services of one context.
 struct onnxc_rt {
   onnxc_pool pool;
-  onnxc_profile_slot *profile;          ///< num_profile_nodes slots (profile builds), else NULL
-  uint64_t profile_run_start;           ///< monotonic ns at the start of the current run
-  uint32_t error_claimed;               ///< 1 once a failure recorded its message in this run
-  char error[ONNXC_ERROR_CAPACITY];     ///< NUL-terminated message ("" if none)
-  void *dyn_blocks;                     ///< the run's dynamic memory blocks (dyn_alloc.c)
-  uint64_t dyn_used;                    ///< bytes handed out by onnxc_rt_dyn_alloc in this run
-  uint64_t dyn_limit;                   ///< cap on dyn_used (onnxc_set_dynamic_limit)
+  onnxc_profile_slot *profile;      ///< num_profile_nodes slots (profile builds), else NULL
+  uint64_t profile_run_start;       ///< monotonic ns at the start of the current run
+  uint32_t error_claimed;           ///< 1 once a failure recorded its message in this run
+  char error[ONNXC_ERROR_CAPACITY]; ///< NUL-terminated message ("" if none)
+  void *dyn_blocks;                 ///< the run's dynamic memory blocks (dyn_alloc.c)
+  uint64_t dyn_used;                ///< bytes handed out by onnxc_rt_dyn_alloc in this run
+  uint64_t dyn_limit;               ///< cap on dyn_used (onnxc_set_dynamic_limit)
   /// The symbols' values in the current run (onnxc_rt_symbol_value); a per-sample batch is 1.
   int64_t symbols[ONNXC_MAX_SYMBOLS];
 };
 
 /// A context: the run-time services plus the memory the model works in.
 struct onnxc_context {
-  struct onnxc_rt rt;        ///< first member: kernels get &ctx->rt
+  struct onnxc_rt rt; ///< first member: kernels get &ctx->rt
   unsigned char *arena;
-  int owns_arena;            ///< 1 if onnxc_create allocated `arena`
-  const void **input_ptrs;   ///< num_inputs slots (allocated with the context)
-  void **output_ptrs;        ///< num_outputs slots
+  int owns_arena;               ///< 1 if onnxc_create allocated `arena`
+  const void **input_ptrs;      ///< num_inputs slots (allocated with the context)
+  void **output_ptrs;           ///< num_outputs slots
   const unsigned char *weights; ///< the weight blob of a model with external weights, else NULL
   void *weights_map;            ///< what onnxc_create_with_weights mapped (munmap on destroy)
   uint64_t weights_map_size;

@@ -64,7 +64,6 @@ std::string upper(std::string s) {
   return s;
 }
 
-
 /// A C string literal's contents for a comment: keeps it printable and free of "*/".
 std::string comment_text(const std::string &s) {
   std::string out;
@@ -76,20 +75,34 @@ std::string comment_text(const std::string &s) {
 /// C element type of a dtype as the typed header exposes it ("void" if it has none).
 const char *c_element_type(DType t) {
   switch (t) {
-  case DType::Float: return "float";
-  case DType::Double: return "double";
-  case DType::Int8: return "int8_t";
-  case DType::Int16: return "int16_t";
-  case DType::Int32: return "int32_t";
-  case DType::Int64: return "int64_t";
-  case DType::Uint8: return "uint8_t";
-  case DType::Bool: return "uint8_t";
-  case DType::Uint16: return "uint16_t";
-  case DType::Float16: return "uint16_t";
-  case DType::BFloat16: return "uint16_t";
-  case DType::Uint32: return "uint32_t";
-  case DType::Uint64: return "uint64_t";
-  default: return "void";
+  case DType::Float:
+    return "float";
+  case DType::Double:
+    return "double";
+  case DType::Int8:
+    return "int8_t";
+  case DType::Int16:
+    return "int16_t";
+  case DType::Int32:
+    return "int32_t";
+  case DType::Int64:
+    return "int64_t";
+  case DType::Uint8:
+    return "uint8_t";
+  case DType::Bool:
+    return "uint8_t";
+  case DType::Uint16:
+    return "uint16_t";
+  case DType::Float16:
+    return "uint16_t";
+  case DType::BFloat16:
+    return "uint16_t";
+  case DType::Uint32:
+    return "uint32_t";
+  case DType::Uint64:
+    return "uint64_t";
+  default:
+    return "void";
   }
 }
 
@@ -176,7 +189,9 @@ std::vector<TensorSig> describe_values(const ExecutionPlan &plan, bool inputs) {
   return out;
 }
 
-std::string join_dims(const std::vector<int64_t> &dims) { return fmt::format("{}", fmt::join(dims, ", ")); }
+std::string join_dims(const std::vector<int64_t> &dims) {
+  return fmt::format("{}", fmt::join(dims, ", "));
+}
 
 std::string tensor_json(const TensorSig &t) {
   return fmt::format(R"({{"name":{},"dtype":"{}","shape":[{}]}})", json_string(t.name),
@@ -195,7 +210,8 @@ std::string summary(const TensorSig &t) {
   std::vector<std::string> dims;
   for (size_t k = 0; k < t.dims.size(); ++k)
     dims.push_back(t.dims[k] < 0 ? t.syms[k] : std::to_string(t.dims[k]));
-  return fmt::format("{} {}", dtype_name(t.dtype), dims.empty() ? "scalar" : fmt::format("{}", fmt::join(dims, "x")));
+  return fmt::format("{} {}", dtype_name(t.dtype),
+                     dims.empty() ? "scalar" : fmt::format("{}", fmt::join(dims, "x")));
 }
 
 /// The C parameter of NAME_infer that gives a run-time dim.
@@ -210,14 +226,16 @@ std::string tensor_constants(const std::string &m, const char *kind, size_t i, c
                                              "_SHAPE) as 1"
                                            : "");
   s += fmt::format("#define {}_{}_{} {}\n", m, kind, t.macro_id, i);
-  s += fmt::format("#define {}_DTYPE {} /* {} */\n", p, static_cast<int32_t>(t.dtype), dtype_name(t.dtype));
+  s += fmt::format("#define {}_DTYPE {} /* {} */\n", p, static_cast<int32_t>(t.dtype),
+                   dtype_name(t.dtype));
   s += fmt::format("#define {}_RANK {}\n", p, t.dims.size());
   s += fmt::format("#define {}_SIZE {}\n", p, t.elements);
   s += fmt::format("#define {}_BYTES {}\n", p, t.bytes);
   if (t.dims.empty())
     s += fmt::format("static const int64_t {}_SHAPE[1] = {{0}}; /* rank 0: no dims */\n\n", p);
   else
-    s += fmt::format("static const int64_t {}_SHAPE[{}] = {{{}}};\n\n", p, t.dims.size(), join_dims(t.dims));
+    s += fmt::format("static const int64_t {}_SHAPE[{}] = {{{}}};\n\n", p, t.dims.size(),
+                     join_dims(t.dims));
   return s;
 }
 
@@ -259,10 +277,13 @@ std::string infer_function_symbolic(const std::string &n, const ExecutionPlan &p
       "/// -1 (bool as uint8_t, float16 and bfloat16 as uint16_t bits). Returns what {}_run "
       "returns.\n",
       fmt::join(names, ", "), n);
-  s += fmt::format("static inline onnxc_status {}_infer(\n    {}) {{\n", n, fmt::join(params, ",\n    "));
-  s += fmt::format("  onnxc_tensor onnxc_in_[{}] = {{\n      {}}};\n", std::max<size_t>(ins.size(), 1),
+  s += fmt::format("static inline onnxc_status {}_infer(\n    {}) {{\n", n,
+                   fmt::join(params, ",\n    "));
+  s += fmt::format("  onnxc_tensor onnxc_in_[{}] = {{\n      {}}};\n",
+                   std::max<size_t>(ins.size(), 1),
                    in_args.empty() ? "{0}" : fmt::format("{}", fmt::join(in_args, ",\n      ")));
-  s += fmt::format("  onnxc_tensor onnxc_out_[{}] = {{\n      {}}};\n", std::max<size_t>(outs.size(), 1),
+  s += fmt::format("  onnxc_tensor onnxc_out_[{}] = {{\n      {}}};\n",
+                   std::max<size_t>(outs.size(), 1),
                    out_args.empty() ? "{0}" : fmt::format("{}", fmt::join(out_args, ",\n      ")));
   s += fmt::format("  return {}_run(ctx, onnxc_in_, {}, onnxc_out_, {});\n}}\n", n, ins.size(),
                    outs.size());
@@ -289,11 +310,16 @@ std::string infer_function(const std::string &n, const std::vector<TensorSig> &i
     in_args.push_back("0");
   if (out_args.empty())
     out_args.push_back("0");
-  std::string s = "/// Runs the model on typed buffers of the declared shapes (bool as uint8_t, float16 and\n"
-                  "/// bfloat16 as uint16_t bits). Returns what " + n + "_run_buffers returns.\n";
-  s += fmt::format("static inline onnxc_status {}_infer(\n    {}) {{\n", n, fmt::join(params, ",\n    "));
-  s += fmt::format("  const void *const onnxc_in_[{}] = {{{}}};\n", in_args.size(), fmt::join(in_args, ", "));
-  s += fmt::format("  void *const onnxc_out_[{}] = {{{}}};\n", out_args.size(), fmt::join(out_args, ", "));
+  std::string s =
+      "/// Runs the model on typed buffers of the declared shapes (bool as uint8_t, float16 and\n"
+      "/// bfloat16 as uint16_t bits). Returns what " +
+      n + "_run_buffers returns.\n";
+  s += fmt::format("static inline onnxc_status {}_infer(\n    {}) {{\n", n,
+                   fmt::join(params, ",\n    "));
+  s += fmt::format("  const void *const onnxc_in_[{}] = {{{}}};\n", in_args.size(),
+                   fmt::join(in_args, ", "));
+  s += fmt::format("  void *const onnxc_out_[{}] = {{{}}};\n", out_args.size(),
+                   fmt::join(out_args, ", "));
   s += fmt::format("  return {}_run_buffers(ctx, onnxc_in_, onnxc_out_);\n}}\n", n);
   return s;
 }
@@ -343,9 +369,11 @@ std::string write_c_header(const ExecutionPlan &plan, const HeaderFacts &facts) 
   auto ins = describe_values(plan, true);
   auto outs = describe_values(plan, false);
 
-  std::string s = fmt::format("/* {}.h — typed C interface of the model library '{}' compiled by onnxc.\n"
-                              " * Generated by onnxc; do not edit. ABI: runtime_stub/onnxc_runtime.h"
-                              " (version 2).\n *\n", n, n);
+  std::string s =
+      fmt::format("/* {}.h — typed C interface of the model library '{}' compiled by onnxc.\n"
+                  " * Generated by onnxc; do not edit. ABI: runtime_stub/onnxc_runtime.h"
+                  " (version 2).\n *\n",
+                  n, n);
   s += " * Inputs:\n";
   for (size_t i = 0; i < ins.size(); ++i)
     s += fmt::format(" *   {} '{}': {}\n", i, comment_text(ins[i].name), summary(ins[i]));
@@ -373,8 +401,9 @@ std::string write_c_header(const ExecutionPlan &plan, const HeaderFacts &facts) 
     s += tensor_constants(m, "OUTPUT", i, outs[i]);
   s += replace_all(replace_all(kAliasDecls, "@N@", n), "@M@", m);
   if (plan.batch) {
-    s += fmt::format("\n/* Run-time batch '{}': dim 0 of the tensors whose _SHAPE starts with -1. */\n",
-                     comment_text(plan.batch->symbol));
+    s += fmt::format(
+        "\n/* Run-time batch '{}': dim 0 of the tensors whose _SHAPE starts with -1. */\n",
+        comment_text(plan.batch->symbol));
     s += fmt::format("#define {}_BATCH_MIN {}\n#define {}_BATCH_MAX {}\n", m, plan.batch->range.lo,
                      m, plan.batch->range.hi);
   }

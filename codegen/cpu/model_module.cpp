@@ -39,9 +39,8 @@ public:
   ModelModuleBuilder(const ExecutionPlan &plan, llvm::LLVMContext &ctx,
                      std::vector<uint8_t> *external, bool profile)
       : plan_(plan), external_(external), ctx_(ctx), profile_(profile),
-        i8_(llvm::Type::getInt8Ty(ctx)),
-        i32_(llvm::Type::getInt32Ty(ctx)), i64_(llvm::Type::getInt64Ty(ctx)),
-        ptr_(llvm::PointerType::getUnqual(ctx)) {}
+        i8_(llvm::Type::getInt8Ty(ctx)), i32_(llvm::Type::getInt32Ty(ctx)),
+        i64_(llvm::Type::getInt64Ty(ctx)), ptr_(llvm::PointerType::getUnqual(ctx)) {}
 
   std::unique_ptr<llvm::Module> build(const std::string &triple, const llvm::DataLayout &dl) {
     module_ = std::make_unique<llvm::Module>(plan_.model_name, ctx_);
@@ -194,14 +193,13 @@ private:
     if (plan_.extent) // symbol extent_symbol_index()
       add(plan_.extent->symbol, plan_.extent->range);
     return private_constant(
-        llvm::ConstantArray::get(llvm::ArrayType::get(type, descs.size()), descs),
-        "onnxc.symbols");
+        llvm::ConstantArray::get(llvm::ArrayType::get(type, descs.size()), descs), "onnxc.symbols");
   }
   uint32_t num_symbols() const { return (plan_.batch ? 1 : 0) + (plan_.extent ? 1 : 0); }
   void build_model_desc() {
-    auto *type = llvm::StructType::get(
-        ctx_, {i32_, i32_, i32_, i32_, i64_, i64_, ptr_, ptr_, ptr_, ptr_, i64_, i64_, i32_, i32_,
-               ptr_, ptr_, i32_, i32_, ptr_});
+    auto *type =
+        llvm::StructType::get(ctx_, {i32_, i32_, i32_, i32_, i64_, i64_, ptr_, ptr_, ptr_, ptr_,
+                                     i64_, i64_, i32_, i32_, ptr_, ptr_, i32_, i32_, ptr_});
     const bool tiles = plan_.batch && plan_.batch->tile_plan;
     llvm::Constant *run_tile = llvm::ConstantPointerNull::get(ptr_);
     if (tiles) { // defined by the tile plan's module, linked in by the backend
@@ -210,21 +208,20 @@ private:
       run_tile = f;
     }
     llvm::Constant *init = llvm::ConstantStruct::get(
-        type,
-        {llvm::ConstantInt::get(i32_, kModelAbiVersion),
-         llvm::ConstantInt::get(i32_, plan_.inputs.size()),
-         llvm::ConstantInt::get(i32_, plan_.outputs.size()),
-         llvm::ConstantInt::get(i32_, external_ ? 1 : 0),
-         llvm::ConstantInt::get(i64_, plan_.arena_size),
-         llvm::ConstantInt::get(i64_, ExecutionPlan::kArenaAlignment),
-         c_string(plan_.model_name, "onnxc.model_name"),
-         c_string(signature_json(plan_), "onnxc.signature_json"),
-         tensor_descs(plan_.inputs, "inputs"), tensor_descs(plan_.outputs, "outputs"),
-         llvm::ConstantInt::get(i64_, weights_size_), llvm::ConstantInt::get(i64_, checksum_),
-         llvm::ConstantInt::get(i32_, profile_ ? plan_.calls.size() : 0),
-         llvm::ConstantInt::get(i32_, num_symbols()), profile_descs(), symbol_descs(),
-         llvm::ConstantInt::get(i32_, plan_.batch ? 1 /* ONNXC_EXEC_PER_SAMPLE */ : 0),
-         llvm::ConstantInt::get(i32_, tiles ? plan_.batch->tile : 0), run_tile});
+        type, {llvm::ConstantInt::get(i32_, kModelAbiVersion),
+               llvm::ConstantInt::get(i32_, plan_.inputs.size()),
+               llvm::ConstantInt::get(i32_, plan_.outputs.size()),
+               llvm::ConstantInt::get(i32_, external_ ? 1 : 0),
+               llvm::ConstantInt::get(i64_, plan_.arena_size),
+               llvm::ConstantInt::get(i64_, ExecutionPlan::kArenaAlignment),
+               c_string(plan_.model_name, "onnxc.model_name"),
+               c_string(signature_json(plan_), "onnxc.signature_json"),
+               tensor_descs(plan_.inputs, "inputs"), tensor_descs(plan_.outputs, "outputs"),
+               llvm::ConstantInt::get(i64_, weights_size_), llvm::ConstantInt::get(i64_, checksum_),
+               llvm::ConstantInt::get(i32_, profile_ ? plan_.calls.size() : 0),
+               llvm::ConstantInt::get(i32_, num_symbols()), profile_descs(), symbol_descs(),
+               llvm::ConstantInt::get(i32_, plan_.batch ? 1 /* ONNXC_EXEC_PER_SAMPLE */ : 0),
+               llvm::ConstantInt::get(i32_, tiles ? plan_.batch->tile : 0), run_tile});
     auto *gv = new llvm::GlobalVariable(*module_, type, true, llvm::GlobalValue::ExternalLinkage,
                                         init, std::string(kModelDescSymbol));
     gv->setVisibility(llvm::GlobalValue::HiddenVisibility);
@@ -340,15 +337,14 @@ private:
         const ExtentPiece &p = w.pieces[0];
         llvm::Value *t = b.CreateSub(s, b.getInt64(p.start));
         llvm::Value *tri = b.CreateLShr(b.CreateMul(t, b.CreateSub(t, b.getInt64(1))), 1);
-        v = b.CreateAdd(b.getInt64(p.value),
-                        b.CreateAdd(b.CreateMul(b.getInt64(p.d1), t),
-                                    b.CreateMul(b.getInt64(p.d2), tri)));
+        v = b.CreateAdd(b.getInt64(p.value), b.CreateAdd(b.CreateMul(b.getInt64(p.d1), t),
+                                                         b.CreateMul(b.getInt64(p.d2), tri)));
       } else {
         std::vector<int64_t> table;
         for (const ExtentPiece &p : w.pieces)
           table.insert(table.end(), {p.start, p.value, p.d1, p.d2});
-        llvm::Function *word = declare(
-            kExtentWordSymbol, llvm::FunctionType::get(i64_, {ptr_, i64_, i64_}, false));
+        llvm::Function *word =
+            declare(kExtentWordSymbol, llvm::FunctionType::get(i64_, {ptr_, i64_, i64_}, false));
         v = b.CreateCall(word, {i64_array(table, base + ".w" + std::to_string(w.word)),
                                 b.getInt64(static_cast<int64_t>(w.pieces.size())), s});
       }
@@ -452,11 +448,11 @@ private:
       llvm::Function *node = build_node(i, plan_.calls[i]);
       llvm::Value *status = b.CreateCall(node, args, "status");
       if (profile_)
-        b.CreateStore(b.CreateCall(profile_node,
-                                   {args[0], b.getInt32(static_cast<uint32_t>(i)),
-                                    b.CreateLoad(i64_, clock)},
-                                   "t"),
-                      clock);
+        b.CreateStore(
+            b.CreateCall(profile_node,
+                         {args[0], b.getInt32(static_cast<uint32_t>(i)), b.CreateLoad(i64_, clock)},
+                         "t"),
+            clock);
       auto *failed = llvm::BasicBlock::Create(ctx_, "failed", run);
       auto *next = llvm::BasicBlock::Create(ctx_, "next", run);
       b.CreateCondBr(b.CreateICmpNE(status, b.getInt32(0)), failed, next,

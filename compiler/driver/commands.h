@@ -13,10 +13,10 @@ namespace onnxc {
 struct CompileOptions {
   std::string model_path;
   std::string out_path;
-  std::string name;       ///< C identifier; default from the output file name
+  std::string name; ///< C identifier; default from the output file name
   CpuCodegenOptions codegen;
   PipelineOptions pipeline;
-  bool quiet = false;     ///< no summary on stdout
+  bool quiet = false; ///< no summary on stdout
   /// Run-time batch: samples per tile run by code specialised for the tile (--batch-tile);
   /// -1: 8 when per-sample runs make matrix products thin, else none; 0: none.
   int batch_tile = -1;
@@ -40,9 +40,9 @@ struct CompileSummary {
   CpuArtifactInfo budget;  ///< code and stack size (measured for so/obj/static)
   std::string header_path; ///< empty unless a shared library, object or archive was written
   double seconds = 0;
-  std::string run_time_batch; ///< "'batch' 1..4096" for a run-time batch, else empty
-  std::string run_time_extent; ///< "'seq' 1..4096" for a run-time extent, else empty
-  int64_t extent_variants = 0; ///< kernel calls that run for part of the extent's range only
+  std::string run_time_batch;     ///< "'batch' 1..4096" for a run-time batch, else empty
+  std::string run_time_extent;    ///< "'seq' 1..4096" for a run-time extent, else empty
+  int64_t extent_variants = 0;    ///< kernel calls that run for part of the extent's range only
   std::vector<std::string> notes; ///< printed as "note: ..." after the summary
   int64_t batch_tile = 0;         ///< samples per tile of the run-time batch (0: none)
 };
@@ -95,7 +95,7 @@ struct ProfileOptions {
   int threads = 1;
   int iters = 20;
   int warmup = 3;
-  int top = 20; ///< rows of the table
+  int top = 20;                  ///< rows of the table
   std::vector<std::string> dims; ///< --dim NAME=N: run-time dims of synthetic inputs
 };
 /// Runs a library compiled with --profile; prints the top nodes and writes the trace.

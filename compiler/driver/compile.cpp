@@ -15,8 +15,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <iostream>
+#include <set>
 
 namespace fs = std::filesystem;
 
@@ -99,8 +99,8 @@ RunTimeDims plan_run_time_dims(const std::string &path, const ShapeBindings &fla
            std::string(e.what()).find("--dim") == std::string::npos
                ? fmt::format("; bind it with --dim {}=N", batch)
                : "");
-    fail("the run-time dim{} {} cannot stay run-time dims: {}", symbols.size() > 1 ? "s" : "",
-         names, e.what());
+    fail("the run-time dim{} {} cannot stay run-time: {}", symbols.size() > 1 ? "s" : "", names,
+         e.what());
   }
   RunTimeDims r;
   std::string batch_reason;
@@ -148,8 +148,8 @@ ExecutionPlan::RunTimeBatch run_time_batch(const RunTimeBatchFacts &f, const Exe
                   std::vector<bool> &out, const char *what) {
     for (const Value *v : values) {
       const bool batched = names.count(v->name) > 0;
-      if (batched && (v->type.rank() < 1 || v->type.rank() > ONNXC_MAX_RANK ||
-                      (*v->type.shape)[0].value != 1))
+      if (batched &&
+          (v->type.rank() < 1 || v->type.rank() > ONNXC_MAX_RANK || (*v->type.shape)[0].value != 1))
         fail("{} '{}' ({}): a run-time batch needs dim 0 = 1 in the one-sample plan and a rank "
              "of at most {}; bind the batch with --dim {}=N",
              what, v->name, shape_to_string(v->type), ONNXC_MAX_RANK, f.symbol);
@@ -184,7 +184,8 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
   auto model = load_model(o.model_path);
 
   PipelineOptions popts = o.pipeline;
-  popts.model_name = o.name.empty() ? default_model_name(o.out_path) : sanitize_c_identifier(o.name);
+  popts.model_name =
+      o.name.empty() ? default_model_name(o.out_path) : sanitize_c_identifier(o.name);
   if (popts.gemm_tile_rows == 0) { // the GEMM tile that fits the target's vector registers
     const VectorRegisters vr = vector_registers(resolve_cpu_target(o.codegen.target));
     popts.gemm_tile_rows = onnxc_k::gemm::gemm_tile_rows(vr.count, vr.bytes);
@@ -208,7 +209,7 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
     plan.batch = run_time_batch(*batch, plan);
     if (plan.extent)
       plan.extent->index = 1;
-    const int64_t tile = o.batch_tile >= 0 ? o.batch_tile
+    const int64_t tile = o.batch_tile >= 0      ? o.batch_tile
                          : batch->thin_products ? kDefaultBatchTile
                                                 : 0;
     // Tiles: the model compiled again for `tile` samples (not with a weights file or
@@ -232,9 +233,9 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
                              o.codegen.profile ? " (profiled)" : ""));
   auto cg_start = std::chrono::steady_clock::now();
   CpuArtifactInfo budget = compile_cpu(plan, o.codegen, o.out_path);
-  timings.push_back({"codegen-cpu", std::chrono::duration<double>(
-                                        std::chrono::steady_clock::now() - cg_start)
-                                        .count()});
+  timings.push_back(
+      {"codegen-cpu",
+       std::chrono::duration<double>(std::chrono::steady_clock::now() - cg_start).count()});
 
   CompileSummary s;
   s.budget = budget;
@@ -299,9 +300,9 @@ int cmd_compile(const CompileOptions &o) {
     if (!s.run_time_batch.empty())
       std::cout << fmt::format(
           "run-time batch: {} ({})\n", s.run_time_batch,
-          s.batch_tile > 1 ? fmt::format("code for tiles of {} samples, then one sample at a time",
-                                         s.batch_tile)
-                           : "one-sample code, run once per sample");
+          s.batch_tile > 1
+              ? fmt::format("code for tiles of {} samples, then one sample at a time", s.batch_tile)
+              : "one-sample code, run once per sample");
     if (!s.run_time_extent.empty())
       std::cout << fmt::format("run-time dim: {} (kernel parameters computed from it at run "
                                "time; {} kernel calls specialised for part of the range)\n",

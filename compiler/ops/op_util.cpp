@@ -1,8 +1,8 @@
 #include "compiler/ops/op_util.h"
 
 #include <cstring>
-#include <set>
 #include <map>
+#include <set>
 #include <unordered_set>
 
 #include <fmt/ranges.h>
@@ -77,8 +77,9 @@ DType input_dtype(const Node &n, size_t i) { return input_type(n, i).dtype; }
 std::vector<int64_t> input_dims(const Node &n, size_t i) {
   const Type &t = input_type(n, i);
   if (!t.shape)
-    node_fail(n, "the rank of input {} ('{}') is unknown; give the graph input shapes with "
-                 "--shape NAME=AxBxC",
+    node_fail(n,
+              "the rank of input {} ('{}') is unknown; give the graph input shapes with "
+              "--shape NAME=AxBxC",
               i, n.inputs[i]->name);
   std::vector<int64_t> dims;
   for (const Dim &d : *t.shape) {
@@ -91,8 +92,9 @@ std::vector<int64_t> input_dims(const Node &n, size_t i) {
         node_fail(n, "input '{}' has the symbolic dimension '{}'; bind it with --dim {}=N",
                   n.inputs[i]->name, d.sym.str(), syms.empty() ? "NAME" : *syms.begin());
       }
-      node_fail(n, "input '{}' has an unknown dimension; give the graph input shapes with "
-                   "--shape NAME=AxBxC",
+      node_fail(n,
+                "input '{}' has an unknown dimension; give the graph input shapes with "
+                "--shape NAME=AxBxC",
                 n.inputs[i]->name);
     }
     dims.push_back(d.value);

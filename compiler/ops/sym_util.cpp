@@ -5,12 +5,14 @@ namespace onnxc {
 std::vector<SymInt> input_sym_dims(const Node &n, size_t i) {
   const Type &t = input_type(n, i);
   if (!t.shape)
-    node_fail(n, "the rank of input {} ('{}') is unknown; give the graph input shapes with "
-                 "--shape NAME=AxBxC",
+    node_fail(n,
+              "the rank of input {} ('{}') is unknown; give the graph input shapes with "
+              "--shape NAME=AxBxC",
               i, n.inputs[i]->name);
   if (!t.is_known())
-    node_fail(n, "input '{}' ({}) has an unknown dimension; give the graph input shapes with "
-                 "--shape NAME=AxBxC",
+    node_fail(n,
+              "input '{}' ({}) has an unknown dimension; give the graph input shapes with "
+              "--shape NAME=AxBxC",
               n.inputs[i]->name, shape_to_string(t));
   return t.sym_dims();
 }
@@ -79,8 +81,9 @@ std::vector<SymInt> broadcast_sym_shapes(const Node &n,
         all += (all.empty() ? "" : " and ") + sym_dims_to_string(x);
       if (o.is_const() && v.is_const())
         node_fail(n, "shapes {} cannot be broadcast together", all);
-      node_fail(n, "shapes {} broadcast only if '{}' and '{}' are equal or one of them is 1 at "
-                   "run time; {}",
+      node_fail(n,
+                "shapes {} broadcast only if '{}' and '{}' are equal or one of them is 1 at "
+                "run time; {}",
                 all, o.str(), v.str(), equal_range_hint(o, v));
     }
   return out;

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <set>
+
+#include <fmt/ranges.h>
 
 namespace onnxc {
 namespace {
@@ -122,6 +125,28 @@ static void bind_dim(Graph &g, const ShapeBindings &b, Value &v, size_t k) {
        shape_to_string(v.type), v.name);
 }
 
+/// A --dim for a name no input dim has is a typo that would leave the real dim at run time:
+/// refused, listing the names there are (ignored for a model without symbolic input dims).
+static void check_dim_flags(const Graph &g, const ShapeBindings &b) {
+  std::set<std::string> params;
+  for (const Value *v : g.inputs)
+    if (v->type.shape)
+      for (const Dim &d : *v->type.shape)
+        if (!d.param.empty())
+          params.insert(d.param);
+  if (params.empty())
+    return;
+  auto check = [&](const std::string &name) {
+    if (!params.count(name))
+      fail("--dim {}=...: the model has no input dim named '{}' (its named dims: {})", name, name,
+           fmt::format("{}", fmt::join(params, ", ")));
+  };
+  for (const auto &[name, value] : b.dims)
+    check(name);
+  for (const auto &[name, range] : b.ranges)
+    check(name);
+}
+
 void bind_input_shapes(Graph &g, const ShapeBindings &b) {
   for (const auto &[name, value] : b.input_values)
     bind_input_value(g, name, value);
@@ -146,6 +171,7 @@ void bind_input_shapes(Graph &g, const ShapeBindings &b) {
     v->type.shape.emplace(dims.begin(), dims.end());
   }
   check_input_kinds(g);
+  check_dim_flags(g, b);
   for (Value *v : g.inputs) {
     if (!v->type.shape)
       fail("graph input '{}' has no shape in the model; pass --shape {}=AxBxC", v->name, v->name);

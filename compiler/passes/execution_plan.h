@@ -18,7 +18,7 @@ namespace onnxc {
 
 /// An activation fused into a region's root op as its epilogue (fuse-activation).
 struct FusedActivation {
-  std::string op; ///< ONNX op name ("Relu", "Clip", "Silu", ...); empty: none
+  std::string op;      ///< ONNX op name ("Relu", "Clip", "Silu", ...); empty: none
   double a = 0, b = 0; ///< its attributes (Clip: min, max; LeakyRelu: alpha; ...)
 };
 
@@ -77,16 +77,16 @@ struct PlannedCall {
 /// Every Value referenced here has storage Arena (offset into the arena), Weight (offset into
 /// the weight blob), GraphInput or GraphOutput (io_index into the caller's buffers).
 struct ExecutionPlan {
-  std::string model_name;            ///< C identifier used for the header and symbol aliases
-  std::vector<Value *> inputs;       ///< graph inputs in signature order (static types)
-  std::vector<Value *> outputs;      ///< graph outputs in signature order (static types)
-  std::vector<Region> regions;       ///< in execution order (form-regions)
-  std::vector<PlannedCall> calls;    ///< in execution order (lower-regions)
-  std::vector<Value *> weights;      ///< constants the calls read, each with its offset
-  int64_t arena_size = 0;            ///< bytes, a multiple of kArenaAlignment
-  int64_t intermediates_size = 0;    ///< bytes of all arena tensors and scratch buffers, unshared
-  int64_t inplace_values = 0;        ///< outputs that took over their input's buffer
-  int64_t weights_size = 0;          ///< bytes of the weight blob
+  std::string model_name;         ///< C identifier used for the header and symbol aliases
+  std::vector<Value *> inputs;    ///< graph inputs in signature order (static types)
+  std::vector<Value *> outputs;   ///< graph outputs in signature order (static types)
+  std::vector<Region> regions;    ///< in execution order (form-regions)
+  std::vector<PlannedCall> calls; ///< in execution order (lower-regions)
+  std::vector<Value *> weights;   ///< constants the calls read, each with its offset
+  int64_t arena_size = 0;         ///< bytes, a multiple of kArenaAlignment
+  int64_t intermediates_size = 0; ///< bytes of all arena tensors and scratch buffers, unshared
+  int64_t inplace_values = 0;     ///< outputs that took over their input's buffer
+  int64_t weights_size = 0;       ///< bytes of the weight blob
   /// A run-time batch (passes/sample_wise.h): the plan is for one sample (the batch dim of
   /// `inputs`/`outputs` is 1) and onnxc_run runs it once per sample.
   struct RunTimeBatch {
@@ -114,7 +114,9 @@ struct ExecutionPlan {
   std::optional<RunTimeExtent> extent;
   int32_t extent_symbol_index() const { return extent ? extent->index : 0; }
   /// True if graph input / output i has the run-time batch as dim 0.
-  bool batched_input(size_t i) const { return batch && i < batch->inputs.size() && batch->inputs[i]; }
+  bool batched_input(size_t i) const {
+    return batch && i < batch->inputs.size() && batch->inputs[i];
+  }
   bool batched_output(size_t i) const {
     return batch && i < batch->outputs.size() && batch->outputs[i];
   }

@@ -12,8 +12,8 @@
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <set>
 #include <optional>
+#include <set>
 
 namespace onnxc {
 namespace {
@@ -120,14 +120,16 @@ bool infer_symbolic_batch(Node &n) {
     std::vector<int64_t> first = at[0][i].static_dims();
     bool follows = !first.empty(), same = true;
     for (size_t p = 0; p < at.size(); ++p) {
-      std::vector<int64_t> d = at[p][i].is_static() ? at[p][i].static_dims() : std::vector<int64_t>{};
+      std::vector<int64_t> d =
+          at[p][i].is_static() ? at[p][i].static_dims() : std::vector<int64_t>{};
       follows = follows && d.size() == first.size() && d[0] == kProbes[p] &&
                 std::equal(d.begin() + 1, d.end(), first.begin() + 1);
       same = same && d == first;
     }
     if (!follows && !same)
-      node_fail(n, "output {} does not follow the symbolic batch '{}' ({} at batch 2, {} at "
-                   "batch 3); bind it with --dim",
+      node_fail(n,
+                "output {} does not follow the symbolic batch '{}' ({} at batch 2, {} at "
+                "batch 3); bind it with --dim",
                 i, batch->str(), shape_to_string(at[0][i]), shape_to_string(at[1][i]));
     Type t = at[0][i];
     if (follows)
@@ -213,15 +215,17 @@ bool infer_over_range(Node &n, const std::map<std::string, SymRange> *ranges) {
       n.def->infer(n);
       std::vector<std::vector<int64_t>> outs;
       for (const Value *o : n.outputs)
-        outs.push_back(o && o->type.is_static() ? o->type.static_dims()
-                                                : std::vector<int64_t>{});
+        outs.push_back(o && o->type.is_static() ? o->type.static_dims() : std::vector<int64_t>{});
       at.push_back(std::move(outs));
     }
   } catch (const Error &e) {
     for (auto &[v, t] : saved)
       v->type = t;
+    std::string msg = e.what(), prefix = n.describe() + ": ";
+    if (msg.rfind(prefix, 0) == 0)
+      msg.erase(0, prefix.size());
     node_fail(n, "{} (with {} = {}; declare the values the model accepts with --dim {}=LO..HI)",
-              e.what(), sym, r.lo + static_cast<int64_t>(at.size()), sym);
+              msg, sym, r.lo + static_cast<int64_t>(at.size()), sym);
   }
   for (auto &[v, t] : saved)
     v->type = t;
@@ -233,14 +237,15 @@ bool infer_over_range(Node &n, const std::map<std::string, SymRange> *ranges) {
       std::vector<int64_t> v;
       for (const auto &a : at) {
         if (a[i].size() != at[0][i].size())
-          node_fail(n, "the rank of output {} changes with '{}'; bind it with --dim {}=N", i,
-                    sym, sym);
+          node_fail(n, "the rank of output {} changes with '{}'; bind it with --dim {}=N", i, sym,
+                    sym);
         v.push_back(a[i][k]);
       }
       std::optional<SymInt> e = fit_dim(v, dims, sym, r.lo);
       if (!e)
-        node_fail(n, "dim {} of output {} depends on '{}' in a way onnxc cannot express; bind "
-                     "it with --dim {}=N",
+        node_fail(n,
+                  "dim {} of output {} depends on '{}' in a way onnxc cannot express; bind "
+                  "it with --dim {}=N",
                   k, i, sym, sym);
       out.push_back(*e);
     }

@@ -179,8 +179,8 @@ private:
       auto t = std::make_shared<Tensor>(v->type.dtype, v->type.static_dims());
       const std::vector<SymInt> &e = *v->sym_value;
       if (t->numel() != static_cast<int64_t>(e.size()))
-        fail("internal error: '{}' has {} values as expressions for {} elements", v->name,
-             e.size(), t->numel());
+        fail("internal error: '{}' has {} values as expressions for {} elements", v->name, e.size(),
+             t->numel());
       for (size_t k = 0; k < e.size(); ++k)
         if (v->type.dtype == DType::Int64)
           t->data_as<int64_t>()[k] = eval(e[k], s);
@@ -313,8 +313,8 @@ private:
         if (n * dtype_bits(sv.sym.dtype) / 8 > at_hi)
           fail("tensor '{}' ({}) is larger at {} = {} than at {} = {}: onnxc plans the memory "
                "of a run-time dim for its largest value; bind '{}' with --dim {}=N",
-               sv.value->name, shape_to_string(sv.sym), symbol_, s, symbol_, range_.hi,
-               symbol_, symbol_);
+               sv.value->name, shape_to_string(sv.sym), symbol_, s, symbol_, range_.hi, symbol_,
+               symbol_);
       }
     }
   }

@@ -7,16 +7,16 @@
 #include "compiler/passes/eliminate_dead_code.h"
 #include "compiler/passes/fold_batchnorm.h"
 #include "compiler/passes/fold_constants.h"
+#include "compiler/passes/form_regions.h"
 #include "compiler/passes/fuse_activation.h"
 #include "compiler/passes/fuse_bias.h"
 #include "compiler/passes/fuse_gelu.h"
-#include "compiler/passes/form_regions.h"
-#include "compiler/passes/materialize_strings.h"
 #include "compiler/passes/fuse_qdq.h"
 #include "compiler/passes/lower_extent.h"
 #include "compiler/passes/lower_regions.h"
-#include "compiler/passes/promote_half.h"
+#include "compiler/passes/materialize_strings.h"
 #include "compiler/passes/pack_weights.h"
+#include "compiler/passes/promote_half.h"
 #include "compiler/passes/verify_graph.h"
 
 #include <chrono>
@@ -55,17 +55,17 @@ private:
 } // namespace
 
 std::vector<std::string> pipeline_pass_names() {
-  return {"check-supported", "desugar-sequences", "bind-shapes",     "infer-shapes",
-          "fuse-half-casts", "fuse-qdq",          "fold-constants",  "fold-batchnorm",
-          "fuse-gelu",       "fuse-bias",         "fuse-activation", "dce",
+  return {"check-supported", "desugar-sequences", "bind-shapes",         "infer-shapes",
+          "fuse-half-casts", "fuse-qdq",          "fold-constants",      "fold-batchnorm",
+          "fuse-gelu",       "fuse-bias",         "fuse-activation",     "dce",
           "pack-weights",    "conv-paths",        "materialize-strings", "form-regions",
           "lower-regions",   "plan-memory"};
 }
 
 std::vector<std::string> optional_pass_names() {
-  return {"fuse-half-casts", "fuse-qdq",   "fold-batchnorm", "fuse-gelu",    "fuse-bias",
-          "fuse-activation", "pack-weights", "conv-paths",   kWinogradPass, kInplacePass,
-          kSpecialiseParallelPass};
+  return {"fuse-half-casts", "fuse-qdq",        "fold-batchnorm",       "fuse-gelu",
+          "fuse-bias",       "fuse-activation", "pack-weights",         "conv-paths",
+          kWinogradPass,     kInplacePass,      kSpecialiseParallelPass};
 }
 
 bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
@@ -73,9 +73,9 @@ bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
   if (std::find(optional.begin(), optional.end(), pass) == optional.end())
     return true;
   for (const std::string &d : opts.disabled_passes)
-    if (d == pass || (d == "all-fusion" && pass != kSpecialiseParallelPass &&
-                      pass != kInplacePass && pass != "pack-weights" && pass != "conv-paths" &&
-                      pass != kWinogradPass))
+    if (d == pass ||
+        (d == "all-fusion" && pass != kSpecialiseParallelPass && pass != kInplacePass &&
+         pass != "pack-weights" && pass != "conv-paths" && pass != kWinogradPass))
       return false;
   return true;
 }

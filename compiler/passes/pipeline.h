@@ -1,8 +1,8 @@
 // The compilation pipeline: model → ExecutionPlan. One function, in order; see pipeline.cpp.
 #pragma once
 
-#include "compiler/passes/execution_plan.h"
 #include "compiler/passes/bind_shapes.h"
+#include "compiler/passes/execution_plan.h"
 #include "compiler/passes/infer_shapes.h"
 #include "compiler/passes/lower_regions.h"
 #include "compiler/passes/plan_memory.h"
@@ -26,13 +26,13 @@ struct PipelineOptions {
   /// GEMM micro-tile rows for Conv/Gemm/MatMul (1, 2, 4 or 8: the target's, see
   /// gemm_tile_rows in templates/cpu/gemm_params.h); 0: the kernels' default (8)
   int64_t gemm_tile_rows = 0;
-  std::string print_after;  ///< pass name, or "all": dump the IR after it
+  std::string print_after; ///< pass name, or "all": dump the IR after it
   /// Optional passes not to run (--disable-pass): names from optional_pass_names(), or
   /// "all-fusion" for every fusion pass.
   std::vector<std::string> disabled_passes;
   bool time_passes = false; ///< print a table of pass timings
 #ifndef NDEBUG
-  bool verify_each = true;  ///< run the IR verifier after every pass
+  bool verify_each = true; ///< run the IR verifier after every pass
 #else
   bool verify_each = false;
 #endif

@@ -85,8 +85,8 @@ private:
 
 /// Ops that only compute shapes from shapes: a batch-size value may flow through them.
 const std::set<std::string> kShapeArithmetic = {
-    "Gather", "Concat", "Slice", "Unsqueeze", "Squeeze", "Cast",  "Identity", "Add",
-    "Sub",    "Mul",    "Div",   "Reshape",   "Max",     "Min",   "Equal",    "Where"};
+    "Gather", "Concat", "Slice", "Unsqueeze", "Squeeze", "Cast", "Identity", "Add",
+    "Sub",    "Mul",    "Div",   "Reshape",   "Max",     "Min",  "Equal",    "Where"};
 
 /// Ops whose data input 0 may be batched and whose shape input `1` (or 0 for ConstantOfShape)
 /// may carry the batch size: the output's symbolic shape says where the batch goes.
@@ -94,10 +94,31 @@ const std::map<std::string, size_t> kShapeInputOf = {
     {"Reshape", 1}, {"Expand", 1}, {"ConstantOfShape", 0}};
 
 bool is_elementwise_like(const Node &n) {
-  static const std::set<std::string> extra = {
-      "Where", "Clip", "Sum", "Max", "Min", "Mean", "Cast", "CastLike", "Identity", "Dropout",
-      "PRelu", "QuantizeLinear", "DequantizeLinear", "Celu", "Elu", "Selu", "Softplus",
-      "Softsign", "ThresholdedRelu", "Shrink", "Gelu", "Mish", "IsNaN", "IsInf", "Sign"};
+  static const std::set<std::string> extra = {"Where",
+                                              "Clip",
+                                              "Sum",
+                                              "Max",
+                                              "Min",
+                                              "Mean",
+                                              "Cast",
+                                              "CastLike",
+                                              "Identity",
+                                              "Dropout",
+                                              "PRelu",
+                                              "QuantizeLinear",
+                                              "DequantizeLinear",
+                                              "Celu",
+                                              "Elu",
+                                              "Selu",
+                                              "Softplus",
+                                              "Softsign",
+                                              "ThresholdedRelu",
+                                              "Shrink",
+                                              "Gelu",
+                                              "Mish",
+                                              "IsNaN",
+                                              "IsInf",
+                                              "Sign"};
   return n.def->elementwise || extra.count(n.op_type) > 0;
 }
 
@@ -229,8 +250,8 @@ std::string Checker::check_batched(const Node &n) {
     const int64_t a = attr_int(n, "axis", n.opset < 13 ? 1 : -1);
     return n.opset < 13 ? batch_before(n, a, rank) : axis_not_batch(n, a, rank);
   }
-  if (op == "LayerNormalization" || op == "RMSNormalization" ||
-      op == "SkipLayerNormalization" || op == "SimplifiedLayerNormalization")
+  if (op == "LayerNormalization" || op == "RMSNormalization" || op == "SkipLayerNormalization" ||
+      op == "SimplifiedLayerNormalization")
     return free_except(0) ? batch_before(n, attr_int(n, "axis", -1), rank)
                           : "its scale or bias is batched";
   if (op == "ArgMax" || op == "ArgMin" || op == "CumSum" || op == "TopK" || op == "Split" ||
@@ -240,7 +261,8 @@ std::string Checker::check_batched(const Node &n) {
         return "its axis/k input depends on the batch";
       if (op == "CumSum" && !input_constant(n, 1))
         return "its axis is computed at run time";
-      const int64_t axis = op == "CumSum" ? input_constant(n, 1)->int_at(0) : attr_int(n, "axis", -1);
+      const int64_t axis =
+          op == "CumSum" ? input_constant(n, 1)->int_at(0) : attr_int(n, "axis", -1);
       return axis_not_batch(n, axis, rank);
     }
     if (op == "Concat")
@@ -270,8 +292,8 @@ std::string Checker::check_batched(const Node &n) {
       return ""; // a lookup: a batch of indices into a table
     return "it gathers along the batch axis";
   }
-  if (op == "Squeeze" || op == "Unsqueeze" || op == "Expand" || op == "Tile" ||
-      op == "Resize" || op == "Upsample" || op == "Pad")
+  if (op == "Squeeze" || op == "Unsqueeze" || op == "Expand" || op == "Tile" || op == "Resize" ||
+      op == "Upsample" || op == "Pad")
     // Their output's symbolic shape shows whether the batch stays one dim of its own; any pad
     // or repeat of the batch axis changes that dim. The other inputs must not depend on it.
     return free_except(0) ? "" : "its shape inputs depend on the batch";

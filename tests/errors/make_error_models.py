@@ -217,10 +217,22 @@ CASES = {
     "extra_input_new_opset": lambda: model(
         [helper.make_node("Exp", ["x", "x"], ["y"], name="n0")], [vi("x", [2, 3])],
         [vi("y", None)], opset=22),
-    # A leading batch that a node mixes (softmax across the batch): it cannot stay run-time.
+    # Two run-time dims, neither a batch: onnxc runs one (besides a per-sample batch).
+    "two_runtime_dims": lambda: model([helper.make_node("Relu", ["x"], ["y"], name="n0")],
+                                      [vi("x", [3, "h", "w"])], [vi("y", None)]),
+    # A leading batch that a node mixes (softmax across the batch), with a sequence length: the
+    # batch cannot run per sample and the sequence takes the one run-time extent.
     "batch_not_sample_wise": lambda: model(
         [helper.make_node("Softmax", ["x"], ["y"], name="n0", axis=0)],
+        [vi("x", ["batch", "seq"])], [vi("y", None)]),
+    # The same batch alone becomes the run-time extent (1..N values: the range is bounded).
+    "softmax_over_batch": lambda: model(
+        [helper.make_node("Softmax", ["x"], ["y"], name="n0", axis=0)],
         [vi("x", ["batch", 3])], [vi("y", None)]),
+    # A graph output whose dim is an expression of the run-time dim (len/2).
+    "output_derived_dim": lambda: model(
+        [helper.make_node("MaxPool", ["x"], ["y"], name="n0", kernel_shape=[2], strides=[2])],
+        [vi("x", [1, 1, "len"])], [vi("y", None)]),
     # Tensor validation (initializers).
     "tensor_raw_data_too_short": lambda: add_weight(raw_tensor([2, 3], b"\0" * 20)),
     "tensor_typed_count_mismatch": lambda: add_weight(

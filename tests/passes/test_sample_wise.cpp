@@ -81,14 +81,14 @@ TEST_CASE("sample-wise: ops that mix the samples are refused, naming the node") 
                out(g, op(g, "Reshape", {f, ints(g, {-1, 96})}));
              }),
              Catch::Contains("Reshape"));
-  // A transpose that moves the batch.
+  // A transpose that moves the batch to axis 1 of a graph output.
   CHECK_THAT(refused([](Graph &g, Value *x) {
                Node *t = op(g, "Transpose", {x});
                t->attrs["perm"].kind = Attribute::Kind::Ints;
                t->attrs["perm"].ints = {1, 0, 2, 3};
                out(g, t);
              }),
-             Catch::Contains("Transpose"));
+             Catch::Contains("has the batch at axis 1, not 0"));
   // The batch size used as a number: x / Size(x).
   CHECK_THAT(refused([](Graph &g, Value *x) {
                Value *n = op(g, "Size", {x})->outputs[0];

@@ -68,8 +68,8 @@ void pre_pack_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCall &c
   const std::string key = fmt::format("{}:conv_a:{},{},{},{}", static_cast<const void *>(&w), p.M,
                                       p.C, p.G, p.w.k_size());
   TensorPtr packed = derived_tensor(key, [&] {
-    auto t = std::make_shared<Tensor>(w.dtype(),
-                                      std::vector<int64_t>{onnxc_k::conv_packed_w_elems(p)});
+    auto t =
+        std::make_shared<Tensor>(w.dtype(), std::vector<int64_t>{onnxc_k::conv_packed_w_elems(p)});
     onnxc_k::conv_pack_weights(p, w.data_as<T>(), t->data_as<T>());
     return t;
   });

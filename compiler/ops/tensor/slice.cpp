@@ -81,22 +81,22 @@ std::vector<SliceAxis> slice_axes(const Node &n) {
 
 /// One axis of length dim sliced [s, e) by step (ONNX's clamping).
 SliceAxis slice_one(int64_t dim, int64_t s, int64_t e, int64_t step) {
-    // A step longer than the axis selects at most one element, like a step of the axis length;
-    // clamping keeps the length and stride arithmetic below from overflowing.
-    step = std::clamp<int64_t>(step, -std::max<int64_t>(dim, 1), std::max<int64_t>(dim, 1));
-    if (s < 0)
-      s += dim;
-    if (e < 0)
-      e += dim;
-    if (step > 0) {
-      s = std::clamp<int64_t>(s, 0, dim);
-      e = std::clamp<int64_t>(e, 0, dim);
-    } else {
-      s = std::clamp<int64_t>(s, 0, dim - 1);
-      e = std::clamp<int64_t>(e, -1, dim - 1);
-    }
-    int64_t len = step > 0 ? (e - s + step - 1) / step : (s - e - step - 1) / -step;
-    return {s, step, std::max<int64_t>(len, 0)};
+  // A step longer than the axis selects at most one element, like a step of the axis length;
+  // clamping keeps the length and stride arithmetic below from overflowing.
+  step = std::clamp<int64_t>(step, -std::max<int64_t>(dim, 1), std::max<int64_t>(dim, 1));
+  if (s < 0)
+    s += dim;
+  if (e < 0)
+    e += dim;
+  if (step > 0) {
+    s = std::clamp<int64_t>(s, 0, dim);
+    e = std::clamp<int64_t>(e, 0, dim);
+  } else {
+    s = std::clamp<int64_t>(s, 0, dim - 1);
+    e = std::clamp<int64_t>(e, -1, dim - 1);
+  }
+  int64_t len = step > 0 ? (e - s + step - 1) / step : (s - e - step - 1) / -step;
+  return {s, step, std::max<int64_t>(len, 0)};
 }
 
 /// A start or end of a positive-step slice over the symbolic dim d, clamped to [0, d]; ends of
@@ -113,8 +113,9 @@ SymInt clamp_sym_to_dim(const Node &n, const SymInt &v, const SymInt &d, bool is
   if (auto c = v.as_const())
     return clamp_to_dim(*c, d, is_end);
   if (!v.nonnegative())
-    node_fail(n, "a start or end of '{}' that may be negative is not supported yet; bind the "
-                 "run-time dims with --dim NAME=N",
+    node_fail(n,
+              "a start or end of '{}' that may be negative is not supported yet; bind the "
+              "run-time dims with --dim NAME=N",
               v.str());
   return SymInt::min(v, d);
 }
@@ -157,11 +158,11 @@ std::vector<SymInt> slice_sym_dims(const Node &n) {
       continue;
     }
     if (step < 0)
-      node_fail(n, "a negative step on the symbolic axis {} ({}) is not supported yet; bind the "
-                   "run-time dims with --dim NAME=N",
+      node_fail(n,
+                "a negative step on the symbolic axis {} ({}) is not supported yet; bind the "
+                "run-time dims with --dim NAME=N",
                 sp.axes[i], d.str());
-    SymInt s = clamp_sym_to_dim(n, starts[i], d, false),
-           e = clamp_sym_to_dim(n, ends[i], d, true);
+    SymInt s = clamp_sym_to_dim(n, starts[i], d, false), e = clamp_sym_to_dim(n, ends[i], d, true);
     out[sp.axes[i]] = SymInt::max(SymInt::ceildiv(e - s, step), 0);
   }
   return out;

@@ -59,8 +59,9 @@ const OpDef &op_Split() {
             normalize_axis(n, attr_int(n, "axis", 0), static_cast<int64_t>(in.size())));
         auto len = in[axis].as_const();
         if (!len)
-          node_fail(n, "splitting the run-time dim '{}' (axis {}) is not supported yet; bind it "
-                       "with --dim NAME=N",
+          node_fail(n,
+                    "splitting the run-time dim '{}' (axis {}) is not supported yet; bind it "
+                    "with --dim NAME=N",
                     in[axis].str(), axis);
         std::vector<int64_t> sizes = split_sizes(n, *len);
         for (size_t i = 0; i < sizes.size(); ++i) {
