@@ -90,11 +90,11 @@ def encoder(causal):
     pos = g.op("Slice", [c["pos"], g.const([0], np.int64), seq, g.const([0], np.int64)])
     x = g.op("Add", [x, pos])
     mask = None
-    if causal:  # additive mask: -1e9 above the diagonal, from a constant table sliced to seq
-        tri = np.triu(np.full((P, P), -1e9, np.float32), 1)
-        m = g.op("Slice", [g.const(tri), g.const([0, 0], np.int64),
+    if causal:  # masked_fill(~tril[:s, :s], -inf) as torch exports it: Slice, Not, Where
+        tri = np.tril(np.ones((P, P), bool))
+        m = g.op("Slice", [g.const(tri, bool), g.const([0, 0], np.int64),
                            g.op("Concat", [seq, seq], axis=0), g.const([0, 1], np.int64)])
-        mask = m
+        mask = g.op("Not", [m])
 
     def ln(t, l, k):
         return g.op("LayerNormalization", [t, c[f"g{k}{l}"], c[f"b{k}{l}"]], axis=-1,
@@ -110,7 +110,7 @@ def encoder(causal):
         kt = g.op("Transpose", [k], perm=[0, 1, 3, 2])
         s = g.op("Div", [g.op("MatMul", [q, kt]), g.const(math.sqrt(D))])
         if mask:
-            s = g.op("Add", [s, mask])
+            s = g.op("Where", [mask, g.const(-np.inf), s])
         a = g.op("MatMul", [g.op("Softmax", [s], axis=-1), v])
         a = g.reshape(g.op("Transpose", [a], perm=[0, 2, 1, 3]), [batch, seq, [H]])
         a = g.op("Add", [g.op("MatMul", [a, c[f"o{l}"]]), c[f"ob{l}"]])
@@ -133,7 +133,7 @@ def encoder(causal):
             q, k, v = qkv.transpose(2, 0, 3, 1, 4)
             sc = q @ k.transpose(0, 1, 3, 2) / math.sqrt(D)
             if causal:
-                sc = sc + np.triu(np.full((s, s), -1e9), 1)
+                sc = np.where(np.tril(np.ones((s, s), bool)), sc, -np.inf)
             a = (softmax(sc) @ v).transpose(0, 2, 1, 3).reshape(b, s, H)
             a = a @ wd[f"o{l}"] + wd[f"ob{l}"]
             x = x + a if causal else layer_norm(x + a, wd[f"g1{l}"], wd[f"b1{l}"])

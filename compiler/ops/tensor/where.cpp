@@ -1,5 +1,6 @@
 // Where: out = cond ? x : y with multidirectional broadcasting of all three inputs.
 #include "compiler/ops/op_util.h"
+#include "compiler/ops/sym_util.h"
 
 namespace onnxc {
 
@@ -15,6 +16,12 @@ const OpDef &op_Where() {
       if (input_dtype(n, 1) != input_dtype(n, 2))
         node_fail(n, "x and y have different element types ({} and {})",
                   dtype_name(input_dtype(n, 1)), dtype_name(input_dtype(n, 2)));
+      if (has_symbolic_input(n)) { // run-time dims broadcast as element-wise ops do
+        set_output_sym(n, 0, input_dtype(n, 1),
+                       broadcast_sym_shapes(n, {input_sym_dims(n, 0), input_sym_dims(n, 1),
+                                                input_sym_dims(n, 2)}));
+        return;
+      }
       set_output(n, 0, input_dtype(n, 1),
                  broadcast_shapes(n, {input_dims(n, 0), input_dims(n, 1), input_dims(n, 2)}));
     };
