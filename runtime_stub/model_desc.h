@@ -81,6 +81,10 @@ typedef struct onnxc_model_desc {
   /// there are no tiles. arena_size covers it too.
   int32_t (*run_tile)(onnxc_rt *rt, unsigned char *arena, const unsigned char *weights,
                       const void *const *inputs, void *const *outputs);
+  /// ONNXC_EXEC_PER_SAMPLE: 0, or the most samples onnxc__model_run takes at once: its code
+  /// has the batch as its run-time extent (symbol 0 is the count), and onnxc_run runs the batch
+  /// in chunks of up to this many samples (no tiles then).
+  uint32_t chunk_batch;
 } onnxc_model_desc;
 
 /// Defined by generated code.

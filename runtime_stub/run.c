@@ -196,9 +196,14 @@ static onnxc_status run_per_sample(onnxc_context *ctx, const onnxc_tensor *input
                                    const onnxc_tensor *outputs, const symbol_values *sv) {
   const int64_t tile = onnxc__model.run_tile ? (int64_t)onnxc__model.tile_batch : 0;
   const int64_t batch = sv->value[0];
-  ctx->rt.symbols[0] = 1; /* the code is for one sample (or a tile) */
+  const int64_t chunk = (int64_t)onnxc__model.chunk_batch;
   for (int64_t b = 0; b < batch;) {
-    const int whole_tile = tile > 1 && b + tile <= batch;
+    /* chunks of up to `chunk` samples; else whole tiles, then one sample at a time */
+    const int64_t n = chunk > 0                       ? (batch - b < chunk ? batch - b : chunk)
+                      : tile > 1 && b + tile <= batch ? tile
+                                                      : 1;
+    const int whole_tile = chunk == 0 && tile > 1 && n == tile;
+    ctx->rt.symbols[0] = n; /* the count chunked code reads; others ignore it */
     for (uint32_t i = 0; i < onnxc__model.num_inputs; ++i) {
       uint64_t stride = sample_stride(&onnxc__model.inputs[i], sv);
       ctx->input_ptrs[i] = (const unsigned char *)inputs[i].data + (uint64_t)b * stride;
@@ -210,7 +215,7 @@ static onnxc_status run_per_sample(onnxc_context *ctx, const onnxc_tensor *input
     onnxc_status st = run_model(ctx, whole_tile);
     if (st != ONNXC_OK)
       return st;
-    b += whole_tile ? tile : 1;
+    b += n;
   }
   return ONNXC_OK;
 }

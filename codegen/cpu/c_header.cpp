@@ -128,7 +128,7 @@ std::vector<std::pair<std::string, SymRange>> model_symbols(const ExecutionPlan 
   std::vector<std::pair<std::string, SymRange>> out;
   if (plan.batch)
     out.emplace_back(plan.batch->symbol, plan.batch->range);
-  if (plan.extent)
+  if (plan.extent && !plan.batch_is_extent())
     out.emplace_back(plan.extent->symbol, plan.extent->range);
   return out;
 }
@@ -407,7 +407,7 @@ std::string write_c_header(const ExecutionPlan &plan, const HeaderFacts &facts) 
     s += fmt::format("#define {}_BATCH_MIN {}\n#define {}_BATCH_MAX {}\n", m, plan.batch->range.lo,
                      m, plan.batch->range.hi);
   }
-  if (plan.extent) {
+  if (plan.extent && !plan.batch_is_extent()) {
     s += fmt::format("\n/* Run-time dim '{}': the other -1 dims of _SHAPE. */\n",
                      comment_text(plan.extent->symbol));
     s += fmt::format("#define {}_EXTENT_MIN {}\n#define {}_EXTENT_MAX {}\n", m,

@@ -190,16 +190,19 @@ private:
     };
     if (plan_.batch) // symbol 0
       add(plan_.batch->symbol, plan_.batch->range);
-    if (plan_.extent) // symbol extent_symbol_index()
+    if (plan_.extent && !plan_.batch_is_extent()) // symbol extent_symbol_index()
       add(plan_.extent->symbol, plan_.extent->range);
     return private_constant(
         llvm::ConstantArray::get(llvm::ArrayType::get(type, descs.size()), descs), "onnxc.symbols");
   }
-  uint32_t num_symbols() const { return (plan_.batch ? 1 : 0) + (plan_.extent ? 1 : 0); }
+  /// The batch, then an extent other than the batch (a chunked batch is its own extent).
+  uint32_t num_symbols() const {
+    return (plan_.batch ? 1 : 0) + (plan_.extent && !plan_.batch_is_extent() ? 1 : 0);
+  }
   void build_model_desc() {
     auto *type =
         llvm::StructType::get(ctx_, {i32_, i32_, i32_, i32_, i64_, i64_, ptr_, ptr_, ptr_, ptr_,
-                                     i64_, i64_, i32_, i32_, ptr_, ptr_, i32_, i32_, ptr_});
+                                     i64_, i64_, i32_, i32_, ptr_, ptr_, i32_, i32_, ptr_, i32_});
     const bool tiles = plan_.batch && plan_.batch->tile_plan;
     llvm::Constant *run_tile = llvm::ConstantPointerNull::get(ptr_);
     if (tiles) { // defined by the tile plan's module, linked in by the backend
@@ -216,12 +219,18 @@ private:
                llvm::ConstantInt::get(i64_, ExecutionPlan::kArenaAlignment),
                c_string(plan_.model_name, "onnxc.model_name"),
                c_string(signature_json(plan_), "onnxc.signature_json"),
-               tensor_descs(plan_.inputs, "inputs"), tensor_descs(plan_.outputs, "outputs"),
-               llvm::ConstantInt::get(i64_, weights_size_), llvm::ConstantInt::get(i64_, checksum_),
+               tensor_descs(plan_.inputs, "inputs"),
+               tensor_descs(plan_.outputs, "outputs"),
+               llvm::ConstantInt::get(i64_, weights_size_),
+               llvm::ConstantInt::get(i64_, checksum_),
                llvm::ConstantInt::get(i32_, profile_ ? plan_.calls.size() : 0),
-               llvm::ConstantInt::get(i32_, num_symbols()), profile_descs(), symbol_descs(),
+               llvm::ConstantInt::get(i32_, num_symbols()),
+               profile_descs(),
+               symbol_descs(),
                llvm::ConstantInt::get(i32_, plan_.batch ? 1 /* ONNXC_EXEC_PER_SAMPLE */ : 0),
-               llvm::ConstantInt::get(i32_, tiles ? plan_.batch->tile : 0), run_tile});
+               llvm::ConstantInt::get(i32_, tiles ? plan_.batch->tile : 0),
+               run_tile,
+               llvm::ConstantInt::get(i32_, plan_.batch ? plan_.batch->chunk : 0)});
     auto *gv = new llvm::GlobalVariable(*module_, type, true, llvm::GlobalValue::ExternalLinkage,
                                         init, std::string(kModelDescSymbol));
     gv->setVisibility(llvm::GlobalValue::HiddenVisibility);

@@ -45,6 +45,7 @@ struct CompileSummary {
   int64_t extent_variants = 0;    ///< kernel calls that run for part of the extent's range only
   std::vector<std::string> notes; ///< printed as "note: ..." after the summary
   int64_t batch_tile = 0;         ///< samples per tile of the run-time batch (0: none)
+  int64_t batch_chunk = 0; ///< most samples per run of the chunked batch's code (0: not chunked)
 };
 
 /// Loads, runs the pipeline and the backend; writes the artifact (and NAME.h beside a .so, .o

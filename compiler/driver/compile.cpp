@@ -63,6 +63,8 @@ struct RunTimeBatchFacts {
 
 /// Samples per tile when per-sample runs make matrix products thin: one GEMM micro-tile of rows.
 constexpr int64_t kDefaultBatchTile = 8;
+/// Samples per chunk when the batch can be the model's run-time extent instead (no other).
+constexpr int64_t kDefaultBatchChunk = 64;
 
 /// How a model's run-time dims run: a per-sample batch, and/or one run-time extent.
 struct RunTimeDims {
@@ -141,15 +143,22 @@ RunTimeDims plan_run_time_dims(const std::string &path, const ShapeBindings &fla
 }
 
 /// The plan's RunTimeBatch from the facts: per signature index, checked against the one-sample
-/// plan (dim 0 is 1, the rank fits an onnxc_tensor).
-ExecutionPlan::RunTimeBatch run_time_batch(const RunTimeBatchFacts &f, const ExecutionPlan &plan) {
+/// plan (dim 0 is 1, or the batch as the plan's extent when chunked; the rank fits an
+/// onnxc_tensor).
+ExecutionPlan::RunTimeBatch run_time_batch(const RunTimeBatchFacts &f, const ExecutionPlan &plan,
+                                           bool chunked) {
   ExecutionPlan::RunTimeBatch rb{f.symbol, f.range, {}, {}};
   auto mark = [&](const std::vector<Value *> &values, const std::set<std::string> &names,
                   std::vector<bool> &out, const char *what) {
-    for (const Value *v : values) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      const Value *v = values[i];
       const bool batched = names.count(v->name) > 0;
-      if (batched &&
-          (v->type.rank() < 1 || v->type.rank() > ONNXC_MAX_RANK || (*v->type.shape)[0].value != 1))
+      bool dim0_ok = v->type.rank() >= 1 && (*v->type.shape)[0].value == 1;
+      if (chunked && plan.extent) {
+        const auto &flags = what[0] == 'i' ? plan.extent->inputs : plan.extent->outputs;
+        dim0_ok = i < flags.size() && !flags[i].empty() && flags[i][0];
+      }
+      if (batched && (v->type.rank() < 1 || v->type.rank() > ONNXC_MAX_RANK || !dim0_ok))
         fail("{} '{}' ({}): a run-time batch needs dim 0 = 1 in the one-sample plan and a rank "
              "of at most {}; bind the batch with --dim {}=N",
              what, v->name, shape_to_string(v->type), ONNXC_MAX_RANK, f.symbol);
@@ -197,6 +206,20 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
     popts.bindings.dims[batch->symbol] = 1;
     popts.bindings.ranges.erase(batch->symbol);
   }
+  // Chunks: when one sample at a time makes matrix products thin and the model has no other
+  // run-time extent, the batch itself is the extent of a plan for 1..chunk samples, run on the
+  // batch `chunk` samples at a time (one product over each chunk, the arena of one chunk).
+  const int64_t chunk =
+      batch && rt_dims.extent.empty() && batch->thin_products && o.batch_tile != 0 &&
+              o.batch_tile != 1
+          ? std::min(o.batch_tile > 1 ? o.batch_tile : kDefaultBatchChunk, batch->range.hi)
+          : 0;
+  if (chunk > 1) {
+    batch->notes.clear(); // the products are not thin any more
+    popts.bindings.dims.erase(batch->symbol);
+    popts.bindings.ranges[batch->symbol] = SymRange{1, chunk};
+    rt_dims.extent = batch->symbol;
+  }
   if (!rt_dims.extent.empty()) { // compiled for every value of its range (lower_extent.h)
     popts.bindings.keep_symbolic = true;
     popts.extent_symbol = rt_dims.extent;
@@ -206,10 +229,12 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
   std::unique_ptr<Model> tile_model; // the tile plan's graph: alive until codegen is done
   ExecutionPlan tile_plan;
   if (batch) {
-    plan.batch = run_time_batch(*batch, plan);
+    plan.batch = run_time_batch(*batch, plan, chunk > 1);
+    plan.batch->chunk = chunk > 1 ? chunk : 0;
     if (plan.extent)
-      plan.extent->index = 1;
-    const int64_t tile = o.batch_tile >= 0      ? o.batch_tile
+      plan.extent->index = chunk > 1 ? 0 : 1; // a chunked batch is symbol 0 and the extent
+    const int64_t tile = chunk > 1              ? 0
+                         : o.batch_tile >= 0    ? o.batch_tile
                          : batch->thin_products ? kDefaultBatchTile
                                                 : 0;
     // Tiles: the model compiled again for `tile` samples (not with a weights file or
@@ -268,12 +293,13 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
   if (plan.batch) {
     s.run_time_batch =
         fmt::format("'{}' {}..{}", plan.batch->symbol, plan.batch->range.lo, plan.batch->range.hi);
+    s.batch_chunk = plan.batch->chunk;
     if (plan.batch->tile_plan) {
       s.batch_tile = plan.batch->tile;
       s.weights_size += tile_plan.weights_size;
     }
   }
-  if (plan.extent) {
+  if (plan.extent && !plan.batch_is_extent()) {
     s.run_time_extent = fmt::format("'{}' {}..{}", plan.extent->symbol, plan.extent->range.lo,
                                     plan.extent->range.hi);
     for (const PlannedCall &pc : plan.calls)
@@ -300,7 +326,10 @@ int cmd_compile(const CompileOptions &o) {
     if (!s.run_time_batch.empty())
       std::cout << fmt::format(
           "run-time batch: {} ({})\n", s.run_time_batch,
-          s.batch_tile > 1
+          s.batch_chunk > 1
+              ? fmt::format("code for 1 to {0} samples, run on the batch {0} samples at a time",
+                            s.batch_chunk)
+          : s.batch_tile > 1
               ? fmt::format("code for tiles of {} samples, then one sample at a time", s.batch_tile)
               : "one-sample code, run once per sample");
     if (!s.run_time_extent.empty())

@@ -97,6 +97,9 @@ struct ExecutionPlan {
     /// caller keeps alive); onnxc_run runs whole tiles with it and the rest one by one.
     int64_t tile = 0;
     const ExecutionPlan *tile_plan = nullptr;
+    /// Chunks (instead of tiles): the plan has the batch as its run-time extent, range
+    /// 1..chunk, and onnxc_run runs the batch `chunk` samples at a time, the rest at once.
+    int64_t chunk = 0;
   };
   std::optional<RunTimeBatch> batch;
   /// A run-time extent (passes/lower_extent.h): one symbol other than a per-sample batch whose
@@ -113,6 +116,8 @@ struct ExecutionPlan {
   };
   std::optional<RunTimeExtent> extent;
   int32_t extent_symbol_index() const { return extent ? extent->index : 0; }
+  /// The extent is the run-time batch itself (RunTimeBatch::chunk).
+  bool batch_is_extent() const { return batch && extent && extent->symbol == batch->symbol; }
   /// True if graph input / output i has the run-time batch as dim 0.
   bool batched_input(size_t i) const {
     return batch && i < batch->inputs.size() && batch->inputs[i];

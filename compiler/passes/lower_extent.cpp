@@ -1,5 +1,6 @@
 #include "compiler/passes/lower_extent.h"
 #include "compiler/ir/error.h"
+#include "compiler/ops/nn/nn_util.h"
 #include "compiler/ops/op_util.h"
 #include "compiler/passes/control_flow.h"
 #include "compiler/passes/lower_control_flow.h"
@@ -221,6 +222,12 @@ private:
     if (vals.empty()) {
       push_call(lower_(r), i);
       return;
+    }
+    // One packed weight for every s (nn_util.h); the node is this pass's to lower.
+    if (r.kind == Region::Kind::Op) {
+      Attribute &a = r.root->attrs[kExtentLoweringAttr];
+      a.kind = Attribute::Kind::Int;
+      a.i = 1;
     }
     // One variant per run of values of s with the same structure.
     KernelCall first = lower_at(r, vals, range_.lo);

@@ -92,8 +92,9 @@ graph = helper.make_graph(
      helper.make_tensor_value_info("proj", F, ["batch", 4])], [m])
 save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), sys.argv[1])
 PY
-  # The MatMul makes per-sample runs thin, so the default compiles tiles of 8 samples too; the
-  # same program runs against one sample at a time (--batch-tile 0) and tiles of 2.
+  # The MatMul makes per-sample runs thin, so by default the batch becomes the code's run-time
+  # extent, run in chunks of up to 8 samples (the range's maximum); the same program runs
+  # against one sample at a time (--batch-tile 0) and chunks of 2.
   local tile dir log
   for tile in default 0 2; do
     dir=$out/tile_$tile
@@ -102,9 +103,9 @@ PY
       $([[ $tile == default ]] || echo "--batch-tile $tile"))
     echo "$log"
     case $tile in
-      default) grep -q "tiles of 8 samples" <<<"$log" ;;
+      default) grep -q "code for 1 to 8 samples" <<<"$log" ;;
       0) grep -q "run once per sample" <<<"$log" ;;
-      2) grep -q "tiles of 2 samples" <<<"$log" ;;
+      2) grep -q "code for 1 to 2 samples" <<<"$log" ;;
     esac || { echo "FAIL: --batch-tile $tile: unexpected run-time batch summary" >&2; return 1; }
     check_library "$dir/libbatchnet.so" batchnet
     "$CC" "${cflags[@]}" "$e2e_src/run_time_batch.c" -o "$dir/run_time_batch" -I "$dir" \

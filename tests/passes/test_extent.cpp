@@ -3,6 +3,7 @@
 // specialised for that value gives; range-aware simplification of dims; sample-wise batches at
 // inner axes.
 #include "compiler/ir/error.h"
+#include "compiler/ops/nn/nn_util.h"
 #include "compiler/ops/sym_util.h"
 #include "compiler/passes/bind_shapes.h"
 #include "compiler/passes/form_regions.h"
@@ -21,10 +22,17 @@ using namespace onnxc::test;
 namespace {
 
 /// x [seq, 8] -> MatMul(x, W [8, 16]) -> Softmax -> Transpose, with the weight packed
-/// (pack-weights): GEMM takes its matrix-vector path for seq <= 4 and the packed one above.
-void build(Graph &g, Dim seq) {
+/// (pack-weights). `as_extent`: the MatMul marked as lower-extent marks what it lowers (it then
+/// reads the packed weight for every seq, also where a specialised build would take its
+/// matrix-vector path on the unpacked one).
+void build(Graph &g, Dim seq, bool as_extent = false) {
   Value *x = input(g, "x", {seq, Dim(8)});
-  Value *y = op(g, "MatMul", {x, floats(g, {8, 16})})->outputs[0];
+  Node *mm = op(g, "MatMul", {x, floats(g, {8, 16})});
+  if (as_extent) {
+    mm->attrs[kExtentLoweringAttr].kind = Attribute::Kind::Int;
+    mm->attrs[kExtentLoweringAttr].i = 1;
+  }
+  Value *y = mm->outputs[0];
   Value *p = op(g, "Softmax", {y})->outputs[0];
   Node *t = op(g, "Transpose", {p});
   t->attrs["perm"].kind = Attribute::Kind::Ints;
@@ -57,20 +65,20 @@ TEST_CASE("run-time extent: every value of the range runs what a specialised bui
   REQUIRE(plan.extent);
   CHECK(plan.extent->inputs == std::vector<std::vector<bool>>{{true, false}});
   CHECK(plan.extent->outputs == std::vector<std::vector<bool>>{{false, true}});
-  // The MatMul's three paths are three variants, split where the specialised lowering
-  // switches: matrix-vector for seq <= 4, the packed weight, then (seq > N = 16) the product
-  // transposed so that the wide side is packed.
+  // The MatMul's two paths are two variants, split where the specialised lowering switches:
+  // the packed weight, then (seq > N = 16) the product transposed so that the wide side is
+  // packed. No matrix-vector variant for seq <= 4: it would keep the weight unpacked too.
   std::vector<std::pair<int64_t, int64_t>> guards;
   for (const PlannedCall &pc : plan.calls)
     if (pc.guard)
       guards.push_back(*pc.guard);
-  CHECK(guards == std::vector<std::pair<int64_t, int64_t>>{{1, 4}, {5, 16}, {17, kHi}});
+  CHECK(guards == std::vector<std::pair<int64_t, int64_t>>{{1, 16}, {17, kHi}});
   // Types are left at the range's maximum, for plan-memory.
   CHECK(shape_to_string(plan.outputs[0]->type) == "16x40");
 
   for (int64_t s = 1; s <= kHi; ++s) {
     Graph h;
-    build(h, Dim(s));
+    build(h, Dim(s), true);
     infer_shapes(h);
     pack_weights(h);
     ExecutionPlan want = form_regions(h, "m");
@@ -131,8 +139,8 @@ TEST_CASE("sample-wise: the batch may move to an inner axis and back") {
   // Attention's layout: heads in front of the batch, scores per (head, sample), then back.
   SampleWise ok = analyse([&](Graph &g, Value *x) {
     Value *h = op(g, "Reshape", {x, ints(g, {0, 5, 2, 8})})->outputs[0]; // batch x 5 x 2 x 8
-    Value *q = transpose(g, h, {2, 0, 1, 3});                               // 2 x batch x 5 x 8
-    Value *k = transpose(g, h, {2, 0, 3, 1});                               // 2 x batch x 8 x 5
+    Value *q = transpose(g, h, {2, 0, 1, 3});                            // 2 x batch x 5 x 8
+    Value *k = transpose(g, h, {2, 0, 3, 1});                            // 2 x batch x 8 x 5
     Value *s = op(g, "Softmax", {op(g, "MatMul", {q, k})->outputs[0]})->outputs[0];
     Value *a = op(g, "MatMul", {s, q})->outputs[0]; // 2 x batch x 5 x 8
     Value *back = transpose(g, a, {1, 2, 0, 3});    // batch x 5 x 2 x 8

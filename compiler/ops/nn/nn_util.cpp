@@ -178,13 +178,15 @@ KernelCall gemm_call(const Node &n, GemmSpec s) {
   p.b_count = s.b_count, p.rank = rank, p.act = activation(n);
   p.mr = attr_int(n, kGemmTileRowsAttr, 0);
   // Matrix-vector like products stream B instead of packing it.
-  p.direct = s.M <= onnxc_k::gemm::kSmallM && (s.csb == 1 || s.rsb == 1);
+  const bool packable = s.b->constant && attr_int(n, kPackWeightsAttr, 0) != 0;
+  p.direct = s.M <= onnxc_k::gemm::kSmallM && (s.csb == 1 || s.rsb == 1) &&
+             !(packable && attr_int(n, kExtentLoweringAttr, 0) != 0);
   for (int64_t d = 0; d < rank; ++d)
     p.batch[d] = s.batch[d], p.a_bs[d] = s.a_bs[d], p.b_bs[d] = s.b_bs[d];
   KernelCall call;
   call.kernel = kernel_name(n, "gemm", dt);
   call.args = {s.a, s.b, s.c, s.y};
-  if (!p.direct && s.b->constant && attr_int(n, kPackWeightsAttr, 0) != 0) {
+  if (!p.direct && packable) {
     p.b_packed = 1;
     const std::string key = fmt::format("{}:gemm_b:{}x{}:{},{}:{}", static_cast<const void *>(s.b),
                                         p.K, p.N, p.rsb, p.csb, p.b_count);

@@ -54,6 +54,10 @@ inline constexpr char kBiasAttr[] = "onnxc.bias";
 /// Int attribute (1) by which the pack-weights pass lets a Conv, Gemm or MatMul lowering store
 /// its constant weight operand pre-packed (templates/cpu/gemm_params.h).
 inline constexpr char kPackWeightsAttr[] = "onnxc.pack_weights";
+/// Set by lower-extent on a node it lowers for every value of a run-time extent: a GEMM with a
+/// pre-packed constant B then reads the packed B for every M (no matrix-vector path on the
+/// unpacked B for M <= kSmallM), so the library holds the weight once.
+inline constexpr char kExtentLoweringAttr[] = "onnxc.extent_lowering";
 /// Set by the conv-paths pass (compiler/passes/conv_paths.h): Conv may use its direct and
 /// pointwise paths (value 1), and also Winograd (value 1 | kConvWinogradBit); without it every
 /// Conv runs as im2col + GEMM.
