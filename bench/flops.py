@@ -29,6 +29,25 @@ def _shapes(model):
     return shapes
 
 
+def _fill_broadcasts(model, shapes):
+    """ONNX's inference leaves an element-wise node's output unknown when one input is (a
+    position table sliced to a run-time length): gives it the shape of its largest known input
+    so inference can go on. True if it gave one."""
+    done = False
+    for node in model.graph.node:
+        if node.op_type not in ("Add", "Sub", "Mul", "Div") or node.output[0] in shapes:
+            continue
+        known = [shapes[i] for i in node.input if i in shapes]
+        if not known:
+            continue
+        dims = max(known, key=lambda d: (len(d), math.prod(d)))
+        elem = onnx.TensorProto.FLOAT
+        model.graph.value_info.append(onnx.helper.make_tensor_value_info(node.output[0], elem, dims))
+        shapes[node.output[0]] = dims
+        done = True
+    return done
+
+
 def _attr(node, name, default):
     for a in node.attribute:
         if a.name == name:
@@ -67,19 +86,66 @@ def count_flops(model_path, dims):
     """(FLOPs, None) or (None, reason) for the model with symbolic dims bound to `dims`."""
     model = onnx.load(model_path)
     _bind_dims(model, dims)
-    try:
-        model = shape_inference.infer_shapes(model, data_prop=True)
-    except Exception as e:  # onnx raises several types
-        return None, f"shape inference failed: {str(e).splitlines()[0]}"
-    shapes = _shapes(model)
+    # The exporter's value_info keeps symbolic dims of its own (a dynamic export's "seq" chains):
+    # infer every intermediate shape again from the bound inputs.
+    model.graph.ClearField("value_info")
+    for _ in range(8):
+        try:
+            model = shape_inference.infer_shapes(model, data_prop=True)
+        except Exception as e:  # onnx raises several types
+            return None, f"shape inference failed: {str(e).splitlines()[0]}"
+        shapes = _shapes(model)
+        if not _fill_broadcasts(model, shapes):
+            break
 
     def s(name):
         return shapes[name]
 
+    total, missing = _total(model, s)
+    if missing is None:
+        return total, None
+    # ONNX's inference cannot follow some run-time shape chains (Shape -> Slice -> Reshape of a
+    # dynamic export): run the model once with ONNX Runtime and read every value's shape.
+    try:
+        shapes.update(_shapes_by_running(model_path, dims))
+    except Exception as e:  # onnxruntime raises several types
+        return None, f"no static shapes for node {missing} ({str(e).splitlines()[0]})"
+    total, missing = _total(model, s)
+    if missing is not None:
+        return None, f"no static shapes for node {missing}"
+    return total, None
+
+
+def _total(model, s):
+    """(FLOPs, None), or (None, "'name' (op)") for the first node with an unknown shape."""
     total = 0
     for node in model.graph.node:
         try:
             total += _node_flops(node, s)
         except (KeyError, IndexError, AssertionError):
-            return None, f"no static shapes for node '{node.name}' ({node.op_type})"
+            return None, f"'{node.name}' ({node.op_type})"
     return total, None
+
+
+def _shapes_by_running(model_path, dims):
+    """Shapes of every node output: the model run once on zeros with `dims` bound."""
+    import numpy as np
+    import onnxruntime as ort
+
+    model = onnx.load(model_path)
+    _bind_dims(model, dims)
+    names = [o for n in model.graph.node for o in n.output if o]
+    known = {o.name for o in model.graph.output}
+    for name in names:
+        if name not in known:
+            model.graph.output.append(onnx.ValueInfoProto(name=name))
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    sess = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    feeds = {}
+    for i in sess.get_inputs():
+        dtype = np.int64 if "int64" in i.type else np.float32
+        feeds[i.name] = np.zeros([int(d) for d in i.shape], dtype)
+    outs = sess.run(None, feeds)
+    return {o.name: list(v.shape) for o, v in zip(sess.get_outputs(), outs)
+            if hasattr(v, "shape")}
