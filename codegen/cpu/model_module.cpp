@@ -325,7 +325,14 @@ private:
   llvm::Value *extent_value(llvm::IRBuilder<> &b, llvm::Function *f) {
     llvm::Function *get =
         declare(kSymbolValueSymbol, llvm::FunctionType::get(i64_, {ptr_, i32_}, false));
-    return b.CreateCall(get, {f->getArg(0), b.getInt32(plan_.extent_symbol_index())}, "extent");
+    llvm::CallInst *s =
+        b.CreateCall(get, {f->getArg(0), b.getInt32(plan_.extent_symbol_index())}, "extent");
+    // onnxc_run admits only the range (loops and guards may use it).
+    s->setMetadata(llvm::LLVMContext::MD_range,
+                   llvm::MDBuilder(ctx_).createRange(
+                       llvm::APInt(64, static_cast<uint64_t>(plan_.extent->range.lo)),
+                       llvm::APInt(64, static_cast<uint64_t>(plan_.extent->range.hi) + 1)));
+    return s;
   }
 
   /// Calls the kernel (inlined) with params built on the stack: the constant words copied, the
@@ -342,13 +349,11 @@ private:
     llvm::Value *s = extent_value(b, f);
     for (const ExtentWord &w : pc.extent_words) {
       llvm::Value *v;
-      if (w.pieces.size() == 1) {
+      if (w.pieces.size() == 1 && w.pieces[0].d2 == 0) { // affine: inline
         const ExtentPiece &p = w.pieces[0];
-        llvm::Value *t = b.CreateSub(s, b.getInt64(p.start));
-        llvm::Value *tri = b.CreateLShr(b.CreateMul(t, b.CreateSub(t, b.getInt64(1))), 1);
-        v = b.CreateAdd(b.getInt64(p.value), b.CreateAdd(b.CreateMul(b.getInt64(p.d1), t),
-                                                         b.CreateMul(b.getInt64(p.d2), tri)));
-      } else {
+        v = b.CreateAdd(b.getInt64(p.value),
+                        b.CreateMul(b.getInt64(p.d1), b.CreateSub(s, b.getInt64(p.start))));
+      } else { // out of line: quadratic words inline made LLVM's loop passes take minutes
         std::vector<int64_t> table;
         for (const ExtentPiece &p : w.pieces)
           table.insert(table.end(), {p.start, p.value, p.d1, p.d2});

@@ -65,6 +65,8 @@ struct RunTimeBatchFacts {
 constexpr int64_t kDefaultBatchTile = 8;
 /// Samples per chunk when the batch can be the model's run-time extent instead (no other).
 constexpr int64_t kDefaultBatchChunk = 64;
+/// An arena above this, planned for a run-time extent's maximum, gets a note on --dim ranges.
+constexpr int64_t kLargeExtentArena = int64_t{64} << 20;
 
 /// How a model's run-time dims run: a per-sample batch, and/or one run-time extent.
 struct RunTimeDims {
@@ -285,6 +287,11 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
   s.kernel_calls = plan.calls.size();
   if (batch)
     s.notes = batch->notes;
+  if (plan.extent && !plan.batch_is_extent() && plan.arena_size > kLargeExtentArena)
+    s.notes.push_back(fmt::format(
+        "the arena ({} MiB) is planned for the run-time dim '{}' at its maximum, {}; declare the "
+        "values the application needs with --dim {}=LO..HI to make it smaller",
+        plan.arena_size >> 20, plan.extent->symbol, plan.extent->range.hi, plan.extent->symbol));
   for (const PlannedCall &pc : plan.calls)
     if (pc.call.kernel.rfind("onnxc_k_random", 0) == 0) {
       s.notes.push_back(fmt::format(kRandomNote, pc.node_desc));
