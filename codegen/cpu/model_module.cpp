@@ -313,7 +313,7 @@ private:
       }
     }
     if (!pc.extent_words.empty()) { // params that depend on the run-time extent
-      b.CreateRet(call_with_extent_params(b, f, i, pc, tensors));
+      b.CreateRet(b.CreateCall(extent_kernel(i, pc), {f->getArg(0), tensors}));
       return f;
     }
     llvm::Value *status = b.CreateCall(specialised_kernel(i, pc), {f->getArg(0), tensors});
@@ -335,9 +335,47 @@ private:
     return s;
   }
 
+  /// Key of a kernel specialisation: the kernel, its constant params and whether it has scratch.
+  using SpecKey = std::tuple<std::string, std::vector<int64_t>, size_t, bool>;
+  static SpecKey spec_key(const KernelCall &call) {
+    return {call.kernel, call.params, call.args.size(), call.scratch_bytes > 0};
+  }
+
+  /// Key of a kernel specialisation for a run-time extent: spec_key and the extent words.
+  using ExtentKey = std::pair<SpecKey, std::vector<int64_t>>;
+  static ExtentKey extent_key(const PlannedCall &pc) {
+    std::vector<int64_t> words;
+    for (const ExtentWord &w : pc.extent_words) {
+      words.insert(words.end(), {static_cast<int64_t>(w.word),
+                                 static_cast<int64_t>(w.pieces.size())});
+      for (const ExtentPiece &p : w.pieces)
+        words.insert(words.end(), {p.start, p.value, p.d1, p.d2});
+    }
+    return {spec_key(pc.call), std::move(words)};
+  }
+
+  /// internal i32 @extent.<i>.<kernel>(rt, tensors): the kernel (always inlined) with params
+  /// built on the stack from the extent's value. Calls with the same kernel, params and extent
+  /// words (the repeated layers of a transformer) share one.
+  llvm::Function *extent_kernel(size_t i, const PlannedCall &pc) {
+    const ExtentKey key = extent_key(pc);
+    llvm::Function *&spec = extent_specs_[key];
+    if (spec)
+      return spec;
+    spec = llvm::Function::Create(llvm::FunctionType::get(i32_, {ptr_, ptr_}, false),
+                                  llvm::GlobalValue::InternalLinkage,
+                                  "extent." + std::to_string(i) + "." + pc.call.kernel, *module_);
+    spec->addFnAttr(llvm::Attribute::NoUnwind);
+    spec->addFnAttr(extent_uses_[key] < 2 ? llvm::Attribute::AlwaysInline
+                                          : llvm::Attribute::NoInline);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", spec));
+    b.CreateRet(call_with_extent_params(b, spec, i, pc, spec->getArg(1)));
+    return spec;
+  }
+
   /// Calls the kernel (inlined) with params built on the stack: the constant words copied, the
-  /// extent words computed from the extent's value (inline for one piece, else by
-  /// onnxc_rt_extent_word on a table of pieces).
+  /// extent words computed from the extent's value (inline for an affine word, else by
+  /// onnxc_rt_extent_word on a table of pieces). f's argument 0 is rt.
   llvm::Value *call_with_extent_params(llvm::IRBuilder<> &b, llvm::Function *f, size_t i,
                                        const PlannedCall &pc, llvm::Value *tensors) {
     const KernelCall &call = pc.call;
@@ -369,11 +407,6 @@ private:
         b.CreateCall(declare(call.kernel, kernel_type), {f->getArg(0), tensors, params});
     status->addFnAttr(llvm::Attribute::AlwaysInline);
     return status;
-  }
-  /// Key of a kernel specialisation: the kernel, its constant params and whether it has scratch.
-  using SpecKey = std::tuple<std::string, std::vector<int64_t>, size_t, bool>;
-  static SpecKey spec_key(const KernelCall &call) {
-    return {call.kernel, call.params, call.args.size(), call.scratch_bytes > 0};
   }
 
   /// internal i32 @kernel.<i>.<kernel>(rt, tensors): the kernel (always inlined) with the
@@ -437,8 +470,11 @@ private:
           declare(kProfileNodeSymbol, llvm::FunctionType::get(i64_, {ptr_, i32_, i64_}, false));
     }
     for (const PlannedCall &pc : plan_.calls)
-      if (pc.control == ControlMark::None)
+      if (pc.control == ControlMark::None) {
         ++spec_uses_[spec_key(pc.call)];
+        if (!pc.extent_words.empty())
+          ++extent_uses_[extent_key(pc)];
+      }
     llvm::Value *extent = plan_.extent ? extent_value(b, run) : nullptr;
     ControlFlowEmitter flow(run, [this, run](llvm::IRBuilder<> &ib, const Value *v) {
       return tensor_pointer(ib, run, v);
@@ -498,6 +534,8 @@ private:
   llvm::GlobalVariable *no_params_ = nullptr;
   std::map<SpecKey, llvm::Function *> specs_;
   std::map<SpecKey, int> spec_uses_;
+  std::map<ExtentKey, llvm::Function *> extent_specs_;
+  std::map<ExtentKey, int> extent_uses_;
 };
 
 } // namespace
