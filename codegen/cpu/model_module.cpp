@@ -346,8 +346,8 @@ private:
   static ExtentKey extent_key(const PlannedCall &pc) {
     std::vector<int64_t> words;
     for (const ExtentWord &w : pc.extent_words) {
-      words.insert(words.end(), {static_cast<int64_t>(w.word),
-                                 static_cast<int64_t>(w.pieces.size())});
+      words.insert(words.end(),
+                   {static_cast<int64_t>(w.word), static_cast<int64_t>(w.pieces.size())});
       for (const ExtentPiece &p : w.pieces)
         words.insert(words.end(), {p.start, p.value, p.d1, p.d2});
     }

@@ -18,8 +18,8 @@ const OpDef &op_Where() {
                   dtype_name(input_dtype(n, 1)), dtype_name(input_dtype(n, 2)));
       if (has_symbolic_input(n)) { // run-time dims broadcast as element-wise ops do
         set_output_sym(n, 0, input_dtype(n, 1),
-                       broadcast_sym_shapes(n, {input_sym_dims(n, 0), input_sym_dims(n, 1),
-                                                input_sym_dims(n, 2)}));
+                       broadcast_sym_shapes(
+                           n, {input_sym_dims(n, 0), input_sym_dims(n, 1), input_sym_dims(n, 2)}));
         return;
       }
       set_output(n, 0, input_dtype(n, 1),
