@@ -183,14 +183,16 @@ static onnxc_status run_model(onnxc_context *ctx, int tile) {
   return (onnxc_status)st;
 }
 
-/// ONNXC_EXEC_PER_SAMPLE: runs the one-sample code once per sample of the batch (symbol 0) on
-/// sample-sized slices of the batched tensors (dim 0 is the batch); the others are shared.
 /// Bytes of one sample of a tensor whose dim 0 is the batch (symbol 0), else 0.
 static uint64_t sample_stride(const onnxc_tensor_desc *d, const symbol_values *sv) {
   if (!d->dim_symbols || d->rank == 0 || d->dim_symbols[0] != 0)
     return 0;
   return bytes_at(d, sv) / (uint64_t)sv->value[0];
 }
+
+/// ONNXC_EXEC_PER_SAMPLE: runs the code on slices of the batched tensors (dim 0 is the batch;
+/// the others are shared): chunks of up to chunk_batch samples (the code's extent), or whole
+/// tiles and then one sample at a time.
 
 static onnxc_status run_per_sample(onnxc_context *ctx, const onnxc_tensor *inputs,
                                    const onnxc_tensor *outputs, const symbol_values *sv) {

@@ -123,16 +123,6 @@ struct TensorSig {
   }
 };
 
-/// The model's run-time dims in descriptor order (a run-time batch, then an extent).
-std::vector<std::pair<std::string, SymRange>> model_symbols(const ExecutionPlan &plan) {
-  std::vector<std::pair<std::string, SymRange>> out;
-  if (plan.batch)
-    out.emplace_back(plan.batch->symbol, plan.batch->range);
-  if (plan.extent && !plan.batch_is_extent())
-    out.emplace_back(plan.extent->symbol, plan.extent->range);
-  return out;
-}
-
 TensorSig describe_value(const Value &v, const char *what, size_t index,
                          std::vector<std::string> syms) {
   TensorSig t;
@@ -260,7 +250,7 @@ std::string infer_function_symbolic(const std::string &n, const ExecutionPlan &p
                                     const std::vector<TensorSig> &ins,
                                     const std::vector<TensorSig> &outs) {
   std::vector<std::string> params{"onnxc_context *ctx"}, in_args, out_args, names;
-  for (const auto &sym : model_symbols(plan)) {
+  for (const auto &sym : plan.symbols()) {
     params.push_back("int64_t " + sym_param(sym.first));
     names.push_back(sym_param(sym.first));
   }
@@ -353,7 +343,7 @@ std::string signature_json(const ExecutionPlan &plan) {
   auto outs = describe_values(plan, false);
   std::string symbols;
   std::vector<std::string> syms;
-  for (const auto &sym : model_symbols(plan))
+  for (const auto &sym : plan.symbols())
     syms.push_back(fmt::format(R"({{"name":{},"min":{},"max":{}}})", json_string(sym.first),
                                sym.second.lo, sym.second.hi));
   if (!syms.empty())

@@ -25,14 +25,16 @@ namespace {
 
 constexpr uint32_t kModelAbiVersion = 2;
 
-/// Size in bytes of a value with a static type.
-uint64_t value_bytes(const Value &v) {
-  std::vector<int64_t> dims = v.type.static_dims();
+/// Size in bytes of value v's elements with the given dims.
+uint64_t bytes_with_dims(const Value &v, const std::vector<int64_t> &dims) {
   auto bytes = dtype_storage_bytes(v.type.dtype, static_cast<uint64_t>(checked_numel(dims)));
   if (!bytes)
     fail("tensor '{}' is too large", v.name);
   return *bytes;
 }
+
+/// Size in bytes of a value with a static type.
+uint64_t value_bytes(const Value &v) { return bytes_with_dims(v, v.type.static_dims()); }
 
 class ModelModuleBuilder {
 public:
@@ -139,9 +141,7 @@ private:
             dims[k] = 1; // size_bytes: every symbol at 1
           }
       }
-      auto bytes = dtype_storage_bytes(v.type.dtype, static_cast<uint64_t>(checked_numel(dims)));
-      if (!bytes)
-        fail("tensor '{}' is too large", v.name);
+      const uint64_t bytes = bytes_with_dims(v, dims);
       llvm::Constant *dim_symbols = llvm::ConstantPointerNull::get(ptr_);
       if (std::any_of(syms.begin(), syms.end(), [](int32_t x) { return x >= 0; })) {
         for (size_t k = 0; k < dims.size(); ++k)
@@ -155,7 +155,7 @@ private:
           {c_string(v.name, base + ".name"),
            llvm::ConstantInt::get(i32_, static_cast<int32_t>(v.type.dtype)),
            llvm::ConstantInt::get(i32_, dims.size()), i64_array(dims, base + ".dims"),
-           llvm::ConstantInt::get(i64_, *bytes), dim_symbols}));
+           llvm::ConstantInt::get(i64_, bytes), dim_symbols}));
     }
     auto *type = llvm::ArrayType::get(tensor_desc_type(), descs.size());
     return private_constant(llvm::ConstantArray::get(type, descs), "onnxc." + kind);
@@ -179,7 +179,8 @@ private:
   }
   /// onnxc_symbol_desc[] (NULL without symbols).
   llvm::Constant *symbol_descs() {
-    if (num_symbols() == 0)
+    const auto symbols = plan_.symbols();
+    if (symbols.empty())
       return llvm::ConstantPointerNull::get(ptr_);
     auto *type = llvm::StructType::get(ctx_, {ptr_, i64_, i64_});
     std::vector<llvm::Constant *> descs;
@@ -188,16 +189,10 @@ private:
           type, {c_string(name, "onnxc.symbol." + std::to_string(descs.size()) + ".name"),
                  llvm::ConstantInt::get(i64_, r.lo), llvm::ConstantInt::get(i64_, r.hi)}));
     };
-    if (plan_.batch) // symbol 0
-      add(plan_.batch->symbol, plan_.batch->range);
-    if (plan_.extent && !plan_.batch_is_extent()) // symbol extent_symbol_index()
-      add(plan_.extent->symbol, plan_.extent->range);
+    for (const auto &[name, range] : symbols)
+      add(name, range);
     return private_constant(
         llvm::ConstantArray::get(llvm::ArrayType::get(type, descs.size()), descs), "onnxc.symbols");
-  }
-  /// The batch, then an extent other than the batch (a chunked batch is its own extent).
-  uint32_t num_symbols() const {
-    return (plan_.batch ? 1 : 0) + (plan_.extent && !plan_.batch_is_extent() ? 1 : 0);
   }
   void build_model_desc() {
     auto *type =
@@ -224,7 +219,7 @@ private:
                llvm::ConstantInt::get(i64_, weights_size_),
                llvm::ConstantInt::get(i64_, checksum_),
                llvm::ConstantInt::get(i32_, profile_ ? plan_.calls.size() : 0),
-               llvm::ConstantInt::get(i32_, num_symbols()),
+               llvm::ConstantInt::get(i32_, plan_.symbols().size()),
                profile_descs(),
                symbol_descs(),
                llvm::ConstantInt::get(i32_, plan_.batch ? 1 /* ONNXC_EXEC_PER_SAMPLE */ : 0),

@@ -212,8 +212,8 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
   // run-time extent, the batch itself is the extent of a plan for 1..chunk samples, run on the
   // batch `chunk` samples at a time (one product over each chunk, the arena of one chunk).
   const int64_t chunk =
-      batch && rt_dims.extent.empty() && batch->thin_products && o.batch_tile != 0 &&
-              o.batch_tile != 1
+      batch && rt_dims.extent.empty() && batch->thin_products &&
+              (o.batch_tile < 0 || o.batch_tile > 1)
           ? std::min(o.batch_tile > 1 ? o.batch_tile : kDefaultBatchChunk, batch->range.hi)
           : 0;
   if (chunk > 1) {

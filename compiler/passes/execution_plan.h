@@ -118,6 +118,16 @@ struct ExecutionPlan {
   int32_t extent_symbol_index() const { return extent ? extent->index : 0; }
   /// The extent is the run-time batch itself (RunTimeBatch::chunk).
   bool batch_is_extent() const { return batch && extent && extent->symbol == batch->symbol; }
+  /// The model's run-time dims in descriptor order: a run-time batch, then an extent other
+  /// than the batch (whose index is then 1).
+  std::vector<std::pair<std::string, SymRange>> symbols() const {
+    std::vector<std::pair<std::string, SymRange>> out;
+    if (batch)
+      out.emplace_back(batch->symbol, batch->range);
+    if (extent && !batch_is_extent())
+      out.emplace_back(extent->symbol, extent->range);
+    return out;
+  }
   /// True if graph input / output i has the run-time batch as dim 0.
   bool batched_input(size_t i) const {
     return batch && i < batch->inputs.size() && batch->inputs[i];

@@ -146,7 +146,7 @@ constexpr int64_t kMaxProbedValues = int64_t{1} << 16;
 /// constant, or floor((a*e + b) / c) for an input dim e, a in 1..8 and c in 1..16 (windowed
 /// ops: (len + pads - kernel)/stride + 1, ceil modes, upsampling). nullopt if none is.
 std::optional<SymInt> fit_dim(const std::vector<int64_t> &v, const std::vector<SymInt> &dims,
-                              const std::string &sym, int64_t lo) {
+                              int64_t lo) {
   if (std::all_of(v.begin(), v.end(), [&](int64_t x) { return x == v[0]; }))
     return SymInt(v[0]);
   for (const SymInt &e : dims) {
@@ -168,7 +168,6 @@ std::optional<SymInt> fit_dim(const std::vector<int64_t> &v, const std::vector<S
         }
       }
   }
-  (void)sym;
   return std::nullopt;
 }
 
@@ -241,7 +240,7 @@ bool infer_over_range(Node &n, const std::map<std::string, SymRange> *ranges) {
                     sym);
         v.push_back(a[i][k]);
       }
-      std::optional<SymInt> e = fit_dim(v, dims, sym, r.lo);
+      std::optional<SymInt> e = fit_dim(v, dims, r.lo);
       if (!e)
         node_fail(n,
                   "dim {} of output {} depends on '{}' in a way onnxc cannot express; bind "

@@ -125,26 +125,13 @@ private:
 
   void push_call(KernelCall call, size_t region) {
     const Region &r = plan_.regions[region];
-    attach_derived_once(call);
+    attach_derived(g_, call, &derived_);
     PlannedCall pc;
     pc.call = std::move(call);
     pc.node_desc = r.desc;
     pc.profile = r.profile;
     pc.region = region;
     plan_.calls.push_back(std::move(pc));
-  }
-
-  /// attach_derived, with one weight per derived tensor however many variants use it.
-  void attach_derived_once(KernelCall &call) {
-    for (const KernelCall::Derived &d : call.derived) {
-      Value *&v = derived_[d.tensor.get()];
-      if (!v) {
-        v = g_.add_constant("", d.tensor);
-        v->name = d.name;
-      }
-      call.args.at(d.slot) = v;
-    }
-    call.derived.clear();
   }
 
   static bool same_structure(const KernelCall &a, const KernelCall &b) {
@@ -172,10 +159,12 @@ private:
     return out;
   }
 
-  KernelCall lower_at(const Region &r, const std::vector<size_t> &vals, int64_t s) {
+  /// r lowered with the types of its symbolic values `vals` and its run-time shape values
+  /// `known` (shape_values) at s.
+  KernelCall lower_at(const Region &r, const std::vector<size_t> &vals,
+                      const std::vector<Value *> &known, int64_t s) {
     for (size_t i : vals)
       set_type_at(values_[i], s);
-    std::vector<Value *> known = shape_values(r);
     for (Value *v : known) {
       auto t = std::make_shared<Tensor>(v->type.dtype, v->type.static_dims());
       const std::vector<SymInt> &e = *v->sym_value;
@@ -190,7 +179,7 @@ private:
       v->constant = std::move(t);
     }
     struct Restore { // the values stay computed at run time
-      std::vector<Value *> &vs;
+      const std::vector<Value *> &vs;
       ~Restore() {
         for (Value *v : vs)
           v->constant = nullptr;
@@ -230,14 +219,15 @@ private:
       a.i = 1;
     }
     // One variant per run of values of s with the same structure.
-    KernelCall first = lower_at(r, vals, range_.lo);
+    std::vector<Value *> known = shape_values(r);
+    KernelCall first = lower_at(r, vals, known, range_.lo);
     std::vector<std::vector<int64_t>> params{first.params};
     int64_t start = range_.lo, scratch = first.scratch_bytes;
     for (int64_t s = range_.lo + 1; s <= range_.hi + 1; ++s) {
       KernelCall c;
       const bool more = s <= range_.hi;
       if (more) {
-        c = lower_at(r, vals, s);
+        c = lower_at(r, vals, known, s);
         if (same_structure(first, c)) {
           params.push_back(std::move(c.params));
           scratch = std::max(scratch, c.scratch_bytes);

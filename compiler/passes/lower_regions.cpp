@@ -12,10 +12,15 @@ KernelCall lower_region_cpu(const Region &r) {
   return r.root->def->lower(*r.root);
 }
 
-void attach_derived(Graph &g, KernelCall &call) {
+void attach_derived(Graph &g, KernelCall &call, std::map<const Tensor *, Value *> *attached) {
   for (const KernelCall::Derived &d : call.derived) { // e.g. pre-packed weights
-    Value *v = g.add_constant("", d.tensor);
-    v->name = d.name;
+    Value *v = attached && attached->count(d.tensor.get()) ? attached->at(d.tensor.get()) : nullptr;
+    if (!v) {
+      v = g.add_constant("", d.tensor);
+      v->name = d.name;
+      if (attached)
+        (*attached)[d.tensor.get()] = v;
+    }
     call.args.at(d.slot) = v;
   }
   call.derived.clear();

@@ -9,6 +9,7 @@
 #include "compiler/passes/execution_plan.h"
 
 #include <functional>
+#include <map>
 
 namespace onnxc {
 
@@ -27,7 +28,10 @@ KernelCall lower_region_cpu(const Region &r);
 /// `g`, the graph whose nodes it lowers.
 void lower_regions(Graph &g, ExecutionPlan &plan, const RegionLowering &lower);
 
-/// Turns call.derived into constants of g and puts them in their argument slots.
-void attach_derived(Graph &g, KernelCall &call);
+/// Turns call.derived into constants of g and puts them in their argument slots. With
+/// `attached`, a tensor already made a constant (by an earlier call: lower-extent's variants
+/// share packed weights) is reused, and new ones are recorded there.
+void attach_derived(Graph &g, KernelCall &call,
+                    std::map<const Tensor *, Value *> *attached = nullptr);
 
 } // namespace onnxc

@@ -18,6 +18,9 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from onnx_outputs import compare, load_outputs, run_model  # noqa: E402
+
 RTOL, ATOL = 1e-4, 1e-4  # float32 kernels vs a float64 reference
 SAME_RTOL, SAME_ATOL = 1e-5, 1e-6  # the run-time and the specialised builds
 
@@ -32,32 +35,6 @@ def compile_model(onnxc, model, lib, flags):
     if rc != 0:
         sys.exit(f"FAIL: onnxc compile {' '.join(flags)} exited {rc}:\n{out}")
     return out
-
-
-def load_outputs(d, prefix="output"):
-    outs = []
-    while os.path.exists(os.path.join(d, f"{prefix}_{len(outs)}.pb")):
-        outs.append(numpy_helper.to_array(
-            onnx.load_tensor(os.path.join(d, f"{prefix}_{len(outs)}.pb"))))
-    return outs
-
-
-def run_model(onnxc, lib, data, out, threads):
-    rc, text = run([onnxc, "run", lib, data, "-o", out, "--threads", str(threads)])
-    if rc != 0:
-        sys.exit(f"FAIL: onnxc run {lib} {data} exited {rc}:\n{text}")
-    return load_outputs(out)
-
-
-def compare(what, got, want, rtol, atol):
-    if got.shape != want.shape:
-        sys.exit(f"FAIL: {what}: shape {got.shape} != {want.shape}")
-    bad = ~np.isclose(got, want, rtol=rtol, atol=atol)
-    if bad.any():
-        i = np.unravel_index(np.argmax(np.abs(got - want)), got.shape)
-        sys.exit(f"FAIL: {what}: {bad.sum()} of {got.size} elements differ; worst at {i}: "
-                 f"{got[i]} vs {want[i]}")
-    print(f"ok: {what}: max abs diff {np.max(np.abs(got - want)) if got.size else 0:.3g}")
 
 
 def main(onnxc, case_dir, work):
