@@ -36,6 +36,9 @@ typedef struct onnxc_tensor_desc {
 typedef struct onnxc_symbol_desc {
   const char *name; ///< as the model names it ("batch")
   int64_t min, max; ///< the values onnxc_run accepts (--dim NAME=MIN..MAX)
+  /// 1: a run-time count (NonZero's, NonMaxSuppression's...) that a kernel sets during the run
+  /// (onnxc_rt_set_count), not an input dim; min..max are its bounds.
+  int64_t count;
 } onnxc_symbol_desc;
 
 /// How a model with symbols runs.

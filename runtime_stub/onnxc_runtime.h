@@ -29,7 +29,7 @@ extern "C" {
 #define ONNXC_RUNTIME_TYPES_H
 
 /// Version of this ABI; onnxc_abi_version() of a compatible library returns the same number.
-#define ONNXC_ABI_VERSION 2
+#define ONNXC_ABI_VERSION 3
 /// Largest rank an onnxc_tensor can describe.
 #define ONNXC_MAX_RANK 8
 
@@ -99,8 +99,12 @@ typedef struct onnxc_tensor_info {
 /// every input dim that is the symbol must have the same value, within [min, max].
 typedef struct onnxc_symbol_info {
   const char *name; ///< owned by the library
-  int64_t min;      ///< smallest value onnxc_run accepts (>= 1)
+  int64_t min;      ///< smallest value onnxc_run accepts (>= 1; a count: 0)
   int64_t max;      ///< largest value (onnxc compile --dim NAME=MIN..MAX; default 4096)
+  /// 1: a run-time count (the number of boxes NonMaxSuppression keeps, of NonZero's hits...):
+  /// the run computes it, no input gives it, and max bounds it. Outputs with a count dim are
+  /// copied into the caller's buffer after the run (see onnxc_run). 0: an input dim.
+  int32_t count;
 } onnxc_symbol_info;
 
 #endif /* ONNXC_RUNTIME_TYPES_H */
@@ -177,7 +181,11 @@ onnxc_status onnxc_set_num_threads(onnxc_context *ctx, int32_t n);
 /// size_bytes; writes each output's rank and shape on success. Run-time dims take their values
 /// from the inputs' shapes: every dim of one symbol must agree and lie in its range (else
 /// ONNXC_ERROR_SHAPE_MISMATCH naming the input, the dim and the symbol), and the tensors'
-/// size_bytes must cover those values. Never aborts; after any failure the context is usable
+/// size_bytes must cover those values. An output with a run-time count (a NonMaxSuppression's
+/// boxes) gets its shape from the run, and size_bytes only has to cover that result (at most
+/// onnxc_output_info's size_bytes times the count's max): when it does not, the run returns
+/// ONNXC_ERROR_BUFFER_TOO_SMALL with the output's shape written and its result kept for
+/// onnxc_output_result. Never aborts; after any failure the context is usable
 /// again. Allocates only for models with string tensors (or other data-dependent results):
 /// first frees what the previous run allocated, then allocates at most the dynamic limit
 /// (onnxc_set_dynamic_limit). A string tensor is an array of `const char *` (NUL-terminated
@@ -185,6 +193,12 @@ onnxc_status onnxc_set_num_threads(onnxc_context *ctx, int32_t n);
 /// until the next run on it or onnxc_destroy.
 onnxc_status onnxc_run(onnxc_context *ctx, const onnxc_tensor *inputs, int32_t num_inputs,
                        onnxc_tensor *outputs, int32_t num_outputs);
+/// The result of output `i` in the library's own buffer after the last onnxc_run on ctx, for an
+/// output with a run-time count (onnxc_symbol_info::count): data (owned by ctx, valid until the
+/// next run or onnxc_destroy), size_bytes, dtype, rank and shape. After onnxc_run returned
+/// ONNXC_ERROR_BUFFER_TOO_SMALL for such an output, this reads the result without a second run.
+/// INVALID_ARGUMENT for any other output or before a run; INDEX_OUT_OF_RANGE for a bad i.
+onnxc_status onnxc_output_result(const onnxc_context *ctx, int32_t i, onnxc_tensor *out);
 /// Runs the model on raw buffers whose shapes and dtypes are exactly the declared ones
 /// (onnxc_input_info / onnxc_output_info): inputs[i] and outputs[i] must each hold size_bytes.
 /// A model with run-time dims (onnxc_num_symbols() > 0) refuses it (ONNXC_ERROR_INVALID_ARGUMENT):

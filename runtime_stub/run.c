@@ -150,6 +150,8 @@ static onnxc_status check_output(onnxc_rt *rt, int32_t i, const onnxc_tensor *t,
                                  const onnxc_tensor_desc *d, const symbol_values *sv) {
   if (t->dtype != d->dtype)
     return dtype_error(rt, "output", i, d, t->dtype);
+  if (onnxc_has_count_dim(d))
+    return ONNXC_OK; /* its size is known after the run (copy_held_output) */
   uint64_t needed = bytes_at(d, sv);
   if (t->size_bytes < needed)
     return size_error(rt, "output", i, d, t->size_bytes, needed);
@@ -222,6 +224,32 @@ static onnxc_status run_per_sample(onnxc_context *ctx, const onnxc_tensor *input
   return ONNXC_OK;
 }
 
+/// An output with a run-time count: its shape from the count the run found, and its result
+/// copied from the library-owned buffer into the caller's, if that is large enough.
+static onnxc_status copy_held_output(onnxc_context *ctx, int32_t i, onnxc_tensor *t,
+                                     const onnxc_tensor_desc *d, const symbol_values *sv) {
+  uint64_t needed = bytes_at(d, sv);
+  t->rank = d->rank;
+  for (int32_t k = 0; k < d->rank; ++k)
+    t->shape[k] = d->dim_symbols[k] >= 0 ? sv->value[d->dim_symbols[k]] : d->dims[k];
+  if (t->size_bytes < needed || (!t->data && needed > 0)) {
+    onnxc_msg m = tensor_error(&ctx->rt, "output", i, d);
+    onnxc_msg_str(&m, "the result is ");
+    onnxc_msg_dims(&m, t->shape, t->rank);
+    onnxc_msg_str(&m, " (");
+    onnxc_msg_u64(&m, needed);
+    onnxc_msg_str(&m, " bytes), but size_bytes is ");
+    onnxc_msg_u64(&m, t->size_bytes);
+    onnxc_msg_str(&m, !t->data && needed > 0 ? " and data is NULL" : "");
+    onnxc_msg_str(&m, "; its shape is in the output's shape, and onnxc_output_result reads the "
+                      "result until the next run");
+    return ONNXC_ERROR_BUFFER_TOO_SMALL;
+  }
+  if (needed > 0)
+    memcpy(t->data, ctx->held_outputs[i], (size_t)needed);
+  return ONNXC_OK;
+}
+
 static onnxc_status check_counts(onnxc_rt *rt, int32_t num_inputs, int32_t num_outputs) {
   if (num_inputs != (int32_t)onnxc__model.num_inputs ||
       num_outputs != (int32_t)onnxc__model.num_outputs) {
@@ -269,8 +297,9 @@ ONNXC_API onnxc_status onnxc_run(onnxc_context *ctx, const onnxc_tensor *inputs,
     if ((st = check_rank_fits(rt, "output", i, d)) != ONNXC_OK ||
         (st = check_output(rt, i, &outputs[i], d, &sv)) != ONNXC_OK)
       return st;
-    ctx->output_ptrs[i] = outputs[i].data;
+    ctx->output_ptrs[i] = ctx->held_outputs[i] ? ctx->held_outputs[i] : outputs[i].data;
   }
+  ctx->held_valid = 0;
   onnxc_dyn_reset(rt); /* what the previous run allocated (its string outputs) */
   for (int32_t s = 0; s < ONNXC_MAX_SYMBOLS; ++s)
     rt->symbols[s] = sv.value[s];
@@ -280,8 +309,17 @@ ONNXC_API onnxc_status onnxc_run(onnxc_context *ctx, const onnxc_tensor *inputs,
     st = run_model(ctx, 0);
   if (st != ONNXC_OK)
     return st;
+  for (uint32_t s = 0; s < onnxc__model.num_symbols; ++s)
+    if (onnxc__model.symbols[s].count) /* set by the kernel that counts */
+      sv.value[s] = rt->symbols[s];
+  ctx->held_valid = 1;
   for (int32_t i = 0; i < num_outputs; ++i) {
     const onnxc_tensor_desc *d = &onnxc__model.outputs[i];
+    if (ctx->held_outputs[i]) {
+      if ((st = copy_held_output(ctx, i, &outputs[i], d, &sv)) != ONNXC_OK)
+        return st;
+      continue;
+    }
     outputs[i].rank = d->rank;
     for (int32_t k = 0; k < d->rank; ++k)
       outputs[i].shape[k] =
@@ -301,8 +339,9 @@ ONNXC_API onnxc_status onnxc_run_buffers(onnxc_context *ctx, const void *const *
                               "onnxc_run_buffers: inputs or outputs is NULL");
   if (onnxc__model.num_symbols > 0)
     return onnxc_rt_set_error(rt, ONNXC_ERROR_INVALID_ARGUMENT,
-                              "onnxc_run_buffers: the model has run-time dims, which only tensors "
-                              "with shapes can give: use onnxc_run (or the typed NAME_infer)");
+                              "onnxc_run_buffers: the model has run-time dims (or a run-time "
+                              "count), which only tensors with shapes can give or take: use "
+                              "onnxc_run (or the typed NAME_infer)");
   for (uint32_t i = 0; i < onnxc__model.num_inputs; ++i) {
     const onnxc_tensor_desc *d = &onnxc__model.inputs[i];
     if (!inputs[i] && d->size_bytes > 0) {
@@ -326,6 +365,32 @@ ONNXC_API onnxc_status onnxc_run_buffers(onnxc_context *ctx, const void *const *
   }
   onnxc_dyn_reset(rt); /* what the previous run allocated (its string outputs) */
   return run_model(ctx, 0);
+}
+
+ONNXC_API onnxc_status onnxc_output_result(const onnxc_context *ctx, int32_t i,
+                                           onnxc_tensor *out) {
+  if (!ctx || !out)
+    return ONNXC_ERROR_INVALID_ARGUMENT;
+  if (i < 0 || (uint32_t)i >= onnxc__model.num_outputs)
+    return ONNXC_ERROR_INDEX_OUT_OF_RANGE;
+  const onnxc_tensor_desc *d = &onnxc__model.outputs[i];
+  if (!ctx->held_outputs[i] || !ctx->held_valid || d->rank > ONNXC_MAX_RANK)
+    return ONNXC_ERROR_INVALID_ARGUMENT;
+  symbol_values sv;
+  for (int32_t s = 0; s < ONNXC_MAX_SYMBOLS; ++s)
+    sv.value[s] = ctx->rt.symbols[s];
+  out->data = ctx->held_outputs[i];
+  out->size_bytes = bytes_at(d, &sv);
+  out->dtype = d->dtype;
+  out->rank = d->rank;
+  for (int32_t k = 0; k < d->rank; ++k)
+    out->shape[k] = d->dim_symbols[k] >= 0 ? sv.value[d->dim_symbols[k]] : d->dims[k];
+  return ONNXC_OK;
+}
+
+void onnxc_rt_set_count(onnxc_rt *rt, int64_t symbol, int64_t count) {
+  if (symbol >= 0 && symbol < ONNXC_MAX_SYMBOLS)
+    rt->symbols[symbol] = count;
 }
 
 int64_t onnxc_rt_symbol_value(onnxc_rt *rt, int32_t index) {

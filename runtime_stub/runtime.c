@@ -13,7 +13,8 @@ ONNXC_API uint64_t onnxc_arena_size_for(const int64_t *values) {
   if (onnxc__model.num_symbols > 0 && !values)
     return 0;
   for (uint32_t s = 0; s < onnxc__model.num_symbols; ++s)
-    if (values[s] < onnxc__model.symbols[s].min || values[s] > onnxc__model.symbols[s].max)
+    if (!onnxc__model.symbols[s].count &&
+        (values[s] < onnxc__model.symbols[s].min || values[s] > onnxc__model.symbols[s].max))
       return 0;
   return onnxc__model.arena_size; // per-sample runs: one sample's arena whatever the batch
 }
@@ -26,6 +27,7 @@ ONNXC_API onnxc_status onnxc_symbol(int32_t index, onnxc_symbol_info *info) {
   info->name = onnxc__model.symbols[index].name;
   info->min = onnxc__model.symbols[index].min;
   info->max = onnxc__model.symbols[index].max;
+  info->count = (int32_t)onnxc__model.symbols[index].count;
   return ONNXC_OK;
 }
 ONNXC_API uint64_t onnxc_arena_alignment(void) { return onnxc__model.arena_alignment; }
@@ -63,10 +65,49 @@ static uint64_t arena_alignment(void) {
   return a < 16 ? 16 : a;
 }
 
+int onnxc_has_count_dim(const onnxc_tensor_desc *d) {
+  for (int32_t k = 0; d->dim_symbols && k < d->rank; ++k)
+    if (d->dim_symbols[k] >= 0 && onnxc__model.symbols[d->dim_symbols[k]].count)
+      return 1;
+  return 0;
+}
+
+uint64_t onnxc_max_bytes(const onnxc_tensor_desc *d) {
+  uint64_t bytes = d->size_bytes;
+  for (int32_t k = 0; d->dim_symbols && k < d->rank; ++k)
+    if (d->dim_symbols[k] >= 0)
+      bytes *= (uint64_t)onnxc__model.symbols[d->dim_symbols[k]].max;
+  return bytes;
+}
+
+static uint64_t held_bytes(const onnxc_tensor_desc *d) {
+  return onnxc_has_count_dim(d) ? (onnxc_max_bytes(d) + 63) / 64 * 64 : 0;
+}
+
+/// Allocates the library-owned buffers of the outputs with a run-time count.
+static int alloc_held_outputs(onnxc_context *ctx) {
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < onnxc__model.num_outputs; ++i)
+    total += held_bytes(&onnxc__model.outputs[i]);
+  if (total == 0)
+    return 0;
+  void *block = 0;
+  if (total > SIZE_MAX || posix_memalign(&block, 64, (size_t)total) != 0)
+    return -1;
+  ctx->held = (unsigned char *)block;
+  uint64_t at = 0;
+  for (uint32_t i = 0; i < onnxc__model.num_outputs; ++i) {
+    uint64_t n = held_bytes(&onnxc__model.outputs[i]);
+    ctx->held_outputs[i] = n ? ctx->held + at : 0;
+    at += n;
+  }
+  return 0;
+}
+
 /// Allocates a context with its profile slots (profile builds only, zeroed) and I/O pointer
-/// slots, in one block; the arena is set by the caller.
+/// slots, in one block, and its held outputs; the arena is set by the caller.
 static onnxc_status new_context(onnxc_context **out) {
-  uint64_t slots = (uint64_t)onnxc__model.num_inputs + onnxc__model.num_outputs;
+  uint64_t slots = (uint64_t)onnxc__model.num_inputs + 2 * (uint64_t)onnxc__model.num_outputs;
   uint64_t profile = onnxc__model.profile_nodes
                          ? (uint64_t)onnxc__model.num_profile_nodes * sizeof(onnxc_profile_slot)
                          : 0;
@@ -81,6 +122,15 @@ static onnxc_status new_context(onnxc_context **out) {
     ctx->rt.profile = (onnxc_profile_slot *)(ctx + 1);
   ctx->input_ptrs = (const void **)((unsigned char *)(ctx + 1) + profile);
   ctx->output_ptrs = (void **)(ctx->input_ptrs + onnxc__model.num_inputs);
+  ctx->held_outputs = ctx->output_ptrs + onnxc__model.num_outputs;
+  for (uint32_t i = 0; i < onnxc__model.num_outputs; ++i)
+    ctx->held_outputs[i] = 0;
+  if (alloc_held_outputs(ctx) != 0) {
+    free(ctx);
+    return onnxc_set_create_error(ONNXC_ERROR_OUT_OF_MEMORY,
+                                  "onnxc_create: out of memory allocating the buffers of the "
+                                  "outputs with a run-time count");
+  }
   *out = ctx;
   return ONNXC_OK;
 }
@@ -95,6 +145,7 @@ onnxc_status onnxc_create_owned(onnxc_context **out) {
     /* On 32-bit targets an arena beyond SIZE_MAX cannot exist: fail instead of truncating. */
     if (onnxc__model.arena_size > SIZE_MAX ||
         posix_memalign(&arena, (size_t)arena_alignment(), (size_t)onnxc__model.arena_size) != 0) {
+      free(ctx->held);
       free(ctx);
       return onnxc_set_create_error(ONNXC_ERROR_OUT_OF_MEMORY,
                                     "onnxc_create: out of memory allocating the arena");
@@ -159,6 +210,7 @@ ONNXC_API void onnxc_destroy(onnxc_context *ctx) {
   onnxc_dyn_reset(&ctx->rt);
   if (ctx->owns_arena)
     free(ctx->arena);
+  free(ctx->held);
   if (ctx->weights_map)
     munmap(ctx->weights_map, (size_t)ctx->weights_map_size);
   free(ctx);

@@ -96,6 +96,11 @@ struct onnxc_context {
   int owns_arena;               ///< 1 if onnxc_create allocated `arena`
   const void **input_ptrs;      ///< num_inputs slots (allocated with the context)
   void **output_ptrs;           ///< num_outputs slots
+  /// Per output: a library-owned buffer for the largest result of an output with a run-time
+  /// count (onnxc_run copies the result into the caller's buffer), else NULL; in `held`.
+  void **held_outputs;
+  unsigned char *held;          ///< one allocation for every held output (NULL if none)
+  int held_valid;               ///< 1 once a run wrote the held outputs (onnxc_output_result)
   const unsigned char *weights; ///< the weight blob of a model with external weights, else NULL
   void *weights_map;            ///< what onnxc_create_with_weights mapped (munmap on destroy)
   uint64_t weights_map_size;
@@ -136,6 +141,10 @@ ONNXC_HIDDEN const char *onnxc_create_error(void);
 /// Creates a context with an arena it allocates (onnxc_create without the weights check); records
 /// the outcome with onnxc_set_create_error.
 ONNXC_HIDDEN onnxc_status onnxc_create_owned(onnxc_context **out);
+/// True if a dim of d is a run-time count (onnxc_symbol_desc::count).
+ONNXC_HIDDEN int onnxc_has_count_dim(const onnxc_tensor_desc *d);
+/// Bytes of d with every symbolic dim at its symbol's largest value.
+ONNXC_HIDDEN uint64_t onnxc_max_bytes(const onnxc_tensor_desc *d);
 
 /* ---- dynamic memory (dyn_alloc.c) ---- */
 

@@ -2,6 +2,7 @@
 #include "codegen/cpu/c_header.h"
 
 #include "compiler/ir/error.h"
+#include "runtime_stub/onnxc_runtime.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -207,6 +208,11 @@ std::string summary(const TensorSig &t) {
 /// The C parameter of NAME_infer that gives a run-time dim.
 std::string sym_param(const std::string &symbol) { return "sym_" + sanitize_c_identifier(symbol); }
 
+/// True if `symbol` is the plan's run-time count (set by the run, not given by the caller).
+bool is_count(const ExecutionPlan &plan, const std::string &symbol) {
+  return plan.extent && plan.extent->count && plan.extent->symbol == symbol;
+}
+
 /// Constants of one tensor: NAME_INPUT_<ID> index, _DTYPE, _RANK, _SIZE, _BYTES, _SHAPE.
 std::string tensor_constants(const std::string &m, const char *kind, size_t i, const TensorSig &t) {
   std::string p = fmt::format("{}_{}_{}", m, kind, i);
@@ -230,13 +236,17 @@ std::string tensor_constants(const std::string &m, const char *kind, size_t i, c
 }
 
 /// `{data, bytes, dtype, rank, {dims}}`: one onnxc_tensor of NAME_infer for a model with
-/// run-time dims.
-std::string tensor_initializer(const TensorSig &t, const std::string &data) {
+/// run-time dims (an output with a run-time count: a buffer for the count's max).
+std::string tensor_initializer(const ExecutionPlan &plan, const TensorSig &t,
+                               const std::string &data) {
   std::vector<std::string> dims;
   std::string bytes = fmt::format("{}u", t.bytes);
   for (size_t k = 0; k < t.dims.size(); ++k) {
-    dims.push_back(t.dims[k] < 0 ? sym_param(t.syms[k]) : std::to_string(t.dims[k]));
-    if (t.dims[k] < 0)
+    const bool count = t.dims[k] < 0 && is_count(plan, t.syms[k]);
+    dims.push_back(count ? "0" : t.dims[k] < 0 ? sym_param(t.syms[k]) : std::to_string(t.dims[k]));
+    if (count)
+      bytes += fmt::format(" * {}u", plan.extent->range.hi - 1);
+    else if (t.dims[k] < 0)
       bytes += " * (uint64_t)" + sym_param(t.syms[k]);
   }
   if (dims.empty())
@@ -250,23 +260,45 @@ std::string infer_function_symbolic(const std::string &n, const ExecutionPlan &p
                                     const std::vector<TensorSig> &ins,
                                     const std::vector<TensorSig> &outs) {
   std::vector<std::string> params{"onnxc_context *ctx"}, in_args, out_args, names;
+  std::string count; // the count's out-parameter, if the model has one
   for (const auto &sym : plan.symbols()) {
+    if (is_count(plan, sym.first)) {
+      count = sanitize_c_identifier(sym.first);
+      continue;
+    }
     params.push_back("int64_t " + sym_param(sym.first));
     names.push_back(sym_param(sym.first));
   }
   for (const TensorSig &t : ins) {
     params.push_back(fmt::format("const {} *{}", c_element_type(t.dtype), t.param));
-    in_args.push_back(tensor_initializer(t, t.param));
+    in_args.push_back(tensor_initializer(plan, t, t.param));
   }
-  for (const TensorSig &t : outs) {
+  // An output dim that is the count: the first one found, reported through `count`.
+  std::string count_at;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const TensorSig &t = outs[i];
     params.push_back(fmt::format("{} *{}", c_element_type(t.dtype), t.param));
-    out_args.push_back(tensor_initializer(t, t.param));
+    out_args.push_back(tensor_initializer(plan, t, t.param));
+    for (size_t k = 0; k < t.syms.size() && count_at.empty() && !count.empty(); ++k)
+      if (t.dims[k] < 0 && is_count(plan, t.syms[k]))
+        count_at = fmt::format("onnxc_out_[{}].shape[{}]", i, k);
   }
-  std::string s = fmt::format(
-      "/// Runs the model on typed buffers of the declared shapes with {} where the shape has\n"
-      "/// -1 (bool as uint8_t, float16 and bfloat16 as uint16_t bits). Returns what {}_run "
-      "returns.\n",
-      fmt::join(names, ", "), n);
+  if (!count.empty())
+    params.push_back("int64_t *" + count);
+  std::string s =
+      names.empty()
+          ? "/// Runs the model on typed buffers of the declared shapes"
+          : fmt::format("/// Runs the model on typed buffers of the declared shapes with {} where "
+                        "the shape has\n/// -1",
+                        fmt::join(names, ", "));
+  s += fmt::format(" (bool as uint8_t, float16 and bfloat16 as uint16_t bits). Returns what "
+                   "{}_run returns.\n",
+                   n);
+  if (!count.empty())
+    s += fmt::format("/// Outputs with the run-time count hold {}_COUNT_MAX entries along it; "
+                     "the run's count is\n/// stored in *{} (if not NULL) when the run "
+                     "succeeds.\n",
+                     upper(n), count);
   s += fmt::format("static inline onnxc_status {}_infer(\n    {}) {{\n", n,
                    fmt::join(params, ",\n    "));
   s += fmt::format("  onnxc_tensor onnxc_in_[{}] = {{\n      {}}};\n",
@@ -275,8 +307,16 @@ std::string infer_function_symbolic(const std::string &n, const ExecutionPlan &p
   s += fmt::format("  onnxc_tensor onnxc_out_[{}] = {{\n      {}}};\n",
                    std::max<size_t>(outs.size(), 1),
                    out_args.empty() ? "{0}" : fmt::format("{}", fmt::join(out_args, ",\n      ")));
-  s += fmt::format("  return {}_run(ctx, onnxc_in_, {}, onnxc_out_, {});\n}}\n", n, ins.size(),
-                   outs.size());
+  if (count.empty()) {
+    s += fmt::format("  return {}_run(ctx, onnxc_in_, {}, onnxc_out_, {});\n}}\n", n, ins.size(),
+                     outs.size());
+    return s;
+  }
+  s += fmt::format("  onnxc_status onnxc_st_ = {}_run(ctx, onnxc_in_, {}, onnxc_out_, {});\n", n,
+                   ins.size(), outs.size());
+  if (!count_at.empty())
+    s += fmt::format("  if (onnxc_st_ == ONNXC_OK && {0})\n    *{0} = {1};\n", count, count_at);
+  s += "  return onnxc_st_;\n}\n";
   return s;
 }
 
@@ -344,12 +384,14 @@ std::string signature_json(const ExecutionPlan &plan) {
   std::string symbols;
   std::vector<std::string> syms;
   for (const auto &sym : plan.symbols())
-    syms.push_back(fmt::format(R"({{"name":{},"min":{},"max":{}}})", json_string(sym.first),
-                               sym.second.lo, sym.second.hi));
+    syms.push_back(fmt::format(R"({{"name":{},"min":{},"max":{}{}}})", json_string(sym.first),
+                               sym.second.lo, sym.second.hi,
+                               is_count(plan, sym.first) ? R"(,"count":true)" : ""));
   if (!syms.empty())
     symbols = fmt::format(R"(,"symbols":[{}])", fmt::join(syms, ","));
-  return fmt::format(R"({{"name":{},"abi_version":2,"arena_size":{},"inputs":{},"outputs":{}{}}})",
-                     json_string(plan.model_name), plan.arena_size, tensors_json(ins),
+  return fmt::format(R"({{"name":{},"abi_version":{},"arena_size":{},"inputs":{},"outputs":{}{}}})",
+                     json_string(plan.model_name), ONNXC_ABI_VERSION, plan.arena_size,
+                     tensors_json(ins),
                      tensors_json(outs), symbols);
 }
 
@@ -362,8 +404,8 @@ std::string write_c_header(const ExecutionPlan &plan, const HeaderFacts &facts) 
   std::string s =
       fmt::format("/* {}.h — typed C interface of the model library '{}' compiled by onnxc.\n"
                   " * Generated by onnxc; do not edit. ABI: runtime_stub/onnxc_runtime.h"
-                  " (version 2).\n *\n",
-                  n, n);
+                  " (version {}).\n *\n",
+                  n, n, ONNXC_ABI_VERSION);
   s += " * Inputs:\n";
   for (size_t i = 0; i < ins.size(); ++i)
     s += fmt::format(" *   {} '{}': {}\n", i, comment_text(ins[i].name), summary(ins[i]));
@@ -397,7 +439,13 @@ std::string write_c_header(const ExecutionPlan &plan, const HeaderFacts &facts) 
     s += fmt::format("#define {}_BATCH_MIN {}\n#define {}_BATCH_MAX {}\n", m, plan.batch->range.lo,
                      m, plan.batch->range.hi);
   }
-  if (plan.extent && !plan.batch_is_extent()) {
+  if (plan.extent && plan.extent->count) {
+    s += fmt::format("\n/* Run-time count '{}': the -1 dims of the outputs' _SHAPE, which the run "
+                     "computes\n   (at most {}_COUNT_MAX; onnxc_run reports it in the output's "
+                     "shape). */\n",
+                     comment_text(plan.extent->symbol), m);
+    s += fmt::format("#define {}_COUNT_MAX {}\n", m, plan.extent->range.hi - 1);
+  } else if (plan.extent && !plan.batch_is_extent()) {
     s += fmt::format("\n/* Run-time dim '{}': the other -1 dims of _SHAPE. */\n",
                      comment_text(plan.extent->symbol));
     s += fmt::format("#define {}_EXTENT_MIN {}\n#define {}_EXTENT_MAX {}\n", m,

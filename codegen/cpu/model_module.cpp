@@ -23,7 +23,7 @@
 namespace onnxc {
 namespace {
 
-constexpr uint32_t kModelAbiVersion = 2;
+constexpr uint32_t kModelAbiVersion = 3; // ONNXC_ABI_VERSION
 
 /// Size in bytes of value v's elements with the given dims.
 uint64_t bytes_with_dims(const Value &v, const std::vector<int64_t> &dims) {
@@ -182,15 +182,15 @@ private:
     const auto symbols = plan_.symbols();
     if (symbols.empty())
       return llvm::ConstantPointerNull::get(ptr_);
-    auto *type = llvm::StructType::get(ctx_, {ptr_, i64_, i64_});
+    auto *type = llvm::StructType::get(ctx_, {ptr_, i64_, i64_, i64_});
     std::vector<llvm::Constant *> descs;
-    auto add = [&](const std::string &name, const SymRange &r) {
+    for (const auto &[name, r] : symbols) {
+      const bool count = plan_.extent && plan_.extent->count && name == plan_.extent->symbol;
       descs.push_back(llvm::ConstantStruct::get(
           type, {c_string(name, "onnxc.symbol." + std::to_string(descs.size()) + ".name"),
-                 llvm::ConstantInt::get(i64_, r.lo), llvm::ConstantInt::get(i64_, r.hi)}));
-    };
-    for (const auto &[name, range] : symbols)
-      add(name, range);
+                 llvm::ConstantInt::get(i64_, r.lo), llvm::ConstantInt::get(i64_, r.hi),
+                 llvm::ConstantInt::get(i64_, count ? 1 : 0)}));
+    }
     return private_constant(
         llvm::ConstantArray::get(llvm::ArrayType::get(type, descs.size()), descs), "onnxc.symbols");
   }
@@ -316,18 +316,21 @@ private:
     return f;
   }
 
-  /// The extent's value in this run (node and run functions: argument 0 is rt).
+  /// The extent's value in this run (node and run functions: argument 0 is rt): the bound
+  /// symbol, or a run-time count + 1 (the count as its kernel set it).
   llvm::Value *extent_value(llvm::IRBuilder<> &b, llvm::Function *f) {
     llvm::Function *get =
         declare(kSymbolValueSymbol, llvm::FunctionType::get(i64_, {ptr_, i32_}, false));
+    const int64_t offset = plan_.extent->count ? 1 : 0;
     llvm::CallInst *s =
         b.CreateCall(get, {f->getArg(0), b.getInt32(plan_.extent_symbol_index())}, "extent");
-    // onnxc_run admits only the range (loops and guards may use it).
+    // onnxc_run admits only the range, and a count's kernel sets one within it (loops and
+    // guards may use it).
     s->setMetadata(llvm::LLVMContext::MD_range,
                    llvm::MDBuilder(ctx_).createRange(
-                       llvm::APInt(64, static_cast<uint64_t>(plan_.extent->range.lo)),
-                       llvm::APInt(64, static_cast<uint64_t>(plan_.extent->range.hi) + 1)));
-    return s;
+                       llvm::APInt(64, static_cast<uint64_t>(plan_.extent->range.lo - offset)),
+                       llvm::APInt(64, static_cast<uint64_t>(plan_.extent->range.hi - offset) + 1)));
+    return offset ? b.CreateNUWAdd(s, b.getInt64(offset)) : s;
   }
 
   /// Key of a kernel specialisation: the kernel, its constant params and whether it has scratch.
@@ -470,7 +473,8 @@ private:
         if (!pc.extent_words.empty())
           ++extent_uses_[extent_key(pc)];
       }
-    llvm::Value *extent = plan_.extent ? extent_value(b, run) : nullptr;
+    // A run-time count changes during the run: read it at each guard.
+    llvm::Value *extent = plan_.extent && !plan_.extent->count ? extent_value(b, run) : nullptr;
     ControlFlowEmitter flow(run, [this, run](llvm::IRBuilder<> &ib, const Value *v) {
       return tensor_pointer(ib, run, v);
     });
@@ -481,8 +485,10 @@ private:
       }
       llvm::BasicBlock *after = nullptr;
       if (const auto &guard = plan_.calls[i].guard) { // one of its region's variants
-        if (!extent)
+        if (!plan_.extent)
           fail("internal error: a guarded call without a run-time extent");
+        if (plan_.extent->count)
+          extent = extent_value(b, run);
         auto *body = llvm::BasicBlock::Create(ctx_, "variant", run);
         after = llvm::BasicBlock::Create(ctx_, "after_variant", run);
         b.CreateCondBr(b.CreateAnd(b.CreateICmpSGE(extent, b.getInt64(guard->first)),

@@ -230,6 +230,10 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
   ExecutionPlan plan = run_pipeline(*model, popts, &timings);
   std::unique_ptr<Model> tile_model; // the tile plan's graph: alive until codegen is done
   ExecutionPlan tile_plan;
+  if (batch && plan.extent && plan.extent->count)
+    fail("the model has the run-time batch '{}' and the run-time count '{}', which onnxc does "
+         "not combine yet; bind the batch with --dim {}=N",
+         batch->symbol, plan.extent->symbol, batch->symbol);
   if (batch) {
     plan.batch = run_time_batch(*batch, plan, chunk > 1);
     plan.batch->chunk = chunk > 1 ? chunk : 0;
@@ -287,7 +291,8 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
   s.kernel_calls = plan.calls.size();
   if (batch)
     s.notes = batch->notes;
-  if (plan.extent && !plan.batch_is_extent() && plan.arena_size > kLargeExtentArena)
+  if (plan.extent && !plan.extent->count && !plan.batch_is_extent() &&
+      plan.arena_size > kLargeExtentArena)
     s.notes.push_back(fmt::format(
         "the arena ({} MiB) is planned for the run-time dim '{}' at its maximum, {}; declare the "
         "values the application needs with --dim {}=LO..HI to make it smaller",
@@ -306,7 +311,9 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
       s.weights_size += tile_plan.weights_size;
     }
   }
-  if (plan.extent && !plan.batch_is_extent()) {
+  if (plan.extent && plan.extent->count)
+    s.run_time_count = fmt::format("'{}' 0..{}", plan.extent->symbol, plan.extent->range.hi - 1);
+  else if (plan.extent && !plan.batch_is_extent()) {
     s.run_time_extent = fmt::format("'{}' {}..{}", plan.extent->symbol, plan.extent->range.lo,
                                     plan.extent->range.hi);
     for (const PlannedCall &pc : plan.calls)
@@ -343,6 +350,10 @@ int cmd_compile(const CompileOptions &o) {
       std::cout << fmt::format("run-time dim: {} (kernel parameters computed from it at run "
                                "time; {} kernel calls specialised for part of the range)\n",
                                s.run_time_extent, s.extent_variants);
+    if (!s.run_time_count.empty())
+      std::cout << fmt::format("run-time count: {} (computed by the run; the outputs with it "
+                               "are planned for its maximum)\n",
+                               s.run_time_count);
     for (const std::string &note : s.notes)
       std::cout << "note: " << note << "\n";
     std::cout << fmt::format("arena size: {} bytes\n", s.arena_size);

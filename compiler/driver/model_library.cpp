@@ -1,5 +1,8 @@
 #include "compiler/driver/model_library.h"
 #include "compiler/ir/error.h"
+#include "compiler/ir/ir.h"
+
+#include <algorithm>
 
 #include <cstring>
 #include <map>
@@ -73,7 +76,7 @@ ModelLibrary::ModelLibrary(const std::string &path) : path_(path) {
     onnxc_symbol_info info{};
     if (symbol(i, &info) != ONNXC_OK)
       fail("{}: the model library could not describe symbol {}", path, i);
-    symbols_.push_back({info.name ? info.name : "", info.min, info.max});
+    symbols_.push_back({info.name ? info.name : "", info.min, info.max, info.count != 0});
   }
   inputs_ = signatures(api_.num_inputs(), api_.input_info);
   outputs_ = signatures(api_.num_outputs(), api_.output_info);
@@ -152,7 +155,11 @@ std::vector<Tensor> ModelLibrary::Context::run(const std::vector<const Tensor *>
     for (size_t k = 0; k < s.dim_symbols.size(); ++k)
       if (s.dim_symbols[k] >= 0) {
         auto it = symbols.find(s.dim_symbols[k]);
-        shape[k] = it == symbols.end() ? 1 : std::max<int64_t>(it->second, 0);
+        const auto sym = static_cast<size_t>(s.dim_symbols[k]);
+        if (sym < lib_.symbols_.size() && lib_.symbols_[sym].count) // room for the largest
+          shape[k] = lib_.symbols_[sym].max;
+        else
+          shape[k] = it == symbols.end() ? 1 : std::max<int64_t>(it->second, 0);
       }
     results.emplace_back(s.dtype, shape);
   }
@@ -167,6 +174,16 @@ std::vector<Tensor> ModelLibrary::Context::run(const std::vector<const Tensor *>
   if (st != ONNXC_OK)
     fail("{}: run failed (status {}): {}", lib_.path_, static_cast<int>(st),
          lib_.api_.last_error(ctx_));
+  for (size_t i = 0; i < results.size(); ++i) { // outputs with a run-time count: as computed
+    std::vector<int64_t> got(out[i].shape, out[i].shape + std::max(out[i].rank, 0));
+    if (results[i].dtype() == DType::String || got == results[i].shape())
+      continue;
+    Tensor r(results[i].dtype(), got);
+    if (r.nbytes() > results[i].nbytes())
+      fail("{}: output {} grew to {} after the run", lib_.path_, i, dims_to_string(got));
+    std::copy_n(results[i].data(), r.nbytes(), r.data());
+    results[i] = std::move(r);
+  }
   for (size_t i = 0; i < results.size(); ++i)
     for (size_t k = 0; string_outs[i] && k < results[i].strings().size(); ++k) {
       if (!string_outs[i][k])

@@ -22,6 +22,7 @@ struct TensorSignature {
 struct SymbolSignature {
   std::string name;
   int64_t min, max;
+  bool count = false; ///< a run-time count: the run computes it (onnxc_symbol_info::count)
 };
 
 class ModelLibrary {

@@ -25,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -179,6 +180,10 @@ public:
   std::vector<Value *> initializers;
   /// The symbols the graph inputs' dims use, with their ranges (root graph; set by bind-shapes).
   std::map<std::string, SymRange> symbols;
+  /// Run-time counts (infer-shapes): symbols of `symbols` whose value a kernel computes during
+  /// the run (NonZero's count, NonMaxSuppression's selected boxes). Such a symbol is the count
+  /// plus 1 (symbols are at least 1; a count may be 0): a dim of the count is `symbol - 1`.
+  std::set<std::string> counts;
 
   Value *add_value(std::string name, Type type = {});
   Value *add_constant(std::string name, TensorPtr t);

@@ -22,3 +22,6 @@ extern "C" int32_t onnxc_rt_num_threads(onnxc_rt *) { return 1; }
 extern "C" void *onnxc_rt_dyn_alloc(onnxc_rt *rt, uint64_t bytes) {
   return reinterpret_cast<onnxc::NativeRuntime *>(rt)->dyn_alloc(bytes);
 }
+
+// Run-time counts exist only in compiled models: the evaluator folds these ops from constants.
+extern "C" void onnxc_rt_set_count(onnxc_rt *, int64_t, int64_t) {}

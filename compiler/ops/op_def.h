@@ -26,6 +26,9 @@
 
 namespace onnxc {
 
+/// Node attribute (string) naming the run-time count symbol of an op with OpDef::count_bound.
+inline constexpr char kCountSymbolAttr[] = "onnxc.count_symbol";
+
 /// A call of one kernel template with constant parameters.
 struct KernelCall {
   std::string kernel;         ///< entry point, e.g. "onnxc_k_conv_f32"
@@ -101,6 +104,11 @@ struct OpDef {
   /// at opsets newer than libonnx's schemas): kernels take their operands by position, so an
   /// extra input would be read as an output.
   size_t max_inputs = SIZE_MAX;
+  /// Ops whose output dims are a count their input values decide (NonZero, Compress,
+  /// NonMaxSuppression): the largest count for the node's input types. When an input is
+  /// computed at run time, infer-shapes makes the count a run-time count (Graph::counts), names
+  /// it in the node's kCountSymbolAttr, and `infer` and `lower` read that attribute.
+  std::function<int64_t(const Node &)> count_bound;
   size_t max_outputs = SIZE_MAX;
 };
 

@@ -113,6 +113,10 @@ struct ExecutionPlan {
     /// Its index in the model descriptor's symbols: 1 after a run-time batch (set by the
     /// driver, also in a tile plan), else 0.
     int32_t index = 0;
+    /// A run-time count (Graph::counts): a kernel sets it during the run (the descriptor's
+    /// symbol is the count, range.lo - 1..range.hi - 1); the code's extent is the count + 1,
+    /// and `outputs` flags the output dims that are the count.
+    bool count = false;
   };
   std::optional<RunTimeExtent> extent;
   int32_t extent_symbol_index() const { return extent ? extent->index : 0; }
@@ -125,7 +129,9 @@ struct ExecutionPlan {
     if (batch)
       out.emplace_back(batch->symbol, batch->range);
     if (extent && !batch_is_extent())
-      out.emplace_back(extent->symbol, extent->range);
+      out.emplace_back(extent->symbol, extent->count ? SymRange{extent->range.lo - 1,
+                                                                 extent->range.hi - 1}
+                                                     : extent->range);
     return out;
   }
   /// True if graph input / output i has the run-time batch as dim 0.

@@ -10,6 +10,7 @@
 #include "compiler/passes/promote_half.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <memory>
 #include <optional>
@@ -344,6 +345,30 @@ void simplify_output_dims(const Graph &g, Node &n) {
   }
 }
 
+/// An op whose output dims are a count its input values decide (OpDef::count_bound), with an
+/// input computed at run time: its count becomes a run-time count of the graph (Graph::counts),
+/// ranging over 0..the op's bound, which the node names in kCountSymbolAttr for its rules.
+void add_run_time_count(Graph &g, Node &n) {
+  if (!n.def || !n.def->count_bound || has_attr(n, kCountSymbolAttr) ||
+      std::all_of(n.inputs.begin(), n.inputs.end(), [](const Value *v) { return !v || v->constant; }))
+    return;
+  if (g.parent)
+    node_fail(n, "its output shape depends on values computed at run time, which onnxc "
+                 "supports outside If/Loop/Scan bodies only");
+  const int64_t bound = n.def->count_bound(n);
+  std::string base;
+  for (char c : (n.outputs.empty() || !n.outputs[0] ? n.op_type : n.outputs[0]->name))
+    base += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  std::string name = base + "_count";
+  for (int k = 2; g.symbols.count(name); ++k)
+    name = fmt::format("{}_count{}", base, k);
+  g.symbols[name] = SymRange{1, bound + 1};
+  g.counts.insert(name);
+  Attribute &a = n.attrs[kCountSymbolAttr];
+  a.kind = Attribute::Kind::String;
+  a.s = name;
+}
+
 } // namespace
 
 void infer_shapes(Graph &g, const InferOptions &given) {
@@ -361,6 +386,7 @@ void infer_shapes(Graph &g, const InferOptions &given) {
       // Nodes expanded into standard ops (expand_ops.h), inferred next.
       if (expand_node(g, k))
         n = g.nodes[k].get();
+      add_run_time_count(g, *n);
       k = infer_at(g, k, opts, promoter);
       simplify_output_dims(g, *g.nodes[k]);
     } catch (const Error &e) {

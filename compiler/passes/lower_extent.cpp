@@ -26,13 +26,13 @@ public:
   void run() {
     auto it = g_.symbols.find(symbol_);
     range_ = it != g_.symbols.end() ? it->second : SymRange{};
-    if (range_.hi - range_.lo + 1 > kMaxExtentValues)
-      fail("the run-time dim '{}' ranges over {}..{}: onnxc compiles a run-time dim for at most "
-           "{} values; declare a smaller range with --dim {}=LO..HI",
-           symbol_, range_.lo, range_.hi, kMaxExtentValues, symbol_);
+    count_ = g_.counts.count(symbol_) > 0;
+    if (!count_) // a count's producer is lowered once: the range matters only to its users
+      check_range();
     collect_symbolic_values();
     plan_.extent = ExecutionPlan::RunTimeExtent{symbol_, range_, io_dims(plan_.inputs, "input"),
                                                 io_dims(plan_.outputs, "output")};
+    plan_.extent->count = count_;
     plan_.calls.clear();
     DerivedCache cache; // weights packed once, whatever s
     for (size_t i = 0; i < plan_.regions.size(); ++i)
@@ -42,6 +42,18 @@ public:
   }
 
 private:
+  void check_range() const {
+    if (range_.hi - range_.lo + 1 <= kMaxExtentValues)
+      return;
+    if (count_)
+      fail("the run-time count '{}' reaches {}: onnxc compiles the ops that use a count of at "
+           "most {}; give the counting op's inputs smaller shapes (or as constants)",
+           symbol_, range_.hi - 1, kMaxExtentValues - 1);
+    fail("the run-time dim '{}' ranges over {}..{}: onnxc compiles a run-time dim for at most "
+         "{} values; declare a smaller range with --dim {}=LO..HI",
+         symbol_, range_.lo, range_.hi, kMaxExtentValues, symbol_);
+  }
+
   int64_t eval(const SymInt &e, int64_t s) const {
     return e.eval([&](const std::string &) { return s; });
   }
@@ -73,16 +85,25 @@ private:
   }
 
   /// Per graph input/output, per dim: whether it is the symbol (a dim must be static or the
-  /// symbol itself, which is what onnxc_run binds and reports).
+  /// symbol itself, which is what onnxc_run binds and reports; for a run-time count, the count
+  /// `symbol - 1`, an output's dim only).
   std::vector<std::vector<bool>> io_dims(const std::vector<Value *> &values, const char *what) {
     std::vector<std::vector<bool>> out;
-    const SymInt sym = SymInt::symbol(symbol_);
+    const SymInt sym = count_ ? SymInt::symbol(symbol_) - SymInt(1) : SymInt::symbol(symbol_);
+    if (count_ && what[0] == 'i')
+      for (const Value *v : values)
+        if (index_.count(const_cast<Value *>(v)))
+          fail("internal error: input '{}' has the run-time count '{}'", v->name, symbol_);
     for (const Value *v : values) {
       std::vector<bool> flags;
       auto it = index_.find(const_cast<Value *>(v));
       if (it != index_.end())
         for (size_t k = 0; k < values_[it->second].dims.size(); ++k) {
           const SymInt &d = values_[it->second].dims[k];
+          if (!d.is_const() && d != sym && count_)
+            fail("output '{}' has dim {} = '{}': a dim of a graph output may be the run-time "
+                 "count '{}' itself (that is, '{}'), not an expression of it",
+                 v->name, k, d.str(), symbol_, sym.str());
           if (!d.is_const() && d != sym)
             fail("{} '{}' has dim {} = '{}': a run-time dim of a graph {} must be the symbol "
                  "itself; bind '{}' with --dim {}=N",
@@ -188,6 +209,8 @@ private:
     try {
       return lower_(r);
     } catch (const Error &e) {
+      if (count_)
+        fail("{} (with the run-time count {} = {})", e.what(), symbol_, s - 1);
       fail("{} (with the run-time dim {} = {}; declare the values the model accepts with "
            "--dim {}=LO..HI, or bind it with --dim {}=N)",
            e.what(), symbol_, s, symbol_, symbol_);
@@ -212,6 +235,14 @@ private:
       push_call(lower_(r), i);
       return;
     }
+    if (count_ && r.kind == Region::Kind::Op &&
+        attr_string(*r.root, kCountSymbolAttr, "") == symbol_) { // the count's producer: its
+      for (size_t v : vals) // call does not depend on the count (its kernel sets it)
+        set_type_at(values_[v], range_.hi);
+      push_call(lower_(r), i);
+      return;
+    }
+    check_range();
     // One packed weight for every s (nn_util.h); the node is this pass's to lower.
     if (r.kind == Region::Kind::Op) {
       Attribute &a = r.root->attrs[kExtentLoweringAttr];
@@ -321,6 +352,7 @@ private:
   const RegionLowering &lower_;
   std::string symbol_;
   SymRange range_;
+  bool count_ = false; ///< symbol_ is a run-time count (Graph::counts)
   std::vector<SymbolicValue> values_;
   std::map<Value *, size_t> index_;
   std::map<const Tensor *, Value *> derived_;

@@ -101,6 +101,23 @@ void check_pass_names(const PipelineOptions &opts) {
   }
 }
 
+/// The plan's run-time extent: the driver's (a run-time dim of the inputs), or a run-time count
+/// that infer-shapes found (Graph::counts); one at most.
+std::string run_time_extent(const Graph &g, const std::string &given) {
+  if (g.counts.empty())
+    return given;
+  if (g.counts.size() > 1)
+    fail("the model has the run-time counts '{}': onnxc runs one value-dependent count per "
+         "model (give the inputs of all but one of the ops that count as constants)",
+         fmt::join(g.counts, "', '"));
+  const std::string &count = *g.counts.begin();
+  if (!given.empty())
+    fail("the model has the run-time dim '{}' and the run-time count '{}': onnxc runs one of "
+         "them; bind '{}' with --dim {}=N",
+         given, count, given, given);
+  return count;
+}
+
 } // namespace
 
 ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
@@ -147,10 +164,11 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   // The backend's kernels for each region (CPU unless the caller gives another lowering).
   run("lower-regions", [&] {
     const RegionLowering lower = opts.lower ? opts.lower : RegionLowering(lower_region_cpu);
-    if (opts.extent_symbol.empty())
+    const std::string extent = run_time_extent(g, opts.extent_symbol);
+    if (extent.empty())
       lower_regions(g, plan, lower);
     else // once per value of the run-time extent, merged exactly (lower_extent.h)
-      lower_regions_extent(g, plan, lower, opts.extent_symbol);
+      lower_regions_extent(g, plan, lower, extent);
   });
   // Every intermediate tensor and scratch buffer placed in one arena by liveness.
   run("plan-memory", [&] {

@@ -46,6 +46,10 @@ int32_t onnxc_rt_fail(onnxc_rt *rt, int32_t status, const char *msg);
 /// not inside a parallel_for body.
 void *onnxc_rt_dyn_alloc(onnxc_rt *rt, uint64_t bytes);
 
+/// A run-time count (NonZero's, NonMaxSuppression's...): records `count` as the value of the
+/// run's symbol `symbol` (onnxc_model_desc::symbols), which the code after the kernel reads.
+void onnxc_rt_set_count(onnxc_rt *rt, int64_t symbol, int64_t count);
+
 /* Status codes (same numbers as onnxc_status in runtime_stub/onnxc_runtime.h). */
 #define ONNXC_STATUS_OK 0
 #define ONNXC_STATUS_INVALID_ARGUMENT 1

@@ -26,7 +26,7 @@ static const onnxc_tensor_desc outputs[] = {
 
 const onnxc_model_desc onnxc__model = {
     ONNXC_ABI_VERSION, 2, 2, 0, ROWS * COLS * 4, 64, "fake",
-    "{\"name\":\"fake\",\"abi_version\":2,\"arena_size\":4096,\"inputs\":[{\"name\":\"x\","
+    "{\"name\":\"fake\",\"abi_version\":3,\"arena_size\":4096,\"inputs\":[{\"name\":\"x\","
     "\"dtype\":\"float\",\"shape\":[4,256]},{\"name\":\"y\",\"dtype\":\"int64\",\"shape\":[]}],"
     "\"outputs\":[{\"name\":\"out\",\"dtype\":\"float\",\"shape\":[4,256]},{\"name\":\"twice_y\","
     "\"dtype\":\"int64\",\"shape\":[1]}]}",

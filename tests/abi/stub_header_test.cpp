@@ -56,7 +56,7 @@ int main(int argc, char **argv) {
   plan.arena_size = 128;
 
   std::string json = signature_json(plan);
-  std::string want = R"({"name":"tiny_net","abi_version":2,"arena_size":128,"inputs":[)"
+  std::string want = R"({"name":"tiny_net","abi_version":3,"arena_size":128,"inputs":[)"
                      R"({"name":"input.1","dtype":"float","shape":[1,3]},)"
                      R"({"name":"input:1","dtype":"int64","shape":[]},)"
                      R"({"name":"2d \"mask\"","dtype":"bool","shape":[2,2]}],)"

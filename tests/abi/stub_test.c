@@ -79,7 +79,7 @@ static onnxc_status run_io(onnxc_context *ctx, io *b) {
 static void test_metadata(void) {
   CHECK(onnxc_abi_version() == ONNXC_ABI_VERSION);
   CHECK(strcmp(onnxc_model_name(), "fake") == 0);
-  CHECK_CONTAINS(onnxc_signature_json(), "\"abi_version\":2");
+  CHECK_CONTAINS(onnxc_signature_json(), "\"abi_version\":3");
   CHECK(onnxc_arena_size() == N * 4);
   CHECK(onnxc_arena_alignment() == 64);
   CHECK(onnxc_num_inputs() == 2);

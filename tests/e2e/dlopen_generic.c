@@ -12,7 +12,7 @@ int main(int argc, char **argv) {
   if (strcmp(m.model_name(), argv[3]) != 0)
     e2e_fail("onnxc_model_name() is '%s', expected '%s'", m.model_name(), argv[3]);
   const char *sig = m.signature_json();
-  if (!sig || !strstr(sig, "\"abi_version\":2") || !strstr(sig, argv[3]))
+  if (!sig || !strstr(sig, "\"abi_version\":3") || !strstr(sig, argv[3]))
     e2e_fail("unexpected signature JSON: %s", sig ? sig : "(null)");
   if (m.arena_alignment() != 64)
     e2e_fail("arena alignment %llu", (unsigned long long)m.arena_alignment());

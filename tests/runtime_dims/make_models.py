@@ -194,6 +194,100 @@ def mixed_batch():
     return g, inputs, outputs, ref, make_input
 
 
+def nms_reference(boxes, scores, max_out, iou, score_threshold):
+    """ONNX NonMaxSuppression with center_point_box=1 in float64: per batch and class, boxes by
+    descending score (ties by index) above the threshold, each kept unless its IoU with a kept
+    one exceeds iou, at most max_out; the [batch, class, box] triples in that order."""
+    corners = np.concatenate([boxes[..., :2] - boxes[..., 2:] / 2,
+                              boxes[..., :2] + boxes[..., 2:] / 2], -1).astype(np.float64)
+    out = []
+    for b in range(scores.shape[0]):
+        for c in range(scores.shape[1]):
+            s = scores[b, c].astype(np.float64)
+            order = [i for i in np.argsort(-s, kind="stable") if s[i] > score_threshold]
+            kept = []
+            for i in order:
+                if len(kept) >= max_out:
+                    break
+                ok = True
+                for j in kept:
+                    lo = np.maximum(corners[b, i, :2], corners[b, j, :2])
+                    hi = np.minimum(corners[b, i, 2:], corners[b, j, 2:])
+                    inter = np.prod(np.maximum(hi - lo, 0))
+                    area = lambda k: np.prod(corners[b, k, 2:] - corners[b, k, :2])
+                    union = area(i) + area(j) - inter
+                    if inter > 0 and union > 0 and inter / union > iou:
+                        ok = False
+                        break
+                if ok:
+                    kept.append(i)
+                    out.append([b, c, i])
+    return np.array(out, dtype=np.int64).reshape(-1, 3)
+
+
+def detector_nms():
+    """A single-shot detector: two strided convs, a 1x1 head giving per-cell box deltas and two
+    class scores over an 8x8 anchor grid, boxes decoded around the anchors, then
+    NonMaxSuppression (at most 5 boxes per class, IoU 0.5, the score threshold an input) and the
+    kept boxes, scores and classes gathered as torchvision's export does. Outputs have the
+    run-time count of kept boxes (0 when the threshold is above every score)."""
+    w1 = RNG.normal(0, 0.4, (8, 3, 3, 3)).astype(np.float32)
+    w2 = RNG.normal(0, 0.2, (8, 8, 3, 3)).astype(np.float32)
+    wh = RNG.normal(0, 0.5, (6, 8, 1, 1)).astype(np.float32)
+    cy, cx = np.meshgrid((np.arange(8) + 0.5) / 8, (np.arange(8) + 0.5) / 8, indexing="ij")
+    anchors = np.stack([cx.ravel(), cy.ravel(), np.full(64, 0.25), np.full(64, 0.25)],
+                       -1).astype(np.float32)[None]  # [1, 64, 4]: cx, cy, w, h
+    g = Graph()
+    h = g.op("Relu", [g.op("Conv", ["x", g.const(w1)], pads=[1, 1, 1, 1], strides=[2, 2])])
+    h = g.op("Relu", [g.op("Conv", [h, g.const(w2)], pads=[1, 1, 1, 1], strides=[2, 2])])
+    head = g.op("Transpose", [g.reshape(g.op("Conv", [h, g.const(wh)]), [[1, 6, 64]])],
+                perm=[0, 2, 1])  # [1, 64, 6]
+    sl = lambda x, a, b: g.op("Slice", [x, g.const([a], np.int64), g.const([b], np.int64),
+                                        g.const([2], np.int64)])
+    boxes = g.op("Add", [g.const(anchors), g.op("Mul", [sl(head, 0, 4), g.const(0.05)])])
+    scores = g.op("Transpose", [g.op("Sigmoid", [sl(head, 4, 6)])], perm=[0, 2, 1])  # [1,2,64]
+    sel = g.op("NonMaxSuppression", [boxes, scores, g.const([5], np.int64), g.const([0.5]),
+                                     "score_threshold"], center_point_box=1)
+    col = lambda k: g.op("Squeeze", [g.op("Gather", [sel, g.const([k], np.int64)], axis=1),
+                                     g.const([1], np.int64)])
+    box_idx, cls = col(2), col(1)
+    g.nodes.append(helper.make_node("Gather", [g.op("Squeeze", [boxes, g.const([0], np.int64)]),
+                                               box_idx], ["det_boxes"], axis=0))
+    g.nodes.append(helper.make_node("GatherND", [scores, sel], ["det_scores"]))
+    g.nodes.append(helper.make_node("Identity", [cls], ["det_classes"]))
+
+    def conv(x, w, stride, pad):
+        xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+        k = w.shape[2]
+        n = (xp.shape[2] - k) // stride + 1
+        out = np.zeros((x.shape[0], w.shape[0], n, n))
+        for i in range(k):
+            for j in range(k):
+                patch = xp[:, :, i:i + stride * n:stride, j:j + stride * n:stride]
+                out += np.einsum("bchw,mc->bmhw", patch, w[:, :, i, j])
+        return out
+
+    def ref(x, thr):
+        x = x.astype(np.float64)
+        h = np.maximum(conv(x, w1, 2, 1), 0)
+        h = np.maximum(conv(h, w2, 2, 1), 0)
+        head = conv(h, wh, 1, 0).reshape(1, 6, 64).transpose(0, 2, 1)
+        bx = anchors + head[..., :4] * 0.05
+        sc = (1 / (1 + np.exp(-head[..., 4:]))).transpose(0, 2, 1)
+        sel = nms_reference(bx, sc, 5, 0.5, float(thr[0]))
+        return [bx[0, sel[:, 2]], sc[sel[:, 0], sel[:, 1], sel[:, 2]], sel[:, 1]]
+
+    inputs = [helper.make_tensor_value_info("x", F, [1, 3, 32, 32]),
+              helper.make_tensor_value_info("score_threshold", F, [1])]
+    outputs = [helper.make_tensor_value_info("det_boxes", F, ["n", 4]),
+               helper.make_tensor_value_info("det_scores", F, ["n"]),
+               helper.make_tensor_value_info("det_classes", I64, ["n"])]
+    # "shapes" here are score thresholds: many boxes, a few, none.
+    make_input = lambda thr: [RNG.normal(0, 1, (1, 3, 32, 32)).astype(np.float32),
+                              np.array([thr], np.float32)]
+    return g, inputs, outputs, ref, make_input
+
+
 # name -> (builder, compile flags, shapes of input 0 to run at, specialised flags per shape)
 CASES = {
     "bert_style": (lambda: encoder(False), ["--dim", "seq=1..64"],
@@ -203,6 +297,9 @@ CASES = {
     "conv_over_sequence": (conv_over_sequence, ["--dim", "len=2..300"],
                            [[1, 4, 2], [1, 4, 3], [1, 4, 77], [1, 4, 300]], [None, None, "len"]),
     "mixed_batch": (mixed_batch, ["--dim", "n=1..100"], [[1, 8], [5, 8], [100, 8]], ["n", None]),
+    # A run-time count: one library, no flags; what varies is the score threshold (the number
+    # of boxes kept), and there is no specialised build to compare with.
+    "detector_nms": (detector_nms, [], [0.3, 0.9, 0.93, 2.0], None),
 }
 
 
@@ -222,10 +319,12 @@ def main(out_dir):
                 with open(os.path.join(sd, f"input_{k}.pb"), "wb") as f:
                     f.write(numpy_helper.from_array(arr, info.name).SerializeToString())
             for k, (arr, info) in enumerate(zip(ref(*ins), outputs)):
-                t = numpy_helper.from_array(np.asarray(arr, np.float32), info.name)
+                dtype = np.int64 if info.type.tensor_type.elem_type == I64 else np.float32
+                t = numpy_helper.from_array(np.asarray(arr, dtype), info.name)
                 with open(os.path.join(sd, f"output_{k}.pb"), "wb") as f:
                     f.write(t.SerializeToString())
-        specialise = [[f"{n}={s}" for n, s in zip(dim_names, shape) if n] for shape in shapes]
+        specialise = [[f"{n}={s}" for n, s in zip(dim_names, shape) if n] if dim_names else None
+                      for shape in shapes]
         with open(os.path.join(d, "case.json"), "w") as f:
             json.dump({"flags": flags, "shapes": shapes, "specialise": specialise,
                        "dim_names": dim_names}, f)

@@ -1,34 +1,67 @@
 // Ops whose output shape depends on their inputs' values: NonZero, Compress, Unique and
-// NonMaxSuppression. onnxc evaluates them at compile time: their data inputs must be constants
-// (a run-time input gets the "must be a compile-time constant" error naming it; run-time
-// data-dependent shapes are not compiled yet). Each op computes its outputs once in `infer`
-// (for the output shapes) and again in `eval` (constant folding); a result too large to fold
-// is written by its lowering.
+// NonMaxSuppression. With constant inputs onnxc evaluates them at compile time: each op
+// computes its outputs once in `infer` (for the output shapes) and again in `eval` (constant
+// folding); a result too large to fold is written by its lowering.
+// With an input computed at run time, NonZero, Compress and NonMaxSuppression count at run time
+// (OpDef::count_bound): their count dim is the graph's run-time count `c - 1` (infer-shapes
+// names `c` in kCountSymbolAttr), their kernels (templates/cpu/data_dependent.cpp) write the
+// result and set the count, and the memory is planned for the bound. Unique still needs
+// constant inputs (the "must be a compile-time constant" error names the input).
 #include "compiler/ops/op_util.h"
+#include "compiler/ops/sym_util.h"
+#include "templates/cpu/count_params.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <numeric>
+#include <optional>
 
 namespace onnxc {
 namespace {
 
 using Compute = std::vector<Tensor> (*)(const Node &);
 
-/// The OpDef of an op whose outputs `f` computes from constant inputs.
-OpDef value_op(const char *name, int64_t min_opset, std::vector<AttrSpec> attrs, Compute f) {
+/// How an op counts at run time: its largest count, its output types with the count dim
+/// `count` (the symbol minus 1), and its kernel call.
+struct RunTimeCount {
+  std::function<int64_t(const Node &)> bound;
+  std::function<void(Node &, const SymInt &count)> infer;
+  std::function<KernelCall(const Node &)> lower;
+};
+
+/// The count dim of a node counting at run time (kCountSymbolAttr), or nullopt.
+std::optional<SymInt> count_dim(const Node &n) {
+  if (!has_attr(n, kCountSymbolAttr))
+    return std::nullopt;
+  return SymInt::symbol(attr_string(n, kCountSymbolAttr, "")) - SymInt(1);
+}
+
+/// The OpDef of an op whose outputs `f` computes from constant inputs (and, with `rt`, at run
+/// time from run-time inputs).
+OpDef value_op(const char *name, int64_t min_opset, std::vector<AttrSpec> attrs, Compute f,
+               std::optional<RunTimeCount> rt = std::nullopt) {
   OpDef d;
   d.name = name;
   d.min_opset = min_opset;
   d.attrs = std::move(attrs);
-  d.infer = [f](Node &n) {
+  if (rt)
+    d.count_bound = rt->bound;
+  d.infer = [f, rt](Node &n) {
+    if (auto c = count_dim(n); c && rt) {
+      rt->infer(n, *c);
+      return;
+    }
     std::vector<Tensor> outs = f(n);
     for (size_t i = 0; i < outs.size(); ++i)
       set_output(n, i, outs[i].dtype(), outs[i].shape());
   };
   d.eval = [f](const Node &n, const std::vector<const Tensor *> &) { return f(n); };
-  d.lower = [f](const Node &n) {
+  d.lower = [f, rt](const Node &n) {
+    if (count_dim(n) && rt)
+      return rt->lower(n);
     std::vector<Tensor> outs = f(n);
     bool one_output = std::count(n.outputs.begin(), n.outputs.end(), nullptr) + 1 ==
                       static_cast<std::ptrdiff_t>(n.outputs.size());
@@ -281,10 +314,169 @@ std::vector<Tensor> nms(const Node &n) {
   return {std::move(out)};
 }
 
+// ---- counting at run time ---------------------------------------------------------------
+
+/// The index of a run-time count among the model's symbols: a model with a run-time count has
+/// no other symbol (lower-extent refuses a second one).
+constexpr int64_t kCountSymbolIndex = 0;
+
+/// Static dims of input i, failing with what to bind when they are run-time dims.
+std::vector<int64_t> count_input_dims(const Node &n, size_t i) {
+  if (!n.inputs[i]->type.is_static())
+    node_fail(n, "its output shape depends on values computed at run time, and input '{}' has "
+                 "run-time dims ({}): onnxc counts at run time over static input shapes; bind "
+                 "them with --dim",
+              n.inputs[i]->name, shape_to_string(n.inputs[i]->type));
+  return input_dims(n, i);
+}
+
+/// Element bytes of input i (whole bytes, not strings) for a kernel that copies elements.
+int64_t run_time_elem_bytes(const Node &n, size_t i) {
+  const DType t = n.inputs[i]->type.dtype;
+  if (t == DType::String || dtype_bits(t) % 8 != 0)
+    node_fail(n, "input '{}' is {}: counting at run time supports numeric and bool tensors "
+                 "(give it as a constant to evaluate it at compile time)",
+              n.inputs[i]->name, dtype_name(t));
+  return dtype_bits(t) / 8;
+}
+
+RunTimeCount nonzero_rt() {
+  RunTimeCount r;
+  r.bound = [](const Node &n) { return product(count_input_dims(n, 0)); };
+  r.infer = [](Node &n, const SymInt &c) {
+    run_time_elem_bytes(n, 0);
+    set_output_sym(n, 0, DType::Int64, {SymInt(n.inputs[0]->type.rank()), c});
+  };
+  r.lower = [](const Node &n) {
+    const std::vector<int64_t> dims = count_input_dims(n, 0);
+    if (dims.size() > 8)
+      node_fail(n, "NonZero at run time supports inputs of rank 8 at most, not {}", dims.size());
+    onnxc_k::NonZeroParams p{};
+    p.symbol = kCountSymbolIndex;
+    const DType t = n.inputs[0]->type.dtype;
+    p.kind = t == DType::Float                               ? onnxc_k::kNonZeroF32
+             : t == DType::Double                             ? onnxc_k::kNonZeroF64
+             : t == DType::Float16 || t == DType::BFloat16     ? onnxc_k::kNonZeroHalf
+                                                               : onnxc_k::kNonZeroBytes;
+    if (dtype_is_float(t) && p.kind == onnxc_k::kNonZeroBytes)
+      node_fail(n, "NonZero at run time does not support {} inputs", dtype_name(t));
+    p.elem_bytes = run_time_elem_bytes(n, 0);
+    p.numel = product(dims);
+    p.rank = static_cast<int64_t>(dims.size());
+    std::copy(dims.begin(), dims.end(), p.dims);
+    KernelCall call{"onnxc_k_nonzero", {n.inputs[0], n.outputs[0]}, {}};
+    set_params(call, p);
+    return call;
+  };
+  return r;
+}
+
+/// Compress's view of X: [outer, len, inner] around the axis (X flattened without one).
+struct CompressView {
+  int64_t outer = 1, len = 1, inner = 1, cond_len = 0;
+  int axis = -1;
+};
+CompressView compress_view(const Node &n) {
+  const std::vector<int64_t> x = count_input_dims(n, 0), c = count_input_dims(n, 1);
+  if (c.size() != 1)
+    node_fail(n, "condition must be 1-D, not of rank {}", c.size());
+  CompressView v;
+  if (has_attr(n, "axis")) {
+    v.axis = static_cast<int>(normalize_axis(n, attr_int(n, "axis", 0), x.size()));
+    v.outer = product({x.begin(), x.begin() + v.axis});
+    v.len = x[v.axis];
+    v.inner = product({x.begin() + v.axis + 1, x.end()});
+  } else {
+    v.len = product(x);
+  }
+  if (c[0] > v.len)
+    node_fail(n, "condition has {} elements, more than the {} along the axis", c[0], v.len);
+  v.cond_len = c[0];
+  return v;
+}
+
+RunTimeCount compress_rt() {
+  RunTimeCount r;
+  r.bound = [](const Node &n) { return compress_view(n).cond_len; };
+  r.infer = [](Node &n, const SymInt &c) {
+    run_time_elem_bytes(n, 0);
+    const CompressView v = compress_view(n);
+    std::vector<SymInt> dims{c};
+    if (v.axis >= 0) {
+      dims = n.inputs[0]->type.sym_dims();
+      dims[v.axis] = c;
+    }
+    set_output_sym(n, 0, n.inputs[0]->type.dtype, dims);
+  };
+  r.lower = [](const Node &n) {
+    const CompressView v = compress_view(n);
+    if (n.inputs[1]->type.dtype != DType::Bool)
+      node_fail(n, "condition must be bool, not {}", dtype_name(n.inputs[1]->type.dtype));
+    onnxc_k::CompressParams p{kCountSymbolIndex, run_time_elem_bytes(n, 0), v.outer, v.len,
+                              v.inner, v.cond_len};
+    KernelCall call{"onnxc_k_compress", {n.inputs[0], n.inputs[1], n.outputs[0]}, {}};
+    set_params(call, p);
+    return call;
+  };
+  return r;
+}
+
+/// NonMaxSuppression's [batches, boxes, classes], checked; its boxes and scores float32.
+std::array<int64_t, 3> nms_dims(const Node &n) {
+  const std::vector<int64_t> b = count_input_dims(n, 0), s = count_input_dims(n, 1);
+  if (b.size() != 3 || b[2] != 4 || s.size() != 3 || s[0] != b[0] || s[2] != b[1])
+    node_fail(n, "boxes must be [batch, boxes, 4] and scores [batch, classes, boxes], not {} "
+                 "and {}",
+              dims_to_string(b), dims_to_string(s));
+  for (size_t i = 2; i < 5 && i < n.inputs.size(); ++i)
+    if (n.inputs[i] && product(count_input_dims(n, i)) != 1)
+      node_fail(n, "input '{}' must hold one value, not {}", n.inputs[i]->name,
+                product(count_input_dims(n, i)));
+  return {b[0], b[1], s[1]};
+}
+
+RunTimeCount nms_rt() {
+  RunTimeCount r;
+  r.bound = [](const Node &n) {
+    const auto [batches, boxes, classes] = nms_dims(n);
+    int64_t per_class = boxes;
+    if (n.inputs.size() > 2 && n.inputs[2] && n.inputs[2]->constant)
+      per_class = std::clamp<int64_t>(n.inputs[2]->constant->int_at(0), 0, boxes);
+    else if (n.inputs.size() <= 2 || !n.inputs[2])
+      per_class = 0; // max_output_boxes_per_class defaults to 0: nothing is selected
+    return batches * classes * per_class;
+  };
+  r.infer = [](Node &n, const SymInt &c) {
+    nms_dims(n);
+    set_output_sym(n, 0, DType::Int64, {c, SymInt(3)});
+  };
+  r.lower = [](const Node &n) {
+    const auto [batches, boxes, classes] = nms_dims(n);
+    const DType want[] = {DType::Float, DType::Float, DType::Int64, DType::Float,
+                          DType::Float};
+    for (size_t i = 0; i < 5 && i < n.inputs.size(); ++i)
+      if (n.inputs[i] && n.inputs[i]->type.dtype != want[i])
+        node_fail(n, "input '{}' is {}: NonMaxSuppression at run time takes float boxes, scores "
+                     "and thresholds and an int64 max_output_boxes_per_class",
+                  n.inputs[i]->name, dtype_name(n.inputs[i]->type.dtype));
+    onnxc_k::NmsParams p{kCountSymbolIndex, batches, boxes, classes,
+                         attr_int(n, "center_point_box", 0) != 0 ? 1 : 0};
+    std::vector<Value *> args;
+    for (size_t i = 0; i < 5; ++i)
+      args.push_back(i < n.inputs.size() ? n.inputs[i] : nullptr);
+    args.push_back(n.outputs[0]);
+    KernelCall call{"onnxc_k_nms", std::move(args), {}};
+    set_params(call, p);
+    call.scratch_bytes = onnxc_k::nms_scratch_bytes(boxes);
+    return call;
+  };
+  return r;
+}
+
 } // namespace
 
 const OpDef &op_NonZero() {
-  static const OpDef def = value_op("NonZero", 9, {}, nonzero);
+  static const OpDef def = value_op("NonZero", 9, {}, nonzero, nonzero_rt());
   return def;
 }
 
@@ -297,12 +489,13 @@ const OpDef &op_Unique() {
 
 const OpDef &op_NonMaxSuppression() {
   static const OpDef def = value_op(
-      "NonMaxSuppression", 10, {{"center_point_box", Attribute::Kind::Int}}, nms);
+      "NonMaxSuppression", 10, {{"center_point_box", Attribute::Kind::Int}}, nms, nms_rt());
   return def;
 }
 
 const OpDef &op_Compress() {
-  static const OpDef def = value_op("Compress", 9, {{"axis", Attribute::Kind::Int}}, compress);
+  static const OpDef def = value_op("Compress", 9, {{"axis", Attribute::Kind::Int}}, compress,
+                                     compress_rt());
   return def;
 }
 
