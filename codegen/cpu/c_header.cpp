@@ -45,6 +45,9 @@ onnxc_status @N@_set_dynamic_limit(onnxc_context *ctx, uint64_t bytes);
 /// Runs on described tensors, validating them (aliases onnxc_run).
 onnxc_status @N@_run(onnxc_context *ctx, const onnxc_tensor *inputs, int32_t num_inputs,
     onnxc_tensor *outputs, int32_t num_outputs);
+/// An output's result kept by the last run, for an output with a run-time count (aliases
+/// onnxc_output_result).
+onnxc_status @N@_output_result(const onnxc_context *ctx, int32_t i, onnxc_tensor *out);
 /// Runs on raw buffers of the declared shapes (aliases onnxc_run_buffers).
 onnxc_status @N@_run_buffers(onnxc_context *ctx, const void *const *inputs,
     void *const *outputs);

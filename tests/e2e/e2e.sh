@@ -114,6 +114,28 @@ PY
   done
 }
 
+case_run_time_count() {
+  # NonZero of a run-time input: an output with a run-time count (tests/e2e/run_time_count.c).
+  /usr/bin/python3 - "$out/nonzero.onnx" <<'PY'
+import sys
+from onnx import TensorProto, helper, save
+graph = helper.make_graph(
+    [helper.make_node("NonZero", ["x"], ["y"])], "nonzero",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+    [helper.make_tensor_value_info("y", TensorProto.INT64, [2, "n"])])
+save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), sys.argv[1])
+PY
+  local log
+  log=$("$ONNXC" compile "$out/nonzero.onnx" -o "$out/libnonzero.so")
+  echo "$log"
+  grep -q "run-time count: 'y_count' 0..6" <<<"$log" ||
+    { echo "FAIL: no run-time count in the compile summary" >&2; return 1; }
+  check_library "$out/libnonzero.so" nonzero
+  "$CC" "${cflags[@]}" "$e2e_src/run_time_count.c" -o "$out/run_time_count" -I "$out" \
+    -L "$out" -Wl,-rpath,"$out" -lnonzero
+  "$out/run_time_count"
+}
+
 case_bad_inputs() {
   build_c bad_inputs bad_inputs.c -ldl
   "$out/bad_inputs" "$lib/libsample.so" "$models/cnn/expected.txt"

@@ -115,7 +115,20 @@ CASES = {
     "unsupported_op": lambda: unary("ImageDecoder", (3,)),
     # An op evaluated at compile time (its output shape depends on its input's values) on a
     # run-time input.
-    "data_dependent_runtime_input": lambda: unary("NonZero", (2, 3)),
+    "data_dependent_runtime_input": lambda: unary("Unique", (2, 3)),
+    # Run-time counts (NonZero with a run-time input): two counts, a count over run-time input
+    # dims, and an output dim that is an expression of the count.
+    "two_run_time_counts": lambda: model(
+        [helper.make_node("NonZero", ["x"], ["y"], name="n0"),
+         helper.make_node("NonZero", ["x"], ["z"], name="n1")],
+        [vi("x", [2, 3])], [vi("y", None), vi("z", None)]),
+    "count_over_run_time_dims": lambda: model(
+        [helper.make_node("NonZero", ["x"], ["y"], name="n0")], [vi("x", [2, "w"])],
+        [vi("y", None)]),
+    "count_output_expression": lambda: model(
+        [helper.make_node("NonZero", ["x"], ["nz"], name="n0"),
+         helper.make_node("Reshape", ["nz", "flat"], ["y"], name="n1")],
+        [vi("x", [2, 3])], [vi("y", None)], [const("flat", np.array([-1], np.int64))]),
     "unknown_op": lambda: unary("NoSuchOperator"),
     "unknown_domain": lambda: model(
         [helper.make_node("Relu", ["x"], ["y"], name="n0", domain="com.example")],
