@@ -9,7 +9,18 @@ template <typename T, bool Prod> int32_t cumulate(onnxc_rt *rt, void *const *t, 
   const CumulativeParams p = params_of<CumulativeParams>(params);
   const T *x = static_cast<const T *>(t[0]);
   T *y = static_cast<T *>(t[1]);
-  const i64 len = p.len, inner = p.inner;
+  i64 outer = p.outer, len = p.len, inner = p.inner;
+  if (p.axis_bytes) { /* the axis, given at run time */
+    i64 axis = p.axis_bytes == 4 ? *static_cast<const int32_t *>(t[2])
+                                 : *static_cast<const int64_t *>(t[2]);
+    if (axis < -p.rank || axis >= p.rank)
+      return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT,
+                           "the axis is outside [-rank, rank) of the input");
+    axis += axis < 0 ? p.rank : 0;
+    outer = len = inner = 1;
+    for (i64 d = 0; d < p.rank; ++d)
+      (d < axis ? outer : d == axis ? len : inner) *= p.dims[d];
+  }
   auto body = [&](i64 lo, i64 hi) {
     for (i64 o = lo; o < hi; ++o) {
       const T *xo = x + o * len * inner;
@@ -27,7 +38,7 @@ template <typename T, bool Prod> int32_t cumulate(onnxc_rt *rt, void *const *t, 
       }
     }
   };
-  parallel_for(rt, p.outer, 1 + 16384 / (len * inner > 0 ? len * inner : 1), body);
+  parallel_for(rt, outer, 1 + 16384 / (len * inner > 0 ? len * inner : 1), body);
   return 0;
 }
 } // namespace
