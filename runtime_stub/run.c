@@ -150,7 +150,7 @@ static onnxc_status check_output(onnxc_rt *rt, int32_t i, const onnxc_tensor *t,
                                  const onnxc_tensor_desc *d, const symbol_values *sv) {
   if (t->dtype != d->dtype)
     return dtype_error(rt, "output", i, d, t->dtype);
-  if (onnxc_has_count_dim(d))
+  if (onnxc_is_held_output(d))
     return ONNXC_OK; /* its size is known after the run (copy_held_output) */
   uint64_t needed = bytes_at(d, sv);
   if (t->size_bytes < needed)
@@ -224,14 +224,58 @@ static onnxc_status run_per_sample(onnxc_context *ctx, const onnxc_tensor *input
   return ONNXC_OK;
 }
 
-/// An output with a run-time count: its shape from the count the run found, and its result
-/// copied from the library-owned buffer into the caller's, if that is large enough.
+/// Bytes of one element of dtype (0 for sub-byte and unknown types).
+static uint64_t dtype_bytes(int32_t dtype) {
+  switch (dtype) {
+  case ONNXC_DTYPE_UINT8: case ONNXC_DTYPE_INT8: case ONNXC_DTYPE_BOOL: return 1;
+  case ONNXC_DTYPE_UINT16: case ONNXC_DTYPE_INT16: case ONNXC_DTYPE_FLOAT16:
+  case ONNXC_DTYPE_BFLOAT16: return 2;
+  case ONNXC_DTYPE_FLOAT: case ONNXC_DTYPE_INT32: case ONNXC_DTYPE_UINT32: return 4;
+  case ONNXC_DTYPE_INT64: case ONNXC_DTYPE_UINT64: case ONNXC_DTYPE_DOUBLE:
+  case ONNXC_DTYPE_COMPLEX64: return 8;
+  case ONNXC_DTYPE_COMPLEX128: return 16;
+  case ONNXC_DTYPE_STRING: return sizeof(const char *);
+  default: return 0;
+  }
+}
+
+/// The shape and bytes of held output i's result in this run: run-time counts from the
+/// symbols, dims set by the run from its shape slot. -1 if the run reported no shape.
+static int64_t held_result(const onnxc_context *ctx, int32_t i, const symbol_values *sv,
+                           int32_t *rank, int64_t *shape) {
+  const onnxc_tensor_desc *d = &onnxc__model.outputs[i];
+  const int64_t *slot = ctx->held_shapes + (size_t)i * (ONNXC_MAX_RANK + 1);
+  int by_run = 0;
+  for (int32_t k = 0; k < d->rank; ++k)
+    by_run |= d->dim_symbols[k] == ONNXC_DIM_SET_BY_RUN;
+  if (!by_run) {
+    *rank = d->rank;
+    for (int32_t k = 0; k < d->rank; ++k)
+      shape[k] = d->dim_symbols[k] >= 0 ? sv->value[d->dim_symbols[k]] : d->dims[k];
+    return (int64_t)bytes_at(d, sv);
+  }
+  if (slot[0] < 0 || slot[0] > ONNXC_MAX_RANK)
+    return -1;
+  *rank = (int32_t)slot[0];
+  uint64_t bytes = dtype_bytes(d->dtype);
+  for (int32_t k = 0; k < *rank; ++k) {
+    shape[k] = slot[1 + k];
+    bytes *= (uint64_t)shape[k];
+  }
+  return bytes > onnxc_max_bytes(d) ? -1 : (int64_t)bytes;
+}
+
+/// An output with a run-time count or a shape set by the run: its shape from the run, and its
+/// result copied from the library-owned buffer into the caller's, if that is large enough.
 static onnxc_status copy_held_output(onnxc_context *ctx, int32_t i, onnxc_tensor *t,
                                      const onnxc_tensor_desc *d, const symbol_values *sv) {
-  uint64_t needed = bytes_at(d, sv);
-  t->rank = d->rank;
-  for (int32_t k = 0; k < d->rank; ++k)
-    t->shape[k] = d->dim_symbols[k] >= 0 ? sv->value[d->dim_symbols[k]] : d->dims[k];
+  const int64_t got = held_result(ctx, i, sv, &t->rank, t->shape);
+  if (got < 0) {
+    onnxc_msg m = tensor_error(&ctx->rt, "output", i, d);
+    onnxc_msg_str(&m, "the run reported no valid shape for it (internal error)");
+    return ONNXC_ERROR_RUNTIME;
+  }
+  uint64_t needed = (uint64_t)got;
   if (t->size_bytes < needed || (!t->data && needed > 0)) {
     onnxc_msg m = tensor_error(&ctx->rt, "output", i, d);
     onnxc_msg_str(&m, "the result is ");
@@ -300,6 +344,8 @@ ONNXC_API onnxc_status onnxc_run(onnxc_context *ctx, const onnxc_tensor *inputs,
     ctx->output_ptrs[i] = ctx->held_outputs[i] ? ctx->held_outputs[i] : outputs[i].data;
   }
   ctx->held_valid = 0;
+  for (uint32_t i = 0; i < onnxc__model.num_outputs; ++i)
+    ctx->held_shapes[(size_t)i * (ONNXC_MAX_RANK + 1)] = -1;
   onnxc_dyn_reset(rt); /* what the previous run allocated (its string outputs) */
   for (int32_t s = 0; s < ONNXC_MAX_SYMBOLS; ++s)
     rt->symbols[s] = sv.value[s];
@@ -337,10 +383,14 @@ ONNXC_API onnxc_status onnxc_run_buffers(onnxc_context *ctx, const void *const *
   if ((onnxc__model.num_inputs > 0 && !inputs) || (onnxc__model.num_outputs > 0 && !outputs))
     return onnxc_rt_set_error(rt, ONNXC_ERROR_INVALID_ARGUMENT,
                               "onnxc_run_buffers: inputs or outputs is NULL");
-  if (onnxc__model.num_symbols > 0)
+  int held = 0;
+  for (uint32_t i = 0; i < onnxc__model.num_outputs; ++i)
+    held |= ctx->held_outputs[i] != 0;
+  if (onnxc__model.num_symbols > 0 || held)
     return onnxc_rt_set_error(rt, ONNXC_ERROR_INVALID_ARGUMENT,
-                              "onnxc_run_buffers: the model has run-time dims (or a run-time "
-                              "count), which only tensors with shapes can give or take: use "
+                              "onnxc_run_buffers: the model has run-time dims (or outputs shaped "
+                              "by a run-time count or by values), which only tensors with shapes "
+                              "can give or take: use "
                               "onnxc_run (or the typed NAME_infer)");
   for (uint32_t i = 0; i < onnxc__model.num_inputs; ++i) {
     const onnxc_tensor_desc *d = &onnxc__model.inputs[i];
@@ -379,13 +429,26 @@ ONNXC_API onnxc_status onnxc_output_result(const onnxc_context *ctx, int32_t i,
   symbol_values sv;
   for (int32_t s = 0; s < ONNXC_MAX_SYMBOLS; ++s)
     sv.value[s] = ctx->rt.symbols[s];
+  const int64_t bytes = held_result(ctx, i, &sv, &out->rank, out->shape);
+  if (bytes < 0)
+    return ONNXC_ERROR_RUNTIME;
   out->data = ctx->held_outputs[i];
-  out->size_bytes = bytes_at(d, &sv);
+  out->size_bytes = (uint64_t)bytes;
   out->dtype = d->dtype;
-  out->rank = d->rank;
-  for (int32_t k = 0; k < d->rank; ++k)
-    out->shape[k] = d->dim_symbols[k] >= 0 ? sv.value[d->dim_symbols[k]] : d->dims[k];
   return ONNXC_OK;
+}
+
+void onnxc_rt_set_shape(onnxc_rt *rt, const void *tensor, int32_t rank, const int64_t *dims) {
+  onnxc_context *ctx = (onnxc_context *)rt; /* rt is the context's first member */
+  if (rank < 0 || rank > ONNXC_MAX_RANK)
+    return;
+  for (uint32_t i = 0; i < onnxc__model.num_outputs; ++i)
+    if (ctx->held_outputs[i] == tensor) {
+      int64_t *slot = ctx->held_shapes + (size_t)i * (ONNXC_MAX_RANK + 1);
+      slot[0] = rank;
+      for (int32_t k = 0; k < rank; ++k)
+        slot[1 + k] = dims[k];
+    }
 }
 
 void onnxc_rt_set_count(onnxc_rt *rt, int64_t symbol, int64_t count) {

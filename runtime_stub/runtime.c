@@ -65,9 +65,10 @@ static uint64_t arena_alignment(void) {
   return a < 16 ? 16 : a;
 }
 
-int onnxc_has_count_dim(const onnxc_tensor_desc *d) {
+int onnxc_is_held_output(const onnxc_tensor_desc *d) {
   for (int32_t k = 0; d->dim_symbols && k < d->rank; ++k)
-    if (d->dim_symbols[k] >= 0 && onnxc__model.symbols[d->dim_symbols[k]].count)
+    if (d->dim_symbols[k] == ONNXC_DIM_SET_BY_RUN ||
+        (d->dim_symbols[k] >= 0 && onnxc__model.symbols[d->dim_symbols[k]].count))
       return 1;
   return 0;
 }
@@ -81,7 +82,7 @@ uint64_t onnxc_max_bytes(const onnxc_tensor_desc *d) {
 }
 
 static uint64_t held_bytes(const onnxc_tensor_desc *d) {
-  return onnxc_has_count_dim(d) ? (onnxc_max_bytes(d) + 63) / 64 * 64 : 0;
+  return onnxc_is_held_output(d) ? (onnxc_max_bytes(d) + 63) / 64 * 64 : 0;
 }
 
 /// Allocates the library-owned buffers of the outputs with a run-time count.
@@ -107,11 +108,13 @@ static int alloc_held_outputs(onnxc_context *ctx) {
 /// Allocates a context with its profile slots (profile builds only, zeroed) and I/O pointer
 /// slots, in one block, and its held outputs; the arena is set by the caller.
 static onnxc_status new_context(onnxc_context **out) {
+  uint64_t shapes = (uint64_t)onnxc__model.num_outputs * (ONNXC_MAX_RANK + 1) * sizeof(int64_t);
   uint64_t slots = (uint64_t)onnxc__model.num_inputs + 2 * (uint64_t)onnxc__model.num_outputs;
   uint64_t profile = onnxc__model.profile_nodes
                          ? (uint64_t)onnxc__model.num_profile_nodes * sizeof(onnxc_profile_slot)
                          : 0;
-  onnxc_context *ctx = (onnxc_context *)malloc(sizeof *ctx + profile + slots * sizeof(void *));
+  onnxc_context *ctx =
+      (onnxc_context *)malloc(sizeof *ctx + profile + shapes + slots * sizeof(void *));
   if (!ctx)
     return onnxc_set_create_error(ONNXC_ERROR_OUT_OF_MEMORY,
                                   "onnxc_create: out of memory allocating the context");
@@ -120,7 +123,8 @@ static onnxc_status new_context(onnxc_context **out) {
   onnxc_dyn_init(&ctx->rt);
   if (onnxc__model.profile_nodes)
     ctx->rt.profile = (onnxc_profile_slot *)(ctx + 1);
-  ctx->input_ptrs = (const void **)((unsigned char *)(ctx + 1) + profile);
+  ctx->held_shapes = (int64_t *)((unsigned char *)(ctx + 1) + profile);
+  ctx->input_ptrs = (const void **)((unsigned char *)ctx->held_shapes + shapes);
   ctx->output_ptrs = (void **)(ctx->input_ptrs + onnxc__model.num_inputs);
   ctx->held_outputs = ctx->output_ptrs + onnxc__model.num_outputs;
   for (uint32_t i = 0; i < onnxc__model.num_outputs; ++i)

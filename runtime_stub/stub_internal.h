@@ -100,6 +100,9 @@ struct onnxc_context {
   /// count (onnxc_run copies the result into the caller's buffer), else NULL; in `held`.
   void **held_outputs;
   unsigned char *held;          ///< one allocation for every held output (NULL if none)
+  /// Per output, ONNXC_MAX_RANK + 1 words: the rank (-1 until set) and dims of a result whose
+  /// shape the kernel reported (onnxc_rt_set_shape; outputs with dim_symbols -2).
+  int64_t *held_shapes;
   int held_valid;               ///< 1 once a run wrote the held outputs (onnxc_output_result)
   const unsigned char *weights; ///< the weight blob of a model with external weights, else NULL
   void *weights_map;            ///< what onnxc_create_with_weights mapped (munmap on destroy)
@@ -141,9 +144,13 @@ ONNXC_HIDDEN const char *onnxc_create_error(void);
 /// Creates a context with an arena it allocates (onnxc_create without the weights check); records
 /// the outcome with onnxc_set_create_error.
 ONNXC_HIDDEN onnxc_status onnxc_create_owned(onnxc_context **out);
-/// True if a dim of d is a run-time count (onnxc_symbol_desc::count).
-ONNXC_HIDDEN int onnxc_has_count_dim(const onnxc_tensor_desc *d);
-/// Bytes of d with every symbolic dim at its symbol's largest value.
+/// dim_symbols entry of a dim the kernel reports (Value::run_time_shape_from in the compiler).
+#define ONNXC_DIM_SET_BY_RUN (-2)
+/// True if the output's result goes to a library-owned buffer first (onnxc_context::held):
+/// a dim is a run-time count (onnxc_symbol_desc::count) or set by the run.
+ONNXC_HIDDEN int onnxc_is_held_output(const onnxc_tensor_desc *d);
+/// Bytes of d with every symbolic dim at its symbol's largest value (size_bytes, the largest
+/// result, for dims set by the run).
 ONNXC_HIDDEN uint64_t onnxc_max_bytes(const onnxc_tensor_desc *d);
 
 /* ---- dynamic memory (dyn_alloc.c) ---- */

@@ -141,11 +141,13 @@ private:
             dims[k] = 1; // size_bytes: every symbol at 1
           }
       }
+      if (kind == "outputs" && !v.run_time_shape_from.empty()) // every dim set by the run;
+        syms.assign(dims.size(), -2); // size_bytes: its largest result (ONNXC_DIM_SET_BY_RUN)
       const uint64_t bytes = bytes_with_dims(v, dims);
       llvm::Constant *dim_symbols = llvm::ConstantPointerNull::get(ptr_);
-      if (std::any_of(syms.begin(), syms.end(), [](int32_t x) { return x >= 0; })) {
+      if (std::any_of(syms.begin(), syms.end(), [](int32_t x) { return x != -1; })) {
         for (size_t k = 0; k < dims.size(); ++k)
-          if (syms[k] >= 0)
+          if (syms[k] != -1)
             dims[k] = -1;
         dim_symbols = private_constant(
             llvm::ConstantDataArray::get(ctx_, llvm::ArrayRef<int32_t>(syms)), base + ".syms");

@@ -152,6 +152,12 @@ std::vector<Tensor> ModelLibrary::Context::run(const std::vector<const Tensor *>
   std::vector<Tensor> results;
   for (const TensorSignature &s : lib_.outputs_) {
     std::vector<int64_t> shape = s.shape;
+    if (std::count(s.dim_symbols.begin(), s.dim_symbols.end(), -2) > 0) { // set by the run:
+      const auto elem = static_cast<uint64_t>(Tensor(s.dtype, {1}).nbytes()); // room for the
+      results.emplace_back(s.dtype, std::vector<int64_t>{static_cast<int64_t>( // largest result
+                                        s.size_bytes / std::max<uint64_t>(elem, 1))});
+      continue;
+    }
     for (size_t k = 0; k < s.dim_symbols.size(); ++k)
       if (s.dim_symbols[k] >= 0) {
         auto it = symbols.find(s.dim_symbols[k]);

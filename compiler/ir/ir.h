@@ -117,6 +117,11 @@ public:
   /// Concat, ...): its values as expressions, so Reshape/Expand/... can use them at compile
   /// time. Unset when unknown; a value whose expressions are all constant becomes a constant.
   std::optional<std::vector<SymInt>> sym_value;
+  /// A shape decided at run time by the values of input `run_time_shape_from` (ReduceSum over
+  /// axes computed at run time): `type` is then an upper bound (the memory planned, the rank),
+  /// the kernel reports the shape of its result (onnxc_rt_set_shape), and the value may only be
+  /// a graph output (infer-shapes refuses other uses). Empty: the type is the shape.
+  std::string run_time_shape_from;
   bool is_graph_input = false;
   bool is_graph_output = false;
   // Memory planning annotations.

@@ -284,6 +284,12 @@ void infer_node(Node &n, const InferOptions &opts) {
     const Value *v = n.inputs[i];
     if (v && v->type.dtype == DType::Undefined)
       node_fail(n, "the type of input '{}' is unknown", v->name);
+    if (v && !v->run_time_shape_from.empty()) // Value::run_time_shape_from
+      node_fail(n,
+                "input '{}' has a shape that values computed at run time decide, which onnxc "
+                "supports for graph outputs only: the input '{}' that decides it must be a "
+                "compile-time constant here; it is computed at run time from '{}'",
+                v->name, v->run_time_shape_from, v->run_time_shape_from);
   }
   if (is_control_flow(n))
     infer_control_flow(n, opts);

@@ -50,6 +50,10 @@ void *onnxc_rt_dyn_alloc(onnxc_rt *rt, uint64_t bytes);
 /// run's symbol `symbol` (onnxc_model_desc::symbols), which the code after the kernel reads.
 void onnxc_rt_set_count(onnxc_rt *rt, int64_t symbol, int64_t count);
 
+/// An output whose shape the kernel decides (Value::run_time_shape_from): records the shape of
+/// the result written at `tensor` (a graph output's buffer), which onnxc_run reports.
+void onnxc_rt_set_shape(onnxc_rt *rt, const void *tensor, int32_t rank, const int64_t *dims);
+
 /* Status codes (same numbers as onnxc_status in runtime_stub/onnxc_runtime.h). */
 #define ONNXC_STATUS_OK 0
 #define ONNXC_STATUS_INVALID_ARGUMENT 1

@@ -9,6 +9,7 @@
  *   bool inputs support max and min only.
  * Arg params {is_min, select_last, outer, len, inner}; tensors {x, y (int64)}. NaN wins (numpy). */
 #include "templates/cpu/kernel_abi.h"
+#include "templates/cpu/reduce_params.h"
 #include "templates/cpu/scalar_math.h"
 #include "templates/cpu/types.h"
 
@@ -175,11 +176,62 @@ template <typename T> int32_t arg(onnxc_rt *rt, void *const *t, const i64 *p) {
   onnxc_k::parallel_for(rt, outer * inner, 256, body);
   return 0;
 }
+
+/* Axes computed at run time (reduce_params.h): the params of reduce() built from them. */
+template <typename T> int32_t reduce_axes(onnxc_rt *rt, void *const *t, const i64 *pp) {
+  const auto p = onnxc_k::params_of<onnxc_k::ReduceAxesParams>(pp);
+  const int64_t *axes = static_cast<const int64_t *>(t[1]);
+  bool red[8] = {};
+  for (i64 d = 0; d < p.rank; ++d)
+    red[d] = p.naxes == 0 && !p.noop_with_empty_axes;
+  for (i64 k = 0; k < p.naxes; ++k) {
+    i64 a = axes[k];
+    if (a < -p.rank || a >= p.rank)
+      return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT,
+                           "a value of axes is outside [-rank, rank) of the input");
+    a += a < 0 ? p.rank : 0;
+    if (red[a])
+      return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT, "an axis appears twice in axes");
+    red[a] = true;
+  }
+  i64 strides[8], q[2 + 16 + 1 + 16], nk = 0, nr = 0;
+  for (i64 d = p.rank; d-- > 0;)
+    strides[d] = d + 1 < p.rank ? strides[d + 1] * p.dims[d + 1] : 1;
+  for (i64 d = 0; d < p.rank; ++d)
+    nk += !red[d];
+  nr = p.rank - nk;
+  q[0] = p.op;
+  q[1] = nk;
+  q[2 + 2 * nk] = nr;
+  for (i64 d = 0, k = 0, r = 0; d < p.rank; ++d) {
+    if (red[d]) {
+      q[3 + 2 * nk + r] = p.dims[d];
+      q[3 + 2 * nk + nr + r] = strides[d];
+      ++r;
+    } else {
+      q[2 + k] = p.dims[d];
+      q[2 + nk + k] = strides[d];
+      ++k;
+    }
+  }
+  void *io[2] = {t[0], t[2]};
+  const int32_t st = reduce<T>(rt, io, q);
+  i64 shape[8];
+  int32_t rank = 0;
+  for (i64 d = 0; d < p.rank; ++d)
+    if (!red[d] || p.keepdims)
+      shape[rank++] = red[d] ? 1 : p.dims[d];
+  onnxc_rt_set_shape(rt, t[2], rank, shape);
+  return st;
+}
 } // namespace
 
 #define ONNXC_REDUCE_KERNELS(ct, sfx, unused)                                                      \
   extern "C" int32_t onnxc_k_reduce_##sfx(onnxc_rt *rt, void *const *t, const int64_t *p) {       \
     return reduce<ct>(rt, t, p);                                                                   \
+  }                                                                                                \
+  extern "C" int32_t onnxc_k_reduce_axes_##sfx(onnxc_rt *rt, void *const *t, const int64_t *p) {  \
+    return reduce_axes<ct>(rt, t, p);                                                              \
   }                                                                                                \
   extern "C" int32_t onnxc_k_arg_##sfx(onnxc_rt *rt, void *const *t, const int64_t *p) {          \
     return arg<ct>(rt, t, p);                                                                      \

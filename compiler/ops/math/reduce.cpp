@@ -2,7 +2,10 @@
 // ReduceLogSum, ReduceLogSumExp. Axes are an attribute until opset 12 (ReduceSum) / 17 (the
 // others) and an optional constant input after; no axes reduces all of them unless
 // noop_with_empty_axes=1. keepdims (default 1) keeps reduced axes as size 1.
+// Axes computed at run time: the output is then shaped at run time (Value::run_time_shape_from,
+// graph outputs only) by onnxc_k_reduce_axes_<dtype>, planned for its largest shape.
 #include "compiler/ops/op_util.h"
+#include "templates/cpu/reduce_params.h"
 
 #include <algorithm>
 
@@ -15,6 +18,38 @@ const std::initializer_list<DType> kNumericTypes = {
 
 /// Kernel op codes (templates/cpu/reduce.cpp).
 enum ReduceOp { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kSumSquare, kLogSum, kLogSumExp };
+
+/// True if the axes are an input computed at run time.
+bool axes_at_run_time(const Node &n) {
+  return n.opset >= (n.op_type == "ReduceSum" ? 13 : 18) && n.has_input(1) &&
+         !n.inputs[1]->constant;
+}
+
+/// Output type of a reduction over axes computed at run time: the input's dims (at least 1)
+/// with keepdims, else a rank of rank - len(axes) whose first dim holds every element.
+void infer_axes_at_run_time(Node &n, const std::vector<int64_t> &in) {
+  const std::vector<int64_t> a = input_dims(n, 1);
+  if (n.inputs[1]->type.dtype != DType::Int64 || a.size() != 1)
+    node_fail(n, "axes must be a 1-D int64 tensor, it is {}", shape_to_string(n.inputs[1]->type));
+  if (in.size() > 8 || a[0] > static_cast<int64_t>(in.size()))
+    node_fail(n, "{} axes for an input of rank {}{}", a[0], in.size(),
+              in.size() > 8 ? " (axes given at run time support rank 8 at most)" : "");
+  std::vector<int64_t> bound;
+  int64_t all = 1;
+  for (int64_t d : in) {
+    bound.push_back(std::max<int64_t>(d, 1));
+    all *= std::max<int64_t>(d, 1);
+  }
+  const bool noop = attr_int(n, "noop_with_empty_axes", 0) != 0;
+  if (attr_int(n, "keepdims", 1) == 0) {
+    const size_t rank = a[0] == 0 ? (noop ? in.size() : 0) : in.size() - a[0];
+    bound.assign(rank, 1);
+    if (rank > 0)
+      bound[0] = all;
+  }
+  set_output(n, 0, input_dtype(n, 0), bound);
+  n.outputs[0]->run_time_shape_from = n.inputs[1]->name;
+}
 
 /// Per input axis: true if reduced.
 std::vector<bool> reduced_axes(const Node &n, size_t rank) {
@@ -51,6 +86,10 @@ OpDef reduce(const char *name, ReduceOp op) {
       node_fail(n, "element type bool is supported by ReduceMax and ReduceMin only");
     if (t != DType::Bool)
       require_dtype(n, t, kNumericTypes);
+    if (axes_at_run_time(n) && t != DType::Bool) {
+      infer_axes_at_run_time(n, in);
+      return;
+    }
     std::vector<bool> red = reduced_axes(n, in.size());
     bool keep = attr_int(n, "keepdims", 1) != 0;
     for (size_t k = 0; k < in.size(); ++k)
@@ -60,6 +99,20 @@ OpDef reduce(const char *name, ReduceOp op) {
   };
   d.lower = [op](const Node &n) {
     std::vector<int64_t> in = input_dims(n, 0);
+    if (axes_at_run_time(n)) {
+      onnxc_k::ReduceAxesParams p{};
+      p.op = op;
+      p.rank = static_cast<int64_t>(in.size());
+      std::copy(in.begin(), in.end(), p.dims);
+      p.keepdims = attr_int(n, "keepdims", 1) != 0;
+      p.noop_with_empty_axes = attr_int(n, "noop_with_empty_axes", 0) != 0;
+      p.naxes = product(input_dims(n, 1));
+      KernelCall call{kernel_name(n, "reduce_axes", input_dtype(n, 0)),
+                      {n.inputs[0], n.inputs[1], n.outputs[0]},
+                      {}};
+      set_params(call, p);
+      return call;
+    }
     std::vector<bool> red = reduced_axes(n, in.size());
     std::vector<int64_t> strides(in.size(), 1);
     for (size_t k = in.size(); k-- > 1;)
