@@ -1,4 +1,5 @@
 #include "compiler/ops/op_util.h"
+#include "templates/cpu/shaped_params.h"
 
 #include <cstring>
 #include <map>
@@ -150,6 +151,39 @@ void set_output(Node &n, size_t i, DType dtype, const std::vector<int64_t> &dims
     return;
   checked_numel(dims);
   n.outputs[i]->type = Type::of(dtype, dims);
+}
+
+void set_run_time_shaped_output(Node &n, size_t i, DType dtype, std::vector<int64_t> bound,
+                                size_t from) {
+  if (bound.size() > 8)
+    node_fail(n, "output {} would have rank {}: a shape decided at run time supports rank 8 at "
+                 "most; {}",
+              i, bound.size(), computed_from(n.input(from)));
+  for (int64_t &d : bound)
+    d = std::max<int64_t>(d, 1);
+  set_output(n, i, dtype, bound);
+  if (i < n.outputs.size() && n.outputs[i])
+    n.outputs[i]->run_time_shape_from = n.inputs[from]->name;
+}
+
+bool values_at_run_time(const Node &n, size_t i) {
+  return n.has_input(i) && !n.inputs[i]->constant && !n.inputs[i]->sym_value;
+}
+
+KernelCall shape_copy_call(const Node &n, int64_t mode) {
+  const std::vector<int64_t> in = input_dims(n, 0);
+  if (in.size() > 8)
+    node_fail(n, "a shape decided at run time supports inputs of rank 8 at most");
+  onnxc_k::ShapeCopyParams p{};
+  p.mode = mode;
+  p.bytes = type_bytes(n.inputs[0]->type);
+  p.rank = static_cast<int64_t>(in.size());
+  std::copy(in.begin(), in.end(), p.dims);
+  p.n = product(input_dims(n, 1));
+  p.allowzero = n.opset >= 14 && attr_int(n, "allowzero", 0) != 0;
+  KernelCall call{"onnxc_k_shape_copy", {n.inputs[0], n.inputs[1], n.outputs[0]}, {}};
+  set_params(call, p);
+  return call;
 }
 
 std::vector<int64_t> output_dims(const Node &n, size_t i) {

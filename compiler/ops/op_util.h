@@ -47,6 +47,16 @@ const Tensor &require_constant(const Node &n, size_t i, const char *what);
 void set_output(Node &n, size_t i, DType dtype, const std::vector<int64_t> &dims);
 /// Static dims of output i (after inference).
 std::vector<int64_t> output_dims(const Node &n, size_t i);
+/// Output i shaped at run time by the values of input `from` (Value::run_time_shape_from):
+/// its type the largest result, `bound` (every dim at least 1, so its buffer exists).
+void set_run_time_shaped_output(Node &n, size_t i, DType dtype, std::vector<int64_t> bound,
+                                size_t from);
+/// True if input i is present, computed at run time and not known as expressions of the
+/// model's symbols (Value::sym_value): its values decide a shape only at run time.
+bool values_at_run_time(const Node &n, size_t i);
+/// onnxc_k_shape_copy (templates/cpu/shaped_params.h) for a Reshape/Squeeze/Unsqueeze whose
+/// output is shaped at run time by input 1; `mode` is an onnxc_k::ShapeCopyMode.
+KernelCall shape_copy_call(const Node &n, int64_t mode);
 
 /// Axis in [-rank, rank) → [0, rank); throws naming the node otherwise.
 int64_t normalize_axis(const Node &n, int64_t axis, int64_t rank);

@@ -1,6 +1,9 @@
-// Reshape: same data, new shape from the (constant) `shape` input. 0 copies the input dim
-// (unless allowzero=1, opset 14+), -1 is inferred from the element count. Lowers to a byte copy.
+// Reshape: same data, new shape from the `shape` input. 0 copies the input dim (unless
+// allowzero=1, opset 14+), -1 is inferred from the element count. Lowers to a byte copy; with a
+// shape computed at run time (not from the model's symbols), to onnxc_k_shape_copy, which
+// checks it and reports the output's shape (Value::run_time_shape_from).
 #include "compiler/ops/sym_util.h"
+#include "templates/cpu/shaped_params.h"
 
 namespace onnxc {
 
@@ -93,12 +96,24 @@ const OpDef &op_Reshape() {
     d.min_opset = 5;
     d.attrs = {{"allowzero", Attribute::Kind::Int}};
     d.infer = [](Node &n) {
+      if (input_type(n, 0).is_static() && values_at_run_time(n, 1)) {
+        const std::vector<int64_t> s = input_dims(n, 1);
+        if (s.size() != 1 || input_dtype(n, 1) != DType::Int64)
+          node_fail(n, "shape must be a 1-D int64 tensor, it is {}", shape_to_string(n.inputs[1]->type));
+        std::vector<int64_t> bound(static_cast<size_t>(s[0]), 1);
+        if (!bound.empty())
+          bound[0] = product(input_dims(n, 0));
+        set_run_time_shaped_output(n, 0, input_dtype(n, 0), bound, 1);
+        return;
+      }
       if (input_type(n, 0).is_static() && input_constant(n, 1))
         set_output(n, 0, input_dtype(n, 0), reshape_dims(n));
       else
         set_output_sym(n, 0, input_dtype(n, 0), reshape_sym_dims(n));
     };
     d.lower = [](const Node &n) {
+      if (!n.outputs[0]->run_time_shape_from.empty())
+        return shape_copy_call(n, onnxc_k::kShapeReshape);
       KernelCall c{"onnxc_k_copy", {n.inputs[0], n.outputs[0]}, {type_bytes(n.outputs[0]->type)}};
       return c;
     };

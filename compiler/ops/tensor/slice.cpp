@@ -1,8 +1,11 @@
 // Slice: per-axis [start, end) with a step (negative steps walk backwards). starts/ends/axes are
 // attributes before opset 10 and constant inputs (with optional axes and steps) from 10 on.
-// Out-of-range starts/ends are clamped as ONNX specifies. Lowers to a strided copy.
+// Out-of-range starts/ends are clamped as ONNX specifies. Lowers to a strided copy; with
+// starts/ends/axes/steps computed at run time (not from the model's symbols), to
+// onnxc_k_slice_rt, which reports the output's shape (Value::run_time_shape_from).
 #include "compiler/ops/sym_util.h"
 #include "compiler/ops/tensor/strided_copy.h"
+#include "templates/cpu/shaped_params.h"
 
 #include <algorithm>
 
@@ -167,6 +170,29 @@ std::vector<SymInt> slice_sym_dims(const Node &n) {
   }
   return out;
 }
+/// The first of starts/ends/axes/steps computed at run time (values_at_run_time), or 0.
+size_t run_time_bound_input(const Node &n) {
+  if (n.opset < 10 || !input_type(n, 0).is_static() || has_sym_bounds(n))
+    return 0;
+  for (size_t i = 1; i <= 4; ++i)
+    if (values_at_run_time(n, i))
+      return i;
+  return 0;
+}
+
+/// Checks starts/ends/axes/steps for onnxc_k_slice_rt: 1-D, one index type, as many as starts.
+void check_run_time_bounds(const Node &n) {
+  const DType t = input_dtype(n, 1);
+  const int64_t count = product(input_dims(n, 1));
+  for (size_t i = 1; i <= 4; ++i)
+    if (n.has_input(i) && (input_dtype(n, i) != t || (t != DType::Int32 && t != DType::Int64) ||
+                           input_dims(n, i).size() != 1 || product(input_dims(n, i)) != count))
+      node_fail(n, "starts, ends, axes and steps must be 1-D tensors of one index type (int32 or "
+                   "int64) and length; input {} is {}",
+                i, shape_to_string(n.inputs[i]->type));
+  if (count > static_cast<int64_t>(input_dims(n, 0).size()))
+    node_fail(n, "{} starts for an input of rank {}", count, input_dims(n, 0).size());
+}
 } // namespace
 
 const OpDef &op_Slice() {
@@ -177,6 +203,11 @@ const OpDef &op_Slice() {
                {"ends", Attribute::Kind::Ints},
                {"axes", Attribute::Kind::Ints}};
     d.infer = [](Node &n) {
+      if (size_t from = run_time_bound_input(n)) {
+        check_run_time_bounds(n);
+        set_run_time_shaped_output(n, 0, input_dtype(n, 0), input_dims(n, 0), from);
+        return;
+      }
       if (!input_type(n, 0).is_static() || has_sym_bounds(n)) {
         set_output_sym(n, 0, input_dtype(n, 0), slice_sym_dims(n));
         return;
@@ -188,6 +219,22 @@ const OpDef &op_Slice() {
     };
     d.lower = [](const Node &n) {
       std::vector<int64_t> in = input_dims(n, 0);
+      if (!n.outputs[0]->run_time_shape_from.empty()) {
+        onnxc_k::SliceRtParams p{};
+        p.elem_bytes = dtype_bits(input_dtype(n, 0)) / 8;
+        if (input_dtype(n, 0) == DType::String || dtype_bits(input_dtype(n, 0)) % 8 != 0)
+          node_fail(n, "a Slice with bounds given at run time supports numeric and bool tensors");
+        p.index_bytes = input_dtype(n, 1) == DType::Int32 ? 4 : 8;
+        p.rank = static_cast<int64_t>(in.size());
+        std::copy(in.begin(), in.end(), p.dims);
+        p.n = product(input_dims(n, 1));
+        KernelCall call{"onnxc_k_slice_rt",
+                        {n.inputs[0], n.inputs[1], n.inputs[2], n.has_input(3) ? n.inputs[3] : nullptr,
+                         n.has_input(4) ? n.inputs[4] : nullptr, n.outputs[0]},
+                        {}};
+        set_params(call, p);
+        return call;
+      }
       std::vector<SliceAxis> axes = slice_axes(n);
       int64_t base = 0, stride = 1;
       std::vector<int64_t> dims(in.size()), strides(in.size());

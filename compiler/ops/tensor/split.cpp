@@ -1,8 +1,11 @@
 // Split: cuts the input along `axis` into the node's outputs. Sizes come from the `split`
 // attribute (before opset 13), the constant `split` input (13+), or are equal: the axis must
-// divide evenly, except with opset 18's num_outputs, where the last part may be smaller.
+// divide evenly, except with opset 18's num_outputs, where the last part may be smaller. A
+// `split` input computed at run time shapes the outputs at run time (onnxc_k_split_rt, which
+// checks the sizes and reports each output's shape: Value::run_time_shape_from).
 #include "compiler/ops/op_util.h"
 #include "compiler/ops/sym_util.h"
+#include "templates/cpu/shaped_params.h"
 
 namespace onnxc {
 
@@ -51,6 +54,19 @@ const OpDef &op_Split() {
                {"split", Attribute::Kind::Ints},
                {"num_outputs", Attribute::Kind::Int}};
     d.infer = [](Node &n) {
+      if (n.opset >= 13 && input_type(n, 0).is_static() && values_at_run_time(n, 1)) {
+        const std::vector<int64_t> in = input_dims(n, 0);
+        if (in.empty() || in.size() > 8)
+          node_fail(n, "a split given at run time needs an input of rank 1 to 8, not {}", in.size());
+        if (input_dtype(n, 1) != DType::Int64 || input_dims(n, 1) != std::vector<int64_t>{
+                                                     static_cast<int64_t>(n.outputs.size())})
+          node_fail(n, "split must be an int64 tensor of {} sizes, one per output, it is {}",
+                    n.outputs.size(), shape_to_string(n.inputs[1]->type));
+        normalize_axis(n, attr_int(n, "axis", 0), static_cast<int64_t>(in.size()));
+        for (size_t i = 0; i < n.outputs.size(); ++i)
+          set_run_time_shaped_output(n, i, input_dtype(n, 0), in, 1);
+        return;
+      }
       if (has_symbolic_input(n)) { // run-time dims off the split axis pass through
         std::vector<SymInt> in = input_sym_dims(n, 0);
         if (in.empty())
@@ -90,6 +106,18 @@ const OpDef &op_Split() {
       int bits = dtype_slot_bits(input_dtype(n, 0));
       if (bits < 8 || bits > 64)
         node_fail(n, "element type {} is not supported", dtype_name(input_dtype(n, 0)));
+      if (n.opset >= 13 && values_at_run_time(n, 1)) {
+        onnxc_k::SplitRtParams p{};
+        p.elem_bytes = bits / 8;
+        p.rank = static_cast<int64_t>(in.size());
+        std::copy(in.begin(), in.end(), p.dims);
+        p.axis = static_cast<int64_t>(axis);
+        p.outputs = static_cast<int64_t>(n.outputs.size());
+        KernelCall c{"onnxc_k_split_rt", {n.inputs[0], n.inputs[1]}, {}};
+        c.args.insert(c.args.end(), n.outputs.begin(), n.outputs.end());
+        set_params(c, p);
+        return c;
+      }
       int64_t inner = product({in.begin() + axis + 1, in.end()});
       std::vector<int64_t> params{bits / 8, product({in.begin(), in.begin() + axis}),
                                   static_cast<int64_t>(n.outputs.size())};

@@ -1,6 +1,9 @@
 // Squeeze / Unsqueeze: remove / insert size-1 dims. Axes come from the `axes` attribute before
-// opset 13 and from the (constant) `axes` input from 13 on. Both lower to a byte copy.
+// opset 13 and from the `axes` input from 13 on. Both lower to a byte copy; with axes computed
+// at run time, to onnxc_k_shape_copy, which checks them and reports the output's shape
+// (Value::run_time_shape_from).
 #include "compiler/ops/sym_util.h"
+#include "templates/cpu/shaped_params.h"
 
 #include <algorithm>
 
@@ -28,7 +31,28 @@ static std::vector<int64_t> normalized_unique(const Node &n, std::vector<int64_t
 }
 
 static KernelCall copy_call(const Node &n) {
+  if (!n.outputs[0]->run_time_shape_from.empty())
+    return shape_copy_call(n, n.op_type == "Squeeze" ? onnxc_k::kShapeSqueeze
+                                                     : onnxc_k::kShapeUnsqueeze);
   return KernelCall{"onnxc_k_copy", {n.inputs[0], n.outputs[0]}, {type_bytes(n.outputs[0]->type)}};
+}
+
+/// Squeeze / Unsqueeze with axes computed at run time: the output's rank (from the number of
+/// axes) and a bound holding every element; false if the axes are known.
+static bool infer_axes_at_run_time(Node &n) {
+  if (n.opset < 13 || !input_type(n, 0).is_static() || !values_at_run_time(n, 1))
+    return false;
+  const std::vector<int64_t> in = input_dims(n, 0), a = input_dims(n, 1);
+  if (a.size() != 1 || input_dtype(n, 1) != DType::Int64)
+    node_fail(n, "axes must be a 1-D int64 tensor, it is {}", shape_to_string(n.inputs[1]->type));
+  size_t rank = n.op_type == "Unsqueeze" ? in.size() + a[0] : in.size() - std::min<size_t>(in.size(), a[0]);
+  if (n.op_type == "Squeeze" && a[0] == 0) // no axes: every dim of size 1 goes
+    rank = in.size() - std::count(in.begin(), in.end(), 1);
+  std::vector<int64_t> bound(rank, 1);
+  if (rank > 0)
+    bound[0] = product(in);
+  set_run_time_shaped_output(n, 0, input_dtype(n, 0), bound, 1);
+  return true;
 }
 
 const OpDef &op_Squeeze() {
@@ -37,6 +61,8 @@ const OpDef &op_Squeeze() {
     d.name = "Squeeze";
     d.attrs = {{"axes", Attribute::Kind::Ints}};
     d.infer = [](Node &n) {
+      if (infer_axes_at_run_time(n))
+        return;
       std::vector<SymInt> in = input_sym_dims(n, 0), out;
       bool given = false;
       std::vector<int64_t> axes = squeeze_axes(n, given);
@@ -64,6 +90,8 @@ const OpDef &op_Unsqueeze() {
     d.name = "Unsqueeze";
     d.attrs = {{"axes", Attribute::Kind::Ints}};
     d.infer = [](Node &n) {
+      if (infer_axes_at_run_time(n))
+        return;
       std::vector<SymInt> in = input_sym_dims(n, 0);
       bool given = false;
       std::vector<int64_t> axes = squeeze_axes(n, given);

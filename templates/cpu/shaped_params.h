@@ -1,0 +1,43 @@
+/* The contract between ops whose output shape input values decide, when those values are
+ * computed at run time (Value::run_time_shape_from: Reshape, Squeeze, Unsqueeze, Slice, Split
+ * in compiler/ops/tensor), and their kernels (templates/cpu/shaped.cpp). Each kernel computes
+ * the shape from the values, checks it as the op's compile-time rule does, writes its output
+ * (planned for the largest result) and reports the shape with onnxc_rt_set_shape. */
+#ifndef ONNXC_SHAPED_PARAMS_H
+#define ONNXC_SHAPED_PARAMS_H
+
+#include "templates/cpu/params.h"
+
+namespace onnxc_k {
+
+enum ShapeCopyMode : int64_t { kShapeReshape = 0, kShapeSqueeze = 1, kShapeUnsqueeze = 2 };
+
+/// Reshape / Squeeze / Unsqueeze: the data copied, the shape from VALUES (int64: the target
+/// shape, or the axes). Tensors {X, VALUES, Y}.
+struct ShapeCopyParams {
+  int64_t mode; ///< ShapeCopyMode
+  int64_t bytes;
+  int64_t rank, dims[8];
+  int64_t n;         ///< elements of VALUES
+  int64_t allowzero; ///< Reshape: 0 is a dim of 0, not a copy of the input's
+};
+
+/// Slice with starts/ends (and axes, steps) computed at run time, int32 or int64 (index_bytes).
+/// Tensors {X, STARTS, ENDS, AXES or null, STEPS or null, Y}.
+struct SliceRtParams {
+  int64_t elem_bytes, index_bytes;
+  int64_t rank, dims[8];
+  int64_t n; ///< elements of STARTS (and of the others)
+};
+
+/// Split along `axis` into `outputs` parts whose sizes SPLIT (int64) gives at run time.
+/// Tensors {X, SPLIT, Y0, ..., Y(outputs-1)}.
+struct SplitRtParams {
+  int64_t elem_bytes;
+  int64_t rank, dims[8];
+  int64_t axis, outputs;
+};
+
+} // namespace onnxc_k
+
+#endif
