@@ -28,6 +28,9 @@ namespace onnxc {
 
 /// Node attribute (string) naming the run-time count symbol of an op with OpDef::count_bound.
 inline constexpr char kCountSymbolAttr[] = "onnxc.count_symbol";
+/// The index of a run-time count among the model's symbols (onnxc_rt_set_count): a model with
+/// a run-time count has no other symbol (lower-extent and the driver refuse one).
+inline constexpr int64_t kCountSymbolIndex = 0;
 
 /// A call of one kernel template with constant parameters.
 struct KernelCall {
@@ -105,9 +108,10 @@ struct OpDef {
   /// extra input would be read as an output.
   size_t max_inputs = SIZE_MAX;
   /// Ops whose output dims are a count their input values decide (NonZero, Compress,
-  /// NonMaxSuppression): the largest count for the node's input types. When an input is
-  /// computed at run time, infer-shapes makes the count a run-time count (Graph::counts), names
-  /// it in the node's kCountSymbolAttr, and `infer` and `lower` read that attribute.
+  /// NonMaxSuppression, TopK's K): when an input it depends on is computed at run time, the
+  /// largest count for the node's input types, else -1. infer-shapes then makes the count a
+  /// run-time count (Graph::counts), names it in the node's kCountSymbolAttr, and `infer` and
+  /// `lower` read that attribute.
   std::function<int64_t(const Node &)> count_bound;
   size_t max_outputs = SIZE_MAX;
 };

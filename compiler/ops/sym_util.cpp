@@ -134,4 +134,10 @@ SymInt simplify_in_ranges(const SymInt &e, const std::map<std::string, SymRange>
   return e;
 }
 
+std::optional<SymInt> run_time_count_dim(const Node &n) {
+  if (!has_attr(n, kCountSymbolAttr))
+    return std::nullopt;
+  return SymInt::symbol(attr_string(n, kCountSymbolAttr, "")) - SymInt(1);
+}
+
 } // namespace onnxc

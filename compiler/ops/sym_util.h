@@ -17,6 +17,9 @@ namespace onnxc {
 std::vector<SymInt> input_sym_dims(const Node &n, size_t i);
 /// Sets output i's type; a constant dim must not be negative.
 void set_output_sym(Node &n, size_t i, DType dtype, const std::vector<SymInt> &dims);
+/// The count dim `c - 1` of a node that counts at run time (its kCountSymbolAttr names c), or
+/// nullopt.
+std::optional<SymInt> run_time_count_dim(const Node &n);
 /// Multidirectional broadcasting over expressions: equal dims, or 1 against anything; a
 /// symbolic dim against a constant c > 1 gives c. Two different symbolic dims are refused
 /// (which one is 1 is known only at run time): the error names them and the --dim flag.

@@ -291,6 +291,9 @@ void infer_node(Node &n, const InferOptions &opts) {
                 "compile-time constant here; it is computed at run time from '{}'",
                 v->name, v->run_time_shape_from, v->run_time_shape_from);
   }
+  for (Value *o : n.outputs) // the rule sets it again if the shape still waits for run time
+    if (o)
+      o->run_time_shape_from.clear();
   if (is_control_flow(n))
     infer_control_flow(n, opts);
   else
@@ -355,13 +358,14 @@ void simplify_output_dims(const Graph &g, Node &n) {
 /// input computed at run time: its count becomes a run-time count of the graph (Graph::counts),
 /// ranging over 0..the op's bound, which the node names in kCountSymbolAttr for its rules.
 void add_run_time_count(Graph &g, Node &n) {
-  if (!n.def || !n.def->count_bound || has_attr(n, kCountSymbolAttr) ||
-      std::all_of(n.inputs.begin(), n.inputs.end(), [](const Value *v) { return !v || v->constant; }))
+  if (!n.def || !n.def->count_bound || has_attr(n, kCountSymbolAttr))
+    return;
+  const int64_t bound = n.def->count_bound(n);
+  if (bound < 0) // the inputs the count depends on are known
     return;
   if (g.parent)
     node_fail(n, "its output shape depends on values computed at run time, which onnxc "
                  "supports outside If/Loop/Scan bodies only");
-  const int64_t bound = n.def->count_bound(n);
   std::string base;
   for (char c : (n.outputs.empty() || !n.outputs[0] ? n.op_type : n.outputs[0]->name))
     base += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';

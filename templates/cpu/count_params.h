@@ -39,6 +39,26 @@ struct NmsParams {
   int64_t center_point_box; ///< 0/1
 };
 
+/// How Unique compares elements.
+enum UniqueKind : int64_t {
+  kUniqueF32, kUniqueF64, kUniqueI8, kUniqueI16, kUniqueI32, kUniqueI64,
+  kUniqueU8, kUniqueU16, kUniqueU32, kUniqueU64
+};
+
+/// Unique: X viewed as [outer, len, inner] (flattened to [1, numel, 1] without an axis); the
+/// distinct slices along len, sorted (or in order of first occurrence), with each one's first
+/// index, every slice's output position and the counts. NaNs equal each other and sort last.
+/// Tensors {X, Y [outer, count, inner], indices [count] or null, inverse [len] or null,
+/// counts [count] or null, scratch (unique_scratch_bytes)}.
+struct UniqueParams {
+  int64_t symbol;
+  int64_t kind; ///< UniqueKind
+  int64_t elem_bytes, outer, len, inner;
+  int64_t sorted; ///< 0/1
+};
+
+constexpr int64_t unique_scratch_bytes(int64_t len) { return 5 * 8 * (len > 0 ? len : 1); }
+
 /// Scratch of NonMaxSuppression: candidate order, a merge buffer and the kept boxes (int32).
 constexpr int64_t nms_scratch_bytes(int64_t boxes) { return 3 * 4 * (boxes > 0 ? boxes : 1); }
 

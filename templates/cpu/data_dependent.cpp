@@ -1,4 +1,4 @@
-/* Kernels of the ops that count at run time (count_params.h): NonZero, Compress and
+/* Kernels of the ops that count at run time (count_params.h): NonZero, Compress, Unique and
  * NonMaxSuppression. Each writes its result for the count it finds and reports the count with
  * onnxc_rt_set_count; the code after it reads the count as the model's run-time extent. */
 #include "templates/cpu/count_params.h"
@@ -52,6 +52,88 @@ int32_t *sort_by_score(int32_t *a, int32_t *tmp, i64 n, const float *score) {
     tmp = swap;
   }
   return a;
+}
+
+/// -1, 0 or 1 as a is less than, equal to or greater than b; NaNs equal each other and sort last.
+template <typename T> inline int compare(T a, T b) {
+  const bool na = a != a, nb = b != b;
+  if (na || nb)
+    return static_cast<int>(na) - static_cast<int>(nb);
+  return a < b ? -1 : b < a ? 1 : 0;
+}
+
+/// Unique's slices (UniqueParams): compares slices a and b lexicographically.
+template <typename T> struct UniqueSlices {
+  const T *x;
+  i64 outer, len, inner;
+  int cmp(i64 a, i64 b) const {
+    for (i64 o = 0; o < outer; ++o)
+      for (i64 i = 0; i < inner; ++i)
+        if (int c = compare(x[(o * len + a) * inner + i], x[(o * len + b) * inner + i]))
+          return c;
+    return 0;
+  }
+};
+
+template <typename T> void unique(onnxc_rt *rt, void *const *t, const onnxc_k::UniqueParams &p) {
+  const UniqueSlices<T> s{static_cast<const T *>(t[0]), p.outer, p.len, p.inner};
+  i64 *order = static_cast<i64 *>(t[5]), *tmp = order + p.len, *group = order + 2 * p.len,
+      *firsts = order + 3 * p.len, *pos = order + 4 * p.len;
+  for (i64 i = 0; i < p.len; ++i)
+    order[i] = i;
+  for (i64 w = 1; w < p.len; w *= 2) { /* stable merge sort of the slices */
+    for (i64 lo = 0; lo < p.len; lo += 2 * w) {
+      const i64 mid = lo + w < p.len ? lo + w : p.len, hi = lo + 2 * w < p.len ? lo + 2 * w : p.len;
+      i64 i = lo, j = mid, k = lo;
+      while (i < mid && j < hi)
+        tmp[k++] = s.cmp(order[j], order[i]) < 0 ? order[j++] : order[i++];
+      while (i < mid)
+        tmp[k++] = order[i++];
+      while (j < hi)
+        tmp[k++] = order[j++];
+    }
+    i64 *swap = order;
+    order = tmp;
+    tmp = swap;
+  }
+  i64 m = 0; /* groups of equal slices in sorted order; firsts[g]: the group's first index */
+  for (i64 k = 0; k < p.len; ++k) {
+    if (k == 0 || s.cmp(order[k - 1], order[k]) != 0)
+      firsts[m++] = order[k];
+    group[order[k]] = m - 1;
+  }
+  /* pos[g]: the group's output position (sorted, or by first occurrence) */
+  if (p.sorted) {
+    for (i64 g = 0; g < m; ++g)
+      pos[g] = g;
+  } else {
+    for (i64 g = 0; g < m; ++g)
+      pos[g] = -1;
+    for (i64 i = 0, next = 0; i < p.len; ++i)
+      if (pos[group[i]] < 0)
+        pos[group[i]] = next++;
+  }
+  auto *y = static_cast<unsigned char *>(t[1]);
+  auto *indices = static_cast<int64_t *>(t[2]), *inverse = static_cast<int64_t *>(t[3]),
+       *counts = static_cast<int64_t *>(t[4]);
+  const auto *x = static_cast<const unsigned char *>(t[0]);
+  const i64 slice = p.inner * p.elem_bytes;
+  for (i64 g = 0; g < m; ++g) {
+    const i64 k = pos[g];
+    if (indices)
+      indices[k] = firsts[g];
+    if (counts)
+      counts[k] = 0;
+    for (i64 o = 0; o < p.outer; ++o)
+      __builtin_memcpy(y + (o * m + k) * slice, x + (o * p.len + firsts[g]) * slice, slice);
+  }
+  for (i64 i = 0; i < p.len; ++i) {
+    if (inverse)
+      inverse[i] = pos[group[i]];
+    if (counts)
+      ++counts[pos[group[i]]];
+  }
+  onnxc_rt_set_count(rt, p.symbol, m);
 }
 
 /// A box's corners (x0 <= x1, y0 <= y1) from NonMaxSuppression's two box formats.
@@ -161,5 +243,23 @@ extern "C" int32_t onnxc_k_nms(onnxc_rt *rt, void *const *t, const int64_t *pp) 
       }
     }
   onnxc_rt_set_count(rt, p.symbol, count);
+  return 0;
+}
+
+extern "C" int32_t onnxc_k_unique(onnxc_rt *rt, void *const *t, const int64_t *pp) {
+  const auto p = onnxc_k::params_of<onnxc_k::UniqueParams>(pp);
+  switch (p.kind) {
+  case onnxc_k::kUniqueF32: unique<float>(rt, t, p); break;
+  case onnxc_k::kUniqueF64: unique<double>(rt, t, p); break;
+  case onnxc_k::kUniqueI8: unique<int8_t>(rt, t, p); break;
+  case onnxc_k::kUniqueI16: unique<int16_t>(rt, t, p); break;
+  case onnxc_k::kUniqueI32: unique<int32_t>(rt, t, p); break;
+  case onnxc_k::kUniqueI64: unique<int64_t>(rt, t, p); break;
+  case onnxc_k::kUniqueU8: unique<uint8_t>(rt, t, p); break;
+  case onnxc_k::kUniqueU16: unique<uint16_t>(rt, t, p); break;
+  case onnxc_k::kUniqueU32: unique<uint32_t>(rt, t, p); break;
+  case onnxc_k::kUniqueU64: unique<uint64_t>(rt, t, p); break;
+  default: return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT, "unique: unsupported type");
+  }
   return 0;
 }

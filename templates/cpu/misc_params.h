@@ -32,8 +32,13 @@ constexpr int64_t det_scratch_bytes(const DetParams &p) { return p.n * p.n * 8; 
 struct TopKParams {
   int64_t outer, len, inner, k;
   int64_t largest; ///< 1: the k largest (ties: lower index first), 0: the k smallest
+  /// -1: k is constant. Else K is computed at run time (tensor K, int64): the kernel reads it,
+  /// checks 0 <= K <= len, and reports it as the run-time count of this symbol index (k = len,
+  /// the bound the outputs and scratch are planned for).
+  int64_t k_symbol;
 };
-/// TopK's scratch bytes: the index heaps when the Indices output is not used.
+/// TopK's scratch bytes: the index heaps when the Indices output is not used. Tensors
+/// {X, Values, Indices or null, K or null, scratch}.
 constexpr int64_t top_k_scratch_bytes(const TopKParams &p, bool indices_used) {
   return indices_used ? 0 : p.outer * p.k * p.inner * 8;
 }

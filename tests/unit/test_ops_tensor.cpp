@@ -50,8 +50,15 @@ TEST_CASE("Reshape: 0 copies a dim, -1 is inferred, allowzero, errors", "[ops][t
   CHECK_THROWS_WITH(bad.infer(), Contains("cannot reshape input 2x3 (6 elements) to 4x2"));
   OneNode two("Reshape", 13, {iota({2, 3}), i64({2}, {-1, -1})});
   CHECK_THROWS_WITH(two.infer(), Contains("more than one -1"));
-  OneNode runtime("Reshape", 13, {iota({2, 3})}, 1, {i64({1}, {6})});
-  CHECK_THROWS_WITH(runtime.infer(), Contains("must be a compile-time constant"));
+  // A shape computed at run time: the output is shaped at run time (its rank from the shape's
+  // length, room for every element), by the kernel that checks the shape.
+  OneNode runtime("Reshape", 13, {iota({2, 3})}, 1, {i64({2}, {3, 2})});
+  runtime.infer();
+  CHECK(runtime.node->outputs[0]->run_time_shape_from == runtime.node->inputs[1]->name);
+  CHECK(runtime.node->outputs[0]->type.static_dims() == Dims{6, 1});
+  CHECK(runtime.node->def->lower(*runtime.node).kernel == "onnxc_k_shape_copy");
+  OneNode matrix("Reshape", 13, {iota({2, 3})}, 1, {i64({2, 1}, {3, 2})});
+  CHECK_THROWS_WITH(matrix.infer(), Contains("shape must be a 1-D int64 tensor"));
 }
 
 TEST_CASE("Flatten, Identity, Dropout", "[ops][tensor]") {

@@ -2,11 +2,11 @@
 // NonMaxSuppression. With constant inputs onnxc evaluates them at compile time: each op
 // computes its outputs once in `infer` (for the output shapes) and again in `eval` (constant
 // folding); a result too large to fold is written by its lowering.
-// With an input computed at run time, NonZero, Compress and NonMaxSuppression count at run time
+// With an input computed at run time, they count at run time
 // (OpDef::count_bound): their count dim is the graph's run-time count `c - 1` (infer-shapes
 // names `c` in kCountSymbolAttr), their kernels (templates/cpu/data_dependent.cpp) write the
-// result and set the count, and the memory is planned for the bound. Unique still needs
-// constant inputs (the "must be a compile-time constant" error names the input).
+// result and set the count, and the memory is planned for the bound. So does Unique (its
+// inverse_indices output has the input's static length).
 #include "compiler/ops/op_util.h"
 #include "compiler/ops/sym_util.h"
 #include "templates/cpu/count_params.h"
@@ -32,13 +32,6 @@ struct RunTimeCount {
   std::function<KernelCall(const Node &)> lower;
 };
 
-/// The count dim of a node counting at run time (kCountSymbolAttr), or nullopt.
-std::optional<SymInt> count_dim(const Node &n) {
-  if (!has_attr(n, kCountSymbolAttr))
-    return std::nullopt;
-  return SymInt::symbol(attr_string(n, kCountSymbolAttr, "")) - SymInt(1);
-}
-
 /// The OpDef of an op whose outputs `f` computes from constant inputs (and, with `rt`, at run
 /// time from run-time inputs).
 OpDef value_op(const char *name, int64_t min_opset, std::vector<AttrSpec> attrs, Compute f,
@@ -50,7 +43,7 @@ OpDef value_op(const char *name, int64_t min_opset, std::vector<AttrSpec> attrs,
   if (rt)
     d.count_bound = rt->bound;
   d.infer = [f, rt](Node &n) {
-    if (auto c = count_dim(n); c && rt) {
+    if (auto c = run_time_count_dim(n); c && rt) {
       rt->infer(n, *c);
       return;
     }
@@ -60,7 +53,7 @@ OpDef value_op(const char *name, int64_t min_opset, std::vector<AttrSpec> attrs,
   };
   d.eval = [f](const Node &n, const std::vector<const Tensor *> &) { return f(n); };
   d.lower = [f, rt](const Node &n) {
-    if (count_dim(n) && rt)
+    if (run_time_count_dim(n) && rt)
       return rt->lower(n);
     std::vector<Tensor> outs = f(n);
     bool one_output = std::count(n.outputs.begin(), n.outputs.end(), nullptr) + 1 ==
@@ -316,9 +309,11 @@ std::vector<Tensor> nms(const Node &n) {
 
 // ---- counting at run time ---------------------------------------------------------------
 
-/// The index of a run-time count among the model's symbols: a model with a run-time count has
-/// no other symbol (lower-extent refuses a second one).
-constexpr int64_t kCountSymbolIndex = 0;
+/// True if an input of n is computed at run time.
+bool any_run_time_input(const Node &n) {
+  return std::any_of(n.inputs.begin(), n.inputs.end(),
+                     [](const Value *v) { return v && !v->constant; });
+}
 
 /// Static dims of input i, failing with what to bind when they are run-time dims.
 std::vector<int64_t> count_input_dims(const Node &n, size_t i) {
@@ -342,7 +337,9 @@ int64_t run_time_elem_bytes(const Node &n, size_t i) {
 
 RunTimeCount nonzero_rt() {
   RunTimeCount r;
-  r.bound = [](const Node &n) { return product(count_input_dims(n, 0)); };
+  r.bound = [](const Node &n) {
+    return any_run_time_input(n) ? product(count_input_dims(n, 0)) : -1;
+  };
   r.infer = [](Node &n, const SymInt &c) {
     run_time_elem_bytes(n, 0);
     set_output_sym(n, 0, DType::Int64, {SymInt(n.inputs[0]->type.rank()), c});
@@ -397,7 +394,7 @@ CompressView compress_view(const Node &n) {
 
 RunTimeCount compress_rt() {
   RunTimeCount r;
-  r.bound = [](const Node &n) { return compress_view(n).cond_len; };
+  r.bound = [](const Node &n) { return any_run_time_input(n) ? compress_view(n).cond_len : -1; };
   r.infer = [](Node &n, const SymInt &c) {
     run_time_elem_bytes(n, 0);
     const CompressView v = compress_view(n);
@@ -421,6 +418,72 @@ RunTimeCount compress_rt() {
   return r;
 }
 
+/// Unique's view of X: [outer, len, inner] around the axis (X flattened without one).
+onnxc_k::UniqueParams unique_view(const Node &n) {
+  const std::vector<int64_t> x = count_input_dims(n, 0);
+  onnxc_k::UniqueParams p{};
+  p.symbol = kCountSymbolIndex;
+  p.outer = p.inner = 1;
+  p.len = product(x);
+  if (has_attr(n, "axis")) {
+    const auto axis = static_cast<size_t>(normalize_axis(n, attr_int(n, "axis", 0), x.size()));
+    p.outer = product({x.begin(), x.begin() + axis});
+    p.len = x[axis];
+    p.inner = product({x.begin() + axis + 1, x.end()});
+  }
+  p.sorted = attr_int(n, "sorted", 1) != 0;
+  return p;
+}
+
+RunTimeCount unique_rt() {
+  RunTimeCount r;
+  r.bound = [](const Node &n) { return any_run_time_input(n) ? unique_view(n).len : -1; };
+  r.infer = [](Node &n, const SymInt &c) {
+    run_time_elem_bytes(n, 0);
+    const onnxc_k::UniqueParams p = unique_view(n);
+    std::vector<SymInt> dims{c};
+    if (has_attr(n, "axis")) {
+      dims = n.inputs[0]->type.sym_dims();
+      dims[static_cast<size_t>(
+          normalize_axis(n, attr_int(n, "axis", 0), n.inputs[0]->type.rank()))] = c;
+    }
+    set_output_sym(n, 0, n.inputs[0]->type.dtype, dims);
+    set_output_sym(n, 1, DType::Int64, {c});
+    set_output_sym(n, 2, DType::Int64, {SymInt(p.len)});
+    set_output_sym(n, 3, DType::Int64, {c});
+  };
+  r.lower = [](const Node &n) {
+    onnxc_k::UniqueParams p = unique_view(n);
+    const DType t = n.inputs[0]->type.dtype;
+    const std::pair<DType, onnxc_k::UniqueKind> kinds[] = {
+        {DType::Float, onnxc_k::kUniqueF32}, {DType::Double, onnxc_k::kUniqueF64},
+        {DType::Int8, onnxc_k::kUniqueI8},   {DType::Int16, onnxc_k::kUniqueI16},
+        {DType::Int32, onnxc_k::kUniqueI32}, {DType::Int64, onnxc_k::kUniqueI64},
+        {DType::Uint8, onnxc_k::kUniqueU8},  {DType::Uint16, onnxc_k::kUniqueU16},
+        {DType::Uint32, onnxc_k::kUniqueU32}, {DType::Uint64, onnxc_k::kUniqueU64},
+        {DType::Bool, onnxc_k::kUniqueU8}};
+    p.kind = -1;
+    for (const auto &[dt, k] : kinds)
+      if (dt == t)
+        p.kind = k;
+    if (p.kind < 0)
+      node_fail(n, "Unique at run time does not support {} inputs (give the input as a constant "
+                   "to evaluate it at compile time)",
+                dtype_name(t));
+    p.elem_bytes = run_time_elem_bytes(n, 0);
+    std::vector<Value *> args{n.inputs[0]};
+    for (size_t i = 0; i < 4; ++i)
+      args.push_back(i < n.outputs.size() ? n.outputs[i] : nullptr);
+    if (!args[1])
+      node_fail(n, "Unique at run time needs its output Y");
+    KernelCall call{"onnxc_k_unique", std::move(args), {}};
+    set_params(call, p);
+    call.scratch_bytes = onnxc_k::unique_scratch_bytes(p.len);
+    return call;
+  };
+  return r;
+}
+
 /// NonMaxSuppression's [batches, boxes, classes], checked; its boxes and scores float32.
 std::array<int64_t, 3> nms_dims(const Node &n) {
   const std::vector<int64_t> b = count_input_dims(n, 0), s = count_input_dims(n, 1);
@@ -437,7 +500,9 @@ std::array<int64_t, 3> nms_dims(const Node &n) {
 
 RunTimeCount nms_rt() {
   RunTimeCount r;
-  r.bound = [](const Node &n) {
+  r.bound = [](const Node &n) -> int64_t {
+    if (!any_run_time_input(n))
+      return -1;
     const auto [batches, boxes, classes] = nms_dims(n);
     int64_t per_class = boxes;
     if (n.inputs.size() > 2 && n.inputs[2] && n.inputs[2]->constant)
@@ -483,7 +548,7 @@ const OpDef &op_NonZero() {
 const OpDef &op_Unique() {
   static const OpDef def =
       value_op("Unique", 11, {{"axis", Attribute::Kind::Int}, {"sorted", Attribute::Kind::Int}},
-               unique);
+               unique, unique_rt());
   return def;
 }
 
