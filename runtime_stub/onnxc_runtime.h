@@ -35,16 +35,17 @@ extern "C" {
 
 /// Result of every fallible ABI function. onnxc_last_error() explains any value but ONNXC_OK.
 typedef enum onnxc_status {
-  ONNXC_OK = 0,                      ///< success
-  ONNXC_ERROR_INVALID_ARGUMENT = 1,  ///< NULL pointer, bad count, bad thread count, misaligned arena
-  ONNXC_ERROR_SHAPE_MISMATCH = 2,    ///< an input's rank or shape differs from the model's
-  ONNXC_ERROR_DTYPE_MISMATCH = 3,    ///< an input's or output's dtype differs from the model's
-  ONNXC_ERROR_BUFFER_TOO_SMALL = 4,  ///< a tensor's size_bytes, or a caller arena, is too small
-  ONNXC_ERROR_OUT_OF_MEMORY = 5,     ///< allocation failed, or a run passed its dynamic limit
-  ONNXC_ERROR_INDEX_OUT_OF_RANGE = 6, ///< an index (info index, or a Gather index at run time) is out of range
-  ONNXC_ERROR_RUNTIME = 7,           ///< any other failure while running the model
-  ONNXC_ERROR_BAD_WEIGHTS = 8,       ///< weights missing, corrupt or not this model's
-  ONNXC_ERROR_UNSUPPORTED = 9        ///< the library lacks the feature (e.g. not built with --profile)
+  ONNXC_OK = 0,                     ///< success
+  ONNXC_ERROR_INVALID_ARGUMENT = 1, ///< NULL pointer, bad count, bad thread count, misaligned arena
+  ONNXC_ERROR_SHAPE_MISMATCH = 2,   ///< an input's rank or shape differs from the model's
+  ONNXC_ERROR_DTYPE_MISMATCH = 3,   ///< an input's or output's dtype differs from the model's
+  ONNXC_ERROR_BUFFER_TOO_SMALL = 4, ///< a tensor's size_bytes, or a caller arena, is too small
+  ONNXC_ERROR_OUT_OF_MEMORY = 5,    ///< allocation failed, or a run passed its dynamic limit
+  ONNXC_ERROR_INDEX_OUT_OF_RANGE =
+      6,                   ///< an index (info index, or a Gather index at run time) is out of range
+  ONNXC_ERROR_RUNTIME = 7, ///< any other failure while running the model
+  ONNXC_ERROR_BAD_WEIGHTS = 8, ///< weights missing, corrupt or not this model's
+  ONNXC_ERROR_UNSUPPORTED = 9  ///< the library lacks the feature (e.g. not built with --profile)
 } onnxc_status;
 
 /* Element types: the numbers of ONNX TensorProto.DataType. */
@@ -72,11 +73,11 @@ typedef struct onnxc_context onnxc_context;
 /// A caller-owned tensor passed to onnxc_run. For inputs every field is read; for outputs `data`,
 /// `size_bytes` and `dtype` are read and `rank`/`shape` are written on success.
 typedef struct onnxc_tensor {
-  void *data;                     ///< row-major elements (caller-owned)
-  uint64_t size_bytes;            ///< capacity of `data` in bytes
-  int32_t dtype;                  ///< ONNXC_DTYPE_*
-  int32_t rank;                   ///< number of dims (0 = scalar)
-  int64_t shape[ONNXC_MAX_RANK];  ///< dims [0, rank)
+  void *data;                    ///< row-major elements (caller-owned)
+  uint64_t size_bytes;           ///< capacity of `data` in bytes
+  int32_t dtype;                 ///< ONNXC_DTYPE_*
+  int32_t rank;                  ///< number of dims (0 = scalar)
+  int64_t shape[ONNXC_MAX_RANK]; ///< dims [0, rank)
 } onnxc_tensor;
 
 /// Static description of one model input or output; all pointers are owned by the library and
@@ -84,10 +85,10 @@ typedef struct onnxc_tensor {
 /// symbol (onnxc_symbol) it is, onnxc_run takes it from the inputs' shapes and reports it in
 /// the outputs' shapes.
 typedef struct onnxc_tensor_info {
-  const char *name;       ///< ONNX name
-  int32_t dtype;          ///< ONNXC_DTYPE_*
-  int32_t rank;           ///< number of dims (may exceed ONNXC_MAX_RANK: use run_buffers then)
-  const int64_t *shape;   ///< `rank` dims (-1: a run-time dim)
+  const char *name;     ///< ONNX name
+  int32_t dtype;        ///< ONNXC_DTYPE_*
+  int32_t rank;         ///< number of dims (may exceed ONNXC_MAX_RANK: use run_buffers then)
+  const int64_t *shape; ///< `rank` dims (-1: a run-time dim)
   /// Bytes of the whole tensor with every symbol 1: multiply by the value of each symbol in
   /// dim_symbols for its size at run time.
   uint64_t size_bytes;
@@ -169,8 +170,7 @@ onnxc_status onnxc_create_with_weights(const char *path, onnxc_context **out);
 /// Like onnxc_create_with_weights, on a caller-owned copy of the whole weights file (`data`,
 /// 64-byte aligned, `size` bytes: e.g. a flash partition mapped by firmware) that must outlive
 /// the context; nothing is copied.
-onnxc_status onnxc_create_with_weights_buffer(const void *data, uint64_t size,
-                                              onnxc_context **out);
+onnxc_status onnxc_create_with_weights_buffer(const void *data, uint64_t size, onnxc_context **out);
 /// Destroys a context: joins its threads, frees what onnxc_create allocated. NULL is ignored.
 void onnxc_destroy(onnxc_context *ctx);
 /// Sets how many threads run the model: 1 (the default) runs on the caller's thread only; n > 1
@@ -203,8 +203,7 @@ onnxc_status onnxc_output_result(const onnxc_context *ctx, int32_t i, onnxc_tens
 /// (onnxc_input_info / onnxc_output_info): inputs[i] and outputs[i] must each hold size_bytes.
 /// A model with run-time dims (onnxc_num_symbols() > 0) refuses it (ONNXC_ERROR_INVALID_ARGUMENT):
 /// use onnxc_run, whose tensors carry their shapes.
-onnxc_status onnxc_run_buffers(onnxc_context *ctx, const void *const *inputs,
-                               void *const *outputs);
+onnxc_status onnxc_run_buffers(onnxc_context *ctx, const void *const *inputs, void *const *outputs);
 /// Caps the bytes one run may allocate for data-dependent results (string outputs and
 /// intermediates), default 256 MiB; a run that needs more fails with ONNXC_ERROR_OUT_OF_MEMORY
 /// and a message naming the node. INVALID_ARGUMENT if ctx is NULL.

@@ -227,15 +227,30 @@ static onnxc_status run_per_sample(onnxc_context *ctx, const onnxc_tensor *input
 /// Bytes of one element of dtype (0 for sub-byte and unknown types).
 static uint64_t dtype_bytes(int32_t dtype) {
   switch (dtype) {
-  case ONNXC_DTYPE_UINT8: case ONNXC_DTYPE_INT8: case ONNXC_DTYPE_BOOL: return 1;
-  case ONNXC_DTYPE_UINT16: case ONNXC_DTYPE_INT16: case ONNXC_DTYPE_FLOAT16:
-  case ONNXC_DTYPE_BFLOAT16: return 2;
-  case ONNXC_DTYPE_FLOAT: case ONNXC_DTYPE_INT32: case ONNXC_DTYPE_UINT32: return 4;
-  case ONNXC_DTYPE_INT64: case ONNXC_DTYPE_UINT64: case ONNXC_DTYPE_DOUBLE:
-  case ONNXC_DTYPE_COMPLEX64: return 8;
-  case ONNXC_DTYPE_COMPLEX128: return 16;
-  case ONNXC_DTYPE_STRING: return sizeof(const char *);
-  default: return 0;
+  case ONNXC_DTYPE_UINT8:
+  case ONNXC_DTYPE_INT8:
+  case ONNXC_DTYPE_BOOL:
+    return 1;
+  case ONNXC_DTYPE_UINT16:
+  case ONNXC_DTYPE_INT16:
+  case ONNXC_DTYPE_FLOAT16:
+  case ONNXC_DTYPE_BFLOAT16:
+    return 2;
+  case ONNXC_DTYPE_FLOAT:
+  case ONNXC_DTYPE_INT32:
+  case ONNXC_DTYPE_UINT32:
+    return 4;
+  case ONNXC_DTYPE_INT64:
+  case ONNXC_DTYPE_UINT64:
+  case ONNXC_DTYPE_DOUBLE:
+  case ONNXC_DTYPE_COMPLEX64:
+    return 8;
+  case ONNXC_DTYPE_COMPLEX128:
+    return 16;
+  case ONNXC_DTYPE_STRING:
+    return sizeof(const char *);
+  default:
+    return 0;
   }
 }
 
@@ -417,8 +432,7 @@ ONNXC_API onnxc_status onnxc_run_buffers(onnxc_context *ctx, const void *const *
   return run_model(ctx, 0);
 }
 
-ONNXC_API onnxc_status onnxc_output_result(const onnxc_context *ctx, int32_t i,
-                                           onnxc_tensor *out) {
+ONNXC_API onnxc_status onnxc_output_result(const onnxc_context *ctx, int32_t i, onnxc_tensor *out) {
   if (!ctx || !out)
     return ONNXC_ERROR_INVALID_ARGUMENT;
   if (i < 0 || (uint32_t)i >= onnxc__model.num_outputs)

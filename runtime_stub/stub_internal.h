@@ -93,13 +93,13 @@ struct onnxc_rt {
 struct onnxc_context {
   struct onnxc_rt rt; ///< first member: kernels get &ctx->rt
   unsigned char *arena;
-  int owns_arena;               ///< 1 if onnxc_create allocated `arena`
-  const void **input_ptrs;      ///< num_inputs slots (allocated with the context)
-  void **output_ptrs;           ///< num_outputs slots
+  int owns_arena;          ///< 1 if onnxc_create allocated `arena`
+  const void **input_ptrs; ///< num_inputs slots (allocated with the context)
+  void **output_ptrs;      ///< num_outputs slots
   /// Per output: a library-owned buffer for the largest result of an output with a run-time
   /// count (onnxc_run copies the result into the caller's buffer), else NULL; in `held`.
   void **held_outputs;
-  unsigned char *held;          ///< one allocation for every held output (NULL if none)
+  unsigned char *held; ///< one allocation for every held output (NULL if none)
   /// Per output, ONNXC_MAX_RANK + 1 words: the rank (-1 until set) and dims of a result whose
   /// shape the kernel reported (onnxc_rt_set_shape; outputs with dim_symbols -2).
   int64_t *held_shapes;

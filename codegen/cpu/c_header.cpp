@@ -394,8 +394,7 @@ std::string signature_json(const ExecutionPlan &plan) {
     symbols = fmt::format(R"(,"symbols":[{}])", fmt::join(syms, ","));
   return fmt::format(R"({{"name":{},"abi_version":{},"arena_size":{},"inputs":{},"outputs":{}{}}})",
                      json_string(plan.model_name), ONNXC_ABI_VERSION, plan.arena_size,
-                     tensors_json(ins),
-                     tensors_json(outs), symbols);
+                     tensors_json(ins), tensors_json(outs), symbols);
 }
 
 std::string write_c_header(const ExecutionPlan &plan, const HeaderFacts &facts) {

@@ -328,10 +328,11 @@ private:
         b.CreateCall(get, {f->getArg(0), b.getInt32(plan_.extent_symbol_index())}, "extent");
     // onnxc_run admits only the range, and a count's kernel sets one within it (loops and
     // guards may use it).
-    s->setMetadata(llvm::LLVMContext::MD_range,
-                   llvm::MDBuilder(ctx_).createRange(
-                       llvm::APInt(64, static_cast<uint64_t>(plan_.extent->range.lo - offset)),
-                       llvm::APInt(64, static_cast<uint64_t>(plan_.extent->range.hi - offset) + 1)));
+    s->setMetadata(
+        llvm::LLVMContext::MD_range,
+        llvm::MDBuilder(ctx_).createRange(
+            llvm::APInt(64, static_cast<uint64_t>(plan_.extent->range.lo - offset)),
+            llvm::APInt(64, static_cast<uint64_t>(plan_.extent->range.hi - offset) + 1)));
     return offset ? b.CreateNUWAdd(s, b.getInt64(offset)) : s;
   }
 

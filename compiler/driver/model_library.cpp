@@ -5,9 +5,9 @@
 #include <algorithm>
 
 #include <cstring>
-#include <map>
 #include <dlfcn.h>
 #include <filesystem>
+#include <map>
 
 namespace onnxc {
 namespace {
@@ -26,8 +26,11 @@ std::vector<TensorSignature> signatures(int32_t n,
     onnxc_tensor_info ti{};
     if (info(i, &ti) != ONNXC_OK)
       fail("the model library could not describe tensor {}", i);
-    TensorSignature s{ti.name ? ti.name : "", static_cast<DType>(ti.dtype),
-                      std::vector<int64_t>(ti.shape, ti.shape + ti.rank), ti.size_bytes, {}};
+    TensorSignature s{ti.name ? ti.name : "",
+                      static_cast<DType>(ti.dtype),
+                      std::vector<int64_t>(ti.shape, ti.shape + ti.rank),
+                      ti.size_bytes,
+                      {}};
     if (ti.dim_symbols)
       s.dim_symbols.assign(ti.dim_symbols, ti.dim_symbols + ti.rank);
     out.push_back(std::move(s));
@@ -47,8 +50,8 @@ ModelLibrary::ModelLibrary(const std::string &path) : path_(path) {
     fail("cannot load {}: {}", path, dlerror());
   resolve(handle_, path, "onnxc_abi_version", api_.abi_version);
   if (api_.abi_version() != ONNXC_ABI_VERSION)
-    fail("{} was compiled for runtime ABI {}, this onnxc speaks ABI {}; recompile the model",
-         path, api_.abi_version(), ONNXC_ABI_VERSION);
+    fail("{} was compiled for runtime ABI {}, this onnxc speaks ABI {}; recompile the model", path,
+         api_.abi_version(), ONNXC_ABI_VERSION);
   resolve(handle_, path, "onnxc_signature_json", api_.signature_json);
   resolve(handle_, path, "onnxc_model_name", api_.model_name);
   resolve(handle_, path, "onnxc_arena_size", api_.arena_size);
@@ -152,8 +155,8 @@ std::vector<Tensor> ModelLibrary::Context::run(const std::vector<const Tensor *>
   std::vector<Tensor> results;
   for (const TensorSignature &s : lib_.outputs_) {
     std::vector<int64_t> shape = s.shape;
-    if (std::count(s.dim_symbols.begin(), s.dim_symbols.end(), -2) > 0) { // set by the run:
-      const auto elem = static_cast<uint64_t>(Tensor(s.dtype, {1}).nbytes()); // room for the
+    if (std::count(s.dim_symbols.begin(), s.dim_symbols.end(), -2) > 0) {      // set by the run:
+      const auto elem = static_cast<uint64_t>(Tensor(s.dtype, {1}).nbytes());  // room for the
       results.emplace_back(s.dtype, std::vector<int64_t>{static_cast<int64_t>( // largest result
                                         s.size_bytes / std::max<uint64_t>(elem, 1))});
       continue;

@@ -13,8 +13,8 @@ namespace onnxc {
 struct TensorSignature {
   std::string name;
   DType dtype;
-  std::vector<int64_t> shape; ///< -1: a run-time dim (dim_symbols says which symbol)
-  uint64_t size_bytes;        ///< with every symbol 1
+  std::vector<int64_t> shape;       ///< -1: a run-time dim (dim_symbols says which symbol)
+  uint64_t size_bytes;              ///< with every symbol 1
   std::vector<int32_t> dim_symbols; ///< per dim: symbol index or -1; empty if all static
 };
 

@@ -126,15 +126,28 @@ public:
   bool is_graph_output = false;
   // Memory planning annotations.
   Storage storage = Storage::Unassigned;
-  int64_t offset = 0;   ///< byte offset in the arena (Arena) or the weight blob (Weight)
-  int io_index = -1;    ///< index among graph inputs / outputs
+  int64_t offset = 0; ///< byte offset in the arena (Arena) or the weight blob (Weight)
+  int io_index = -1;  ///< index among graph inputs / outputs
 
   bool is_constant() const { return constant != nullptr; }
 };
 
 struct Attribute {
-  enum class Kind { Undefined, Float, Int, String, Tensor, Graph, Floats, Ints, Strings, Tensors,
-                    Graphs, SparseTensor, TypeProto };
+  enum class Kind {
+    Undefined,
+    Float,
+    Int,
+    String,
+    Tensor,
+    Graph,
+    Floats,
+    Ints,
+    Strings,
+    Tensors,
+    Graphs,
+    SparseTensor,
+    TypeProto
+  };
   Kind kind = Kind::Undefined;
   float f = 0;
   int64_t i = 0;
@@ -156,7 +169,7 @@ inline constexpr char kFusedNodesAttr[] = "onnxc.fused";
 
 class Node {
 public:
-  std::string name;   ///< ONNX node name (may be empty)
+  std::string name; ///< ONNX node name (may be empty)
   std::string op_type;
   std::string domain; ///< "" for the default ONNX domain
   int64_t opset = 0;  ///< opset version of `domain` the model imports
@@ -214,7 +227,7 @@ private:
 struct Model {
   int64_t ir_version = 0;
   std::string producer;
-  std::string path; ///< file it was read from (for messages)
+  std::string path;                      ///< file it was read from (for messages)
   std::map<std::string, int64_t> opsets; ///< domain -> version ("" is ai.onnx)
   std::unique_ptr<Graph> graph;
 };
@@ -229,7 +242,8 @@ template <typename Pred> void Graph::erase_nodes_if(Pred dead) {
     if (dead(*n)) {
       drop_uses(n.get());
       for (Value *o : n->outputs)
-        if (o) o->producer = nullptr;
+        if (o)
+          o->producer = nullptr;
     } else {
       kept.push_back(std::move(n));
     }

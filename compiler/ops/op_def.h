@@ -34,11 +34,11 @@ inline constexpr int64_t kCountSymbolIndex = 0;
 
 /// A call of one kernel template with constant parameters.
 struct KernelCall {
-  std::string kernel;         ///< entry point, e.g. "onnxc_k_conv_f32"
-  std::vector<Value *> args;  ///< tensor arguments (inputs then outputs, as the kernel expects)
+  std::string kernel;          ///< entry point, e.g. "onnxc_k_conv_f32"
+  std::vector<Value *> args;   ///< tensor arguments (inputs then outputs, as the kernel expects)
   std::vector<int64_t> params; ///< constants: a typed struct (set_params) or, in older
                                ///< kernels, a hand-laid list (doubles stored with param_f64())
-  int64_t scratch_bytes = 0;  ///< temporary buffer the planner provides as the last tensor
+  int64_t scratch_bytes = 0;   ///< temporary buffer the planner provides as the last tensor
   /// (input arg, output arg) pairs that may share storage when the input is not used after
   /// this call: the kernel reads each element of the input before it writes the output element
   /// at the same index, and nothing else (element-wise ops). plan-memory decides.
@@ -77,18 +77,19 @@ using InferFn = std::function<void(Node &)>;
 /// Lowers a node whose output types are inferred and static into one kernel call.
 using LowerFn = std::function<KernelCall(const Node &)>;
 /// Optional special evaluator: computes all outputs from constant inputs.
-using EvalFn = std::function<std::vector<Tensor>(const Node &, const std::vector<const Tensor *> &)>;
+using EvalFn =
+    std::function<std::vector<Tensor>(const Node &, const std::vector<const Tensor *> &)>;
 
 struct OpDef {
   std::string name;
-  std::string domain;       ///< "" for ai.onnx
-  int64_t min_opset = 1;    ///< oldest opset version whose semantics we implement
-  int64_t max_opset = 28;   ///< newest
+  std::string domain;     ///< "" for ai.onnx
+  int64_t min_opset = 1;  ///< oldest opset version whose semantics we implement
+  int64_t max_opset = 28; ///< newest
   std::vector<AttrSpec> attrs;
   InferFn infer;
   LowerFn lower;
-  EvalFn eval;              ///< empty: evaluate by running the lowered kernel natively
-  bool foldable = true;     ///< may be constant-folded when all inputs are constant
+  EvalFn eval;          ///< empty: evaluate by running the lowered kernel natively
+  bool foldable = true; ///< may be constant-folded when all inputs are constant
   /// false: the outputs depend only on the inputs' types (Shape, Size), so they fold even when
   /// the inputs are computed at run time; `eval` then gets nullptr for those inputs.
   bool reads_input_values = true;

@@ -156,8 +156,9 @@ void set_output(Node &n, size_t i, DType dtype, const std::vector<int64_t> &dims
 void set_run_time_shaped_output(Node &n, size_t i, DType dtype, std::vector<int64_t> bound,
                                 size_t from) {
   if (bound.size() > 8)
-    node_fail(n, "output {} would have rank {}: a shape decided at run time supports rank 8 at "
-                 "most; {}",
+    node_fail(n,
+              "output {} would have rank {}: a shape decided at run time supports rank 8 at "
+              "most; {}",
               i, bound.size(), computed_from(n.input(from)));
   for (int64_t &d : bound)
     d = std::max<int64_t>(d, 1);

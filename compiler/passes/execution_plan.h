@@ -129,9 +129,9 @@ struct ExecutionPlan {
     if (batch)
       out.emplace_back(batch->symbol, batch->range);
     if (extent && !batch_is_extent())
-      out.emplace_back(extent->symbol, extent->count ? SymRange{extent->range.lo - 1,
-                                                                 extent->range.hi - 1}
-                                                     : extent->range);
+      out.emplace_back(extent->symbol, extent->count
+                                           ? SymRange{extent->range.lo - 1, extent->range.hi - 1}
+                                           : extent->range);
     return out;
   }
   /// True if graph input / output i has the run-time batch as dim 0.

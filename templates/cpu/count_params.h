@@ -12,7 +12,12 @@
 namespace onnxc_k {
 
 /// How NonZero tests an element: by value for floats (-0.0 is zero, NaN is not), else by bytes.
-enum NonZeroKind : int64_t { kNonZeroF32 = 0, kNonZeroF64 = 1, kNonZeroHalf = 2, kNonZeroBytes = 3 };
+enum NonZeroKind : int64_t {
+  kNonZeroF32 = 0,
+  kNonZeroF64 = 1,
+  kNonZeroHalf = 2,
+  kNonZeroBytes = 3
+};
 
 /// NonZero: tensors {X, Y [rank, count] int64}.
 struct NonZeroParams {
@@ -41,8 +46,16 @@ struct NmsParams {
 
 /// How Unique compares elements.
 enum UniqueKind : int64_t {
-  kUniqueF32, kUniqueF64, kUniqueI8, kUniqueI16, kUniqueI32, kUniqueI64,
-  kUniqueU8, kUniqueU16, kUniqueU32, kUniqueU64
+  kUniqueF32,
+  kUniqueF64,
+  kUniqueI8,
+  kUniqueI16,
+  kUniqueI32,
+  kUniqueI64,
+  kUniqueU8,
+  kUniqueU16,
+  kUniqueU32,
+  kUniqueU64
 };
 
 /// Unique: X viewed as [outer, len, inner] (flattened to [1, numel, 1] without an axis); the

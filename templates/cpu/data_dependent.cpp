@@ -249,17 +249,38 @@ extern "C" int32_t onnxc_k_nms(onnxc_rt *rt, void *const *t, const int64_t *pp) 
 extern "C" int32_t onnxc_k_unique(onnxc_rt *rt, void *const *t, const int64_t *pp) {
   const auto p = onnxc_k::params_of<onnxc_k::UniqueParams>(pp);
   switch (p.kind) {
-  case onnxc_k::kUniqueF32: unique<float>(rt, t, p); break;
-  case onnxc_k::kUniqueF64: unique<double>(rt, t, p); break;
-  case onnxc_k::kUniqueI8: unique<int8_t>(rt, t, p); break;
-  case onnxc_k::kUniqueI16: unique<int16_t>(rt, t, p); break;
-  case onnxc_k::kUniqueI32: unique<int32_t>(rt, t, p); break;
-  case onnxc_k::kUniqueI64: unique<int64_t>(rt, t, p); break;
-  case onnxc_k::kUniqueU8: unique<uint8_t>(rt, t, p); break;
-  case onnxc_k::kUniqueU16: unique<uint16_t>(rt, t, p); break;
-  case onnxc_k::kUniqueU32: unique<uint32_t>(rt, t, p); break;
-  case onnxc_k::kUniqueU64: unique<uint64_t>(rt, t, p); break;
-  default: return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT, "unique: unsupported type");
+  case onnxc_k::kUniqueF32:
+    unique<float>(rt, t, p);
+    break;
+  case onnxc_k::kUniqueF64:
+    unique<double>(rt, t, p);
+    break;
+  case onnxc_k::kUniqueI8:
+    unique<int8_t>(rt, t, p);
+    break;
+  case onnxc_k::kUniqueI16:
+    unique<int16_t>(rt, t, p);
+    break;
+  case onnxc_k::kUniqueI32:
+    unique<int32_t>(rt, t, p);
+    break;
+  case onnxc_k::kUniqueI64:
+    unique<int64_t>(rt, t, p);
+    break;
+  case onnxc_k::kUniqueU8:
+    unique<uint8_t>(rt, t, p);
+    break;
+  case onnxc_k::kUniqueU16:
+    unique<uint16_t>(rt, t, p);
+    break;
+  case onnxc_k::kUniqueU32:
+    unique<uint32_t>(rt, t, p);
+    break;
+  case onnxc_k::kUniqueU64:
+    unique<uint64_t>(rt, t, p);
+    break;
+  default:
+    return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT, "unique: unsupported type");
   }
   return 0;
 }

@@ -18,7 +18,6 @@
 extern "C" {
 #endif
 
-
 typedef struct onnxc_rt onnxc_rt;
 /// Body of a parallel loop: processes iterations [begin, end).
 typedef void (*onnxc_range_fn)(void *ctx, int64_t begin, int64_t end);
@@ -27,8 +26,7 @@ typedef void (*onnxc_range_fn)(void *ctx, int64_t begin, int64_t end);
 /// pool; returns when all chunks are done. With one thread (or n small) it calls fn(ctx, 0, n).
 void onnxc_parallel_for(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_range_fn fn, void *ctx);
 /// Body of a node-specialised parallel loop: `params` is the calling node's parameter block.
-typedef void (*onnxc_params_range_fn)(void *ctx, const int64_t *params, int64_t begin,
-                                      int64_t end);
+typedef void (*onnxc_params_range_fn)(void *ctx, const int64_t *params, int64_t begin, int64_t end);
 /// onnxc_parallel_for for a body that reads the node's constant params through its argument.
 /// The CPU backend gives every call site whose params are a constant its own copy of `fn` with
 /// those params substituted (codegen/cpu/specialise_parallel.cpp), so the pool runs code

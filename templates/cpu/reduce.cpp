@@ -83,11 +83,18 @@ template <typename T> struct Reducer {
     each(x, base, [&](T v) {
       Acc<T> w = static_cast<Acc<T>>(v);
       switch (op) {
-      case kProd: a *= w; break;
-      case kL1: a += static_cast<Acc<T>>(onnxc_k::ab(v)); break;
+      case kProd:
+        a *= w;
+        break;
+      case kL1:
+        a += static_cast<Acc<T>>(onnxc_k::ab(v));
+        break;
       case kL2:
-      case kSumSquare: a += w * w; break;
-      default: a += w;
+      case kSumSquare:
+        a += w * w;
+        break;
+      default:
+        a += w;
       }
     });
     if constexpr (is_float<T>) {
@@ -227,13 +234,13 @@ template <typename T> int32_t reduce_axes(onnxc_rt *rt, void *const *t, const i6
 } // namespace
 
 #define ONNXC_REDUCE_KERNELS(ct, sfx, unused)                                                      \
-  extern "C" int32_t onnxc_k_reduce_##sfx(onnxc_rt *rt, void *const *t, const int64_t *p) {       \
+  extern "C" int32_t onnxc_k_reduce_##sfx(onnxc_rt *rt, void *const *t, const int64_t *p) {        \
     return reduce<ct>(rt, t, p);                                                                   \
   }                                                                                                \
-  extern "C" int32_t onnxc_k_reduce_axes_##sfx(onnxc_rt *rt, void *const *t, const int64_t *p) {  \
+  extern "C" int32_t onnxc_k_reduce_axes_##sfx(onnxc_rt *rt, void *const *t, const int64_t *p) {   \
     return reduce_axes<ct>(rt, t, p);                                                              \
   }                                                                                                \
-  extern "C" int32_t onnxc_k_arg_##sfx(onnxc_rt *rt, void *const *t, const int64_t *p) {          \
+  extern "C" int32_t onnxc_k_arg_##sfx(onnxc_rt *rt, void *const *t, const int64_t *p) {           \
     return arg<ct>(rt, t, p);                                                                      \
   }
 ONNXC_NUMERIC_TYPES(ONNXC_REDUCE_KERNELS, 0)

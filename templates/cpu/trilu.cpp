@@ -31,11 +31,20 @@ void trilu(onnxc_rt *rt, const E *x, E *y, const int64_t *k_tensor, const i64 *p
 extern "C" int32_t onnxc_k_trilu(onnxc_rt *rt, void *const *t, const int64_t *p) {
   const int64_t *k = static_cast<const int64_t *>(t[2]);
   switch (p[0]) {
-  case 1: trilu(rt, (const unsigned char *)t[0], (unsigned char *)t[1], k, p); break;
-  case 2: trilu(rt, (const unsigned short *)t[0], (unsigned short *)t[1], k, p); break;
-  case 4: trilu(rt, (const unsigned int *)t[0], (unsigned int *)t[1], k, p); break;
-  case 8: trilu(rt, (const unsigned long long *)t[0], (unsigned long long *)t[1], k, p); break;
-  default: return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT, "trilu: unsupported element size");
+  case 1:
+    trilu(rt, (const unsigned char *)t[0], (unsigned char *)t[1], k, p);
+    break;
+  case 2:
+    trilu(rt, (const unsigned short *)t[0], (unsigned short *)t[1], k, p);
+    break;
+  case 4:
+    trilu(rt, (const unsigned int *)t[0], (unsigned int *)t[1], k, p);
+    break;
+  case 8:
+    trilu(rt, (const unsigned long long *)t[0], (unsigned long long *)t[1], k, p);
+    break;
+  default:
+    return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT, "trilu: unsupported element size");
   }
   return 0;
 }

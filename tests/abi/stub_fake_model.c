@@ -16,22 +16,37 @@ static const int64_t x_dims[] = {ROWS, COLS};
 static const int64_t out_dims[] = {ROWS, COLS};
 static const int64_t twice_dims[] = {1};
 static const onnxc_tensor_desc inputs[] = {
-    {"x", ONNXC_DTYPE_FLOAT, 2, x_dims, ROWS * COLS * 4, NULL},
+    {"x", ONNXC_DTYPE_FLOAT, 2, x_dims, ROWS *COLS * 4, NULL},
     {"y", ONNXC_DTYPE_INT64, 0, 0, 8, NULL},
 };
 static const onnxc_tensor_desc outputs[] = {
-    {"out", ONNXC_DTYPE_FLOAT, 2, out_dims, ROWS * COLS * 4, NULL},
+    {"out", ONNXC_DTYPE_FLOAT, 2, out_dims, ROWS *COLS * 4, NULL},
     {"twice_y", ONNXC_DTYPE_INT64, 1, twice_dims, 8, NULL},
 };
 
 const onnxc_model_desc onnxc__model = {
-    ONNXC_ABI_VERSION, 2, 2, 0, ROWS * COLS * 4, 64, "fake",
+    ONNXC_ABI_VERSION,
+    2,
+    2,
+    0,
+    ROWS *COLS * 4,
+    64,
+    "fake",
     "{\"name\":\"fake\",\"abi_version\":3,\"arena_size\":4096,\"inputs\":[{\"name\":\"x\","
     "\"dtype\":\"float\",\"shape\":[4,256]},{\"name\":\"y\",\"dtype\":\"int64\",\"shape\":[]}],"
     "\"outputs\":[{\"name\":\"out\",\"dtype\":\"float\",\"shape\":[4,256]},{\"name\":\"twice_y\","
     "\"dtype\":\"int64\",\"shape\":[1]}]}",
-    inputs, outputs, 0, 0, 0, 0, NULL, NULL, 0, 0}; /* embedded (no) weights, not a profile build,
-                                                   static dims */
+    inputs,
+    outputs,
+    0,
+    0,
+    0,
+    0,
+    NULL,
+    NULL,
+    0,
+    0}; /* embedded (no) weights, not a profile build,
+       static dims */
 
 /// Number of outer chunks the last run executed (tests check the pool really splits work).
 int stub_fake_outer_chunks;

@@ -67,12 +67,12 @@ int main(int argc, char **argv) {
   std::string abi = read_file(ONNXC_REPO_ROOT "/runtime_stub/onnxc_runtime.h");
   check(!types_block(abi).empty() && types_block(abi) == types_block(header),
         "the header's ABI types block differs from runtime_stub/onnxc_runtime.h");
-  for (const char *s : {"#define TINY_NET_INPUT_INPUT_1 0", "#define TINY_NET_INPUT_INPUT_1_1 1",
-                        "#define TINY_NET_INPUT__2D__MASK_ 2", "#define TINY_NET_INPUT_0_SIZE 3",
-                        "#define TINY_NET_INPUT_2_BYTES 4", "#define TINY_NET_OUTPUT_0_BYTES 6",
-                        "#define TINY_NET_ARENA_SIZE 128", "static inline onnxc_status tiny_net_infer(",
-                        "const float *in_input_1,\n    const int64_t *in_input_1_1",
-                        "uint16_t *out_out)"})
+  for (const char *s :
+       {"#define TINY_NET_INPUT_INPUT_1 0", "#define TINY_NET_INPUT_INPUT_1_1 1",
+        "#define TINY_NET_INPUT__2D__MASK_ 2", "#define TINY_NET_INPUT_0_SIZE 3",
+        "#define TINY_NET_INPUT_2_BYTES 4", "#define TINY_NET_OUTPUT_0_BYTES 6",
+        "#define TINY_NET_ARENA_SIZE 128", "static inline onnxc_status tiny_net_infer(",
+        "const float *in_input_1,\n    const int64_t *in_input_1_1", "uint16_t *out_out)"})
     check(header.find(s) != std::string::npos, std::string("header lacks: ") + s);
 
   Value sym;

@@ -16,12 +16,12 @@
 extern int stub_fake_outer_chunks;
 static int failures;
 
-#define CHECK(cond)                                                                              \
-  do {                                                                                           \
-    if (!(cond)) {                                                                               \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                   \
-      ++failures;                                                                                \
-    }                                                                                            \
+#define CHECK(cond)                                                                                \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                     \
+      ++failures;                                                                                  \
+    }                                                                                              \
   } while (0)
 #define CHECK_STATUS(expr, want) check_status((expr), (want), #expr, __LINE__)
 #define CHECK_CONTAINS(s, sub) check_contains((s), (sub), __LINE__)

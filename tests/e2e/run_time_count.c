@@ -73,8 +73,8 @@ int main(void) {
         "a buffer too small: BUFFER_TOO_SMALL, the shape written");
   int64_t want[12];
   reference(some, want);
-  check(onnxc_output_result(ctx, 0, &view) == ONNXC_OK && view.size_bytes == 48 &&
-            view.rank == 2 && view.shape[1] == 3 && memcmp(view.data, want, 48) == 0,
+  check(onnxc_output_result(ctx, 0, &view) == ONNXC_OK && view.size_bytes == 48 && view.rank == 2 &&
+            view.shape[1] == 3 && memcmp(view.data, want, 48) == 0,
         "onnxc_output_result reads the kept result");
   check(onnxc_output_result(ctx, 1, &view) == ONNXC_ERROR_INDEX_OUT_OF_RANGE,
         "onnxc_output_result of a missing output");

@@ -101,7 +101,7 @@ TEST_CASE("Resize nearest: scales, sizes, axes, nearest modes", "[ops][resize]")
   OneNode up("Resize", 13, {iota({1, 1, 2, 2}), nullptr, f32({4}, {1, 1, 2, 3})});
   Tensor y = up.run1();
   CHECK(y.shape() == Dims{1, 1, 4, 6});
-  CHECK(values<float>(y) == F{0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1,  //
+  CHECK(values<float>(y) == F{0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1, //
                               2, 2, 2, 3, 3, 3, 2, 2, 2, 3, 3, 3});
 
   OneNode down("Resize", 13, {iota({1, 4}), nullptr, nullptr, i64({2}, {1, 2})});
@@ -170,8 +170,8 @@ TEST_CASE("Resize errors", "[ops][resize]") {
 namespace {
 
 /// Naive ConvTranspose (2-D, scatter form) with pads [pb_h, pb_w], output size given.
-std::vector<float> ref_conv_transpose(const Tensor &x, const Tensor &w, int64_t group,
-                                      Dims strides, Dims dil, Dims pb, Dims out) {
+std::vector<float> ref_conv_transpose(const Tensor &x, const Tensor &w, int64_t group, Dims strides,
+                                      Dims dil, Dims pb, Dims out) {
   const Dims xs = x.shape(), ws = w.shape();
   const int64_t N = xs[0], C = xs[1], H = xs[2], W = xs[3], Mg = ws[1], M = Mg * group;
   const int64_t KH = ws[2], KW = ws[3], Cg = C / group;
@@ -203,10 +203,11 @@ TEST_CASE("ConvTranspose against a naive loop", "[ops][convtranspose]") {
     int64_t group;
     Dims strides, dil, pads, out_pad;
   };
-  for (const Case &k : std::vector<Case>{{{1, 1, 3, 3}, {1, 2, 3, 3}, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, {0, 0}},
-                                         {{2, 4, 5, 4}, {4, 3, 3, 2}, 2, {2, 3}, {1, 1}, {1, 0, 0, 1}, {1, 2}},
-                                         {{1, 3, 4, 4}, {3, 1, 2, 3}, 3, {3, 2}, {2, 2}, {0, 1, 2, 1}, {0, 1}},
-                                         {{1, 2, 1, 7}, {2, 5, 1, 3}, 1, {1, 2}, {1, 3}, {0, 0, 0, 0}, {0, 0}}}) {
+  for (const Case &k :
+       std::vector<Case>{{{1, 1, 3, 3}, {1, 2, 3, 3}, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, {0, 0}},
+                         {{2, 4, 5, 4}, {4, 3, 3, 2}, 2, {2, 3}, {1, 1}, {1, 0, 0, 1}, {1, 2}},
+                         {{1, 3, 4, 4}, {3, 1, 2, 3}, 3, {3, 2}, {2, 2}, {0, 1, 2, 1}, {0, 1}},
+                         {{1, 2, 1, 7}, {2, 5, 1, 3}, 1, {1, 2}, {1, 3}, {0, 0, 0, 0}, {0, 0}}}) {
     INFO("x " << dims_to_string(k.x) << " w " << dims_to_string(k.w));
     auto x = random_tensor(k.x, 1), w = random_tensor(k.w, 2);
     OneNode t("ConvTranspose", 11, {x, w});
@@ -218,7 +219,8 @@ TEST_CASE("ConvTranspose against a naive loop", "[ops][convtranspose]") {
       out.push_back(k.strides[d] * (k.x[d + 2] - 1) + k.out_pad[d] + (k.w[d + 2] - 1) * k.dil[d] +
                     1 - k.pads[d] - k.pads[d + 2]);
     CHECK(y.shape() == Dims{k.x[0], k.w[1] * k.group, out[0], out[1]});
-    require_close(y, ref_conv_transpose(*x, *w, k.group, k.strides, k.dil, {k.pads[0], k.pads[1]}, out));
+    require_close(
+        y, ref_conv_transpose(*x, *w, k.group, k.strides, k.dil, {k.pads[0], k.pads[1]}, out));
   }
 }
 
@@ -399,7 +401,8 @@ TEST_CASE("LRN normalises over a channel window clipped at the edges", "[ops][lr
     for (int64_t c = 0; c < 5; ++c)
       for (int64_t s = 0; s < 2; ++s) {
         double sum = 0;
-        for (int64_t k = std::max<int64_t>(0, c - before); k <= std::min<int64_t>(4, c + after); ++k)
+        for (int64_t k = std::max<int64_t>(0, c - before); k <= std::min<int64_t>(4, c + after);
+             ++k)
           sum += double(xv[k * 2 + s]) * xv[k * 2 + s];
         double want = xv[c * 2 + s] / std::pow(2.0 + 0.5 / double(size) * sum, 0.75);
         CHECK(y[size_t(c * 2 + s)] == Approx(want).epsilon(1e-5));

@@ -13,12 +13,12 @@
 #include <limits>
 
 using namespace onnxc;
+using Catch::Matchers::Contains;
 using test::f32;
 using test::i64;
 using test::make;
 using test::OneNode;
 using test::values;
-using Catch::Matchers::Contains;
 
 namespace {
 

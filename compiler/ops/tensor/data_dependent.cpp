@@ -158,7 +158,9 @@ std::vector<Tensor> compress(const Node &n) {
 /// each other and sort last, as numpy.unique puts them).
 int compare_elems(const Tensor &t, int64_t a, int64_t b) {
   if (t.dtype() == DType::String)
-    return t.strings()[a].compare(t.strings()[b]) < 0 ? -1 : t.strings()[a] == t.strings()[b] ? 0 : 1;
+    return t.strings()[a].compare(t.strings()[b]) < 0 ? -1
+           : t.strings()[a] == t.strings()[b]         ? 0
+                                                      : 1;
   if (dtype_is_float(t.dtype())) {
     double x = t.float_at(a), y = t.float_at(b);
     if (std::isnan(x) || std::isnan(y))
@@ -269,8 +271,9 @@ std::vector<Tensor> nms(const Node &n) {
   const Tensor &scores = require_constant(n, 1, "scores");
   if (boxes.rank() != 3 || boxes.shape()[2] != 4 || scores.rank() != 3 ||
       scores.shape()[0] != boxes.shape()[0] || scores.shape()[2] != boxes.shape()[1])
-    node_fail(n, "boxes must be [batch, boxes, 4] and scores [batch, classes, boxes], not {} "
-                 "and {}",
+    node_fail(n,
+              "boxes must be [batch, boxes, 4] and scores [batch, classes, boxes], not {} "
+              "and {}",
               dims_to_string(boxes.shape()), dims_to_string(scores.shape()));
   const Tensor *max_t = nms_scalar(n, 2, "max_output_boxes_per_class");
   const Tensor *iou_t = nms_scalar(n, 3, "iou_threshold");
@@ -318,9 +321,10 @@ bool any_run_time_input(const Node &n) {
 /// Static dims of input i, failing with what to bind when they are run-time dims.
 std::vector<int64_t> count_input_dims(const Node &n, size_t i) {
   if (!n.inputs[i]->type.is_static())
-    node_fail(n, "its output shape depends on values computed at run time, and input '{}' has "
-                 "run-time dims ({}): onnxc counts at run time over static input shapes; bind "
-                 "them with --dim",
+    node_fail(n,
+              "its output shape depends on values computed at run time, and input '{}' has "
+              "run-time dims ({}): onnxc counts at run time over static input shapes; bind "
+              "them with --dim",
               n.inputs[i]->name, shape_to_string(n.inputs[i]->type));
   return input_dims(n, i);
 }
@@ -329,8 +333,9 @@ std::vector<int64_t> count_input_dims(const Node &n, size_t i) {
 int64_t run_time_elem_bytes(const Node &n, size_t i) {
   const DType t = n.inputs[i]->type.dtype;
   if (t == DType::String || dtype_bits(t) % 8 != 0)
-    node_fail(n, "input '{}' is {}: counting at run time supports numeric and bool tensors "
-                 "(give it as a constant to evaluate it at compile time)",
+    node_fail(n,
+              "input '{}' is {}: counting at run time supports numeric and bool tensors "
+              "(give it as a constant to evaluate it at compile time)",
               n.inputs[i]->name, dtype_name(t));
   return dtype_bits(t) / 8;
 }
@@ -351,10 +356,10 @@ RunTimeCount nonzero_rt() {
     onnxc_k::NonZeroParams p{};
     p.symbol = kCountSymbolIndex;
     const DType t = n.inputs[0]->type.dtype;
-    p.kind = t == DType::Float                               ? onnxc_k::kNonZeroF32
-             : t == DType::Double                             ? onnxc_k::kNonZeroF64
-             : t == DType::Float16 || t == DType::BFloat16     ? onnxc_k::kNonZeroHalf
-                                                               : onnxc_k::kNonZeroBytes;
+    p.kind = t == DType::Float                             ? onnxc_k::kNonZeroF32
+             : t == DType::Double                          ? onnxc_k::kNonZeroF64
+             : t == DType::Float16 || t == DType::BFloat16 ? onnxc_k::kNonZeroHalf
+                                                           : onnxc_k::kNonZeroBytes;
     if (dtype_is_float(t) && p.kind == onnxc_k::kNonZeroBytes)
       node_fail(n, "NonZero at run time does not support {} inputs", dtype_name(t));
     p.elem_bytes = run_time_elem_bytes(n, 0);
@@ -409,8 +414,8 @@ RunTimeCount compress_rt() {
     const CompressView v = compress_view(n);
     if (n.inputs[1]->type.dtype != DType::Bool)
       node_fail(n, "condition must be bool, not {}", dtype_name(n.inputs[1]->type.dtype));
-    onnxc_k::CompressParams p{kCountSymbolIndex, run_time_elem_bytes(n, 0), v.outer, v.len,
-                              v.inner, v.cond_len};
+    onnxc_k::CompressParams p{kCountSymbolIndex, run_time_elem_bytes(n, 0), v.outer, v.len, v.inner,
+                              v.cond_len};
     KernelCall call{"onnxc_k_compress", {n.inputs[0], n.inputs[1], n.outputs[0]}, {}};
     set_params(call, p);
     return call;
@@ -456,10 +461,10 @@ RunTimeCount unique_rt() {
     onnxc_k::UniqueParams p = unique_view(n);
     const DType t = n.inputs[0]->type.dtype;
     const std::pair<DType, onnxc_k::UniqueKind> kinds[] = {
-        {DType::Float, onnxc_k::kUniqueF32}, {DType::Double, onnxc_k::kUniqueF64},
-        {DType::Int8, onnxc_k::kUniqueI8},   {DType::Int16, onnxc_k::kUniqueI16},
-        {DType::Int32, onnxc_k::kUniqueI32}, {DType::Int64, onnxc_k::kUniqueI64},
-        {DType::Uint8, onnxc_k::kUniqueU8},  {DType::Uint16, onnxc_k::kUniqueU16},
+        {DType::Float, onnxc_k::kUniqueF32},  {DType::Double, onnxc_k::kUniqueF64},
+        {DType::Int8, onnxc_k::kUniqueI8},    {DType::Int16, onnxc_k::kUniqueI16},
+        {DType::Int32, onnxc_k::kUniqueI32},  {DType::Int64, onnxc_k::kUniqueI64},
+        {DType::Uint8, onnxc_k::kUniqueU8},   {DType::Uint16, onnxc_k::kUniqueU16},
         {DType::Uint32, onnxc_k::kUniqueU32}, {DType::Uint64, onnxc_k::kUniqueU64},
         {DType::Bool, onnxc_k::kUniqueU8}};
     p.kind = -1;
@@ -467,8 +472,9 @@ RunTimeCount unique_rt() {
       if (dt == t)
         p.kind = k;
     if (p.kind < 0)
-      node_fail(n, "Unique at run time does not support {} inputs (give the input as a constant "
-                   "to evaluate it at compile time)",
+      node_fail(n,
+                "Unique at run time does not support {} inputs (give the input as a constant "
+                "to evaluate it at compile time)",
                 dtype_name(t));
     p.elem_bytes = run_time_elem_bytes(n, 0);
     std::vector<Value *> args{n.inputs[0]};
@@ -488,8 +494,9 @@ RunTimeCount unique_rt() {
 std::array<int64_t, 3> nms_dims(const Node &n) {
   const std::vector<int64_t> b = count_input_dims(n, 0), s = count_input_dims(n, 1);
   if (b.size() != 3 || b[2] != 4 || s.size() != 3 || s[0] != b[0] || s[2] != b[1])
-    node_fail(n, "boxes must be [batch, boxes, 4] and scores [batch, classes, boxes], not {} "
-                 "and {}",
+    node_fail(n,
+              "boxes must be [batch, boxes, 4] and scores [batch, classes, boxes], not {} "
+              "and {}",
               dims_to_string(b), dims_to_string(s));
   for (size_t i = 2; i < 5 && i < n.inputs.size(); ++i)
     if (n.inputs[i] && product(count_input_dims(n, i)) != 1)
@@ -517,12 +524,12 @@ RunTimeCount nms_rt() {
   };
   r.lower = [](const Node &n) {
     const auto [batches, boxes, classes] = nms_dims(n);
-    const DType want[] = {DType::Float, DType::Float, DType::Int64, DType::Float,
-                          DType::Float};
+    const DType want[] = {DType::Float, DType::Float, DType::Int64, DType::Float, DType::Float};
     for (size_t i = 0; i < 5 && i < n.inputs.size(); ++i)
       if (n.inputs[i] && n.inputs[i]->type.dtype != want[i])
-        node_fail(n, "input '{}' is {}: NonMaxSuppression at run time takes float boxes, scores "
-                     "and thresholds and an int64 max_output_boxes_per_class",
+        node_fail(n,
+                  "input '{}' is {}: NonMaxSuppression at run time takes float boxes, scores "
+                  "and thresholds and an int64 max_output_boxes_per_class",
                   n.inputs[i]->name, dtype_name(n.inputs[i]->type.dtype));
     onnxc_k::NmsParams p{kCountSymbolIndex, batches, boxes, classes,
                          attr_int(n, "center_point_box", 0) != 0 ? 1 : 0};
@@ -553,14 +560,14 @@ const OpDef &op_Unique() {
 }
 
 const OpDef &op_NonMaxSuppression() {
-  static const OpDef def = value_op(
-      "NonMaxSuppression", 10, {{"center_point_box", Attribute::Kind::Int}}, nms, nms_rt());
+  static const OpDef def = value_op("NonMaxSuppression", 10,
+                                    {{"center_point_box", Attribute::Kind::Int}}, nms, nms_rt());
   return def;
 }
 
 const OpDef &op_Compress() {
-  static const OpDef def = value_op("Compress", 9, {{"axis", Attribute::Kind::Int}}, compress,
-                                     compress_rt());
+  static const OpDef def =
+      value_op("Compress", 9, {{"axis", Attribute::Kind::Int}}, compress, compress_rt());
   return def;
 }
 

@@ -78,8 +78,9 @@ static std::vector<SymInt> reshape_sym_dims(const Node &n) {
   if (infer_at >= 0) {
     auto q = SymInt::exact_div(count, known);
     if (!q)
-      node_fail(n, "cannot reshape input {} to {}: -1 cannot be inferred from symbolic dims "
-                   "({} / {}); bind the dims with --dim NAME=N",
+      node_fail(n,
+                "cannot reshape input {} to {}: -1 cannot be inferred from symbolic dims "
+                "({} / {}); bind the dims with --dim NAME=N",
                 sym_dims_to_string(in), sym_dims_to_string(shape), count.str(), known.str());
     shape[static_cast<size_t>(infer_at)] = *q;
   } else if (known != count) {
@@ -99,7 +100,8 @@ const OpDef &op_Reshape() {
       if (input_type(n, 0).is_static() && values_at_run_time(n, 1)) {
         const std::vector<int64_t> s = input_dims(n, 1);
         if (s.size() != 1 || input_dtype(n, 1) != DType::Int64)
-          node_fail(n, "shape must be a 1-D int64 tensor, it is {}", shape_to_string(n.inputs[1]->type));
+          node_fail(n, "shape must be a 1-D int64 tensor, it is {}",
+                    shape_to_string(n.inputs[1]->type));
         std::vector<int64_t> bound(static_cast<size_t>(s[0]), 1);
         if (!bound.empty())
           bound[0] = product(input_dims(n, 0));

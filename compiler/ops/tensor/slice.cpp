@@ -187,8 +187,9 @@ void check_run_time_bounds(const Node &n) {
   for (size_t i = 1; i <= 4; ++i)
     if (n.has_input(i) && (input_dtype(n, i) != t || (t != DType::Int32 && t != DType::Int64) ||
                            input_dims(n, i).size() != 1 || product(input_dims(n, i)) != count))
-      node_fail(n, "starts, ends, axes and steps must be 1-D tensors of one index type (int32 or "
-                   "int64) and length; input {} is {}",
+      node_fail(n,
+                "starts, ends, axes and steps must be 1-D tensors of one index type (int32 or "
+                "int64) and length; input {} is {}",
                 i, shape_to_string(n.inputs[i]->type));
   if (count > static_cast<int64_t>(input_dims(n, 0).size()))
     node_fail(n, "{} starts for an input of rank {}", count, input_dims(n, 0).size());
@@ -229,7 +230,8 @@ const OpDef &op_Slice() {
         std::copy(in.begin(), in.end(), p.dims);
         p.n = product(input_dims(n, 1));
         KernelCall call{"onnxc_k_slice_rt",
-                        {n.inputs[0], n.inputs[1], n.inputs[2], n.has_input(3) ? n.inputs[3] : nullptr,
+                        {n.inputs[0], n.inputs[1], n.inputs[2],
+                         n.has_input(3) ? n.inputs[3] : nullptr,
                          n.has_input(4) ? n.inputs[4] : nullptr, n.outputs[0]},
                         {}};
         set_params(call, p);

@@ -57,9 +57,10 @@ const OpDef &op_Split() {
       if (n.opset >= 13 && input_type(n, 0).is_static() && values_at_run_time(n, 1)) {
         const std::vector<int64_t> in = input_dims(n, 0);
         if (in.empty() || in.size() > 8)
-          node_fail(n, "a split given at run time needs an input of rank 1 to 8, not {}", in.size());
-        if (input_dtype(n, 1) != DType::Int64 || input_dims(n, 1) != std::vector<int64_t>{
-                                                     static_cast<int64_t>(n.outputs.size())})
+          node_fail(n, "a split given at run time needs an input of rank 1 to 8, not {}",
+                    in.size());
+        if (input_dtype(n, 1) != DType::Int64 ||
+            input_dims(n, 1) != std::vector<int64_t>{static_cast<int64_t>(n.outputs.size())})
           node_fail(n, "split must be an int64 tensor of {} sizes, one per output, it is {}",
                     n.outputs.size(), shape_to_string(n.inputs[1]->type));
         normalize_axis(n, attr_int(n, "axis", 0), static_cast<int64_t>(in.size()));

@@ -45,7 +45,8 @@ static bool infer_axes_at_run_time(Node &n) {
   const std::vector<int64_t> in = input_dims(n, 0), a = input_dims(n, 1);
   if (a.size() != 1 || input_dtype(n, 1) != DType::Int64)
     node_fail(n, "axes must be a 1-D int64 tensor, it is {}", shape_to_string(n.inputs[1]->type));
-  size_t rank = n.op_type == "Unsqueeze" ? in.size() + a[0] : in.size() - std::min<size_t>(in.size(), a[0]);
+  size_t rank =
+      n.op_type == "Unsqueeze" ? in.size() + a[0] : in.size() - std::min<size_t>(in.size(), a[0]);
   if (n.op_type == "Squeeze" && a[0] == 0) // no axes: every dim of size 1 goes
     rank = in.size() - std::count(in.begin(), in.end(), 1);
   std::vector<int64_t> bound(rank, 1);
