@@ -277,7 +277,7 @@ static int64_t held_result(const onnxc_context *ctx, int32_t i, const symbol_val
     shape[k] = slot[1 + k];
     bytes *= (uint64_t)shape[k];
   }
-  return bytes > onnxc_max_bytes(d) ? -1 : (int64_t)bytes;
+  return bytes > onnxc_max_bytes(d) && !ctx->held_data[i] ? -1 : (int64_t)bytes;
 }
 
 /// An output with a run-time count or a shape set by the run: its shape from the run, and its
@@ -305,7 +305,7 @@ static onnxc_status copy_held_output(onnxc_context *ctx, int32_t i, onnxc_tensor
     return ONNXC_ERROR_BUFFER_TOO_SMALL;
   }
   if (needed > 0)
-    memcpy(t->data, ctx->held_outputs[i], (size_t)needed);
+    memcpy(t->data, ctx->held_data[i] ? ctx->held_data[i] : ctx->held_outputs[i], (size_t)needed);
   return ONNXC_OK;
 }
 
@@ -359,8 +359,10 @@ ONNXC_API onnxc_status onnxc_run(onnxc_context *ctx, const onnxc_tensor *inputs,
     ctx->output_ptrs[i] = ctx->held_outputs[i] ? ctx->held_outputs[i] : outputs[i].data;
   }
   ctx->held_valid = 0;
-  for (uint32_t i = 0; i < onnxc__model.num_outputs; ++i)
+  for (uint32_t i = 0; i < onnxc__model.num_outputs; ++i) {
     ctx->held_shapes[(size_t)i * (ONNXC_MAX_RANK + 1)] = -1;
+    ctx->held_data[i] = 0; /* freed by onnxc_dyn_reset below */
+  }
   onnxc_dyn_reset(rt); /* what the previous run allocated (its string outputs) */
   for (int32_t s = 0; s < ONNXC_MAX_SYMBOLS; ++s)
     rt->symbols[s] = sv.value[s];
@@ -446,7 +448,7 @@ ONNXC_API onnxc_status onnxc_output_result(const onnxc_context *ctx, int32_t i, 
   const int64_t bytes = held_result(ctx, i, &sv, &out->rank, out->shape);
   if (bytes < 0)
     return ONNXC_ERROR_RUNTIME;
-  out->data = ctx->held_outputs[i];
+  out->data = ctx->held_data[i] ? ctx->held_data[i] : ctx->held_outputs[i];
   out->size_bytes = (uint64_t)bytes;
   out->dtype = d->dtype;
   return ONNXC_OK;
@@ -463,6 +465,20 @@ void onnxc_rt_set_shape(onnxc_rt *rt, const void *tensor, int32_t rank, const in
       for (int32_t k = 0; k < rank; ++k)
         slot[1 + k] = dims[k];
     }
+}
+
+void *onnxc_rt_output_buffer(onnxc_rt *rt, void *tensor, uint64_t bytes) {
+  onnxc_context *ctx = (onnxc_context *)rt; /* rt is the context's first member */
+  for (uint32_t i = 0; i < onnxc__model.num_outputs; ++i) {
+    if (ctx->held_outputs[i] != tensor)
+      continue;
+    if (bytes <= onnxc_max_bytes(&onnxc__model.outputs[i]))
+      return tensor;
+    void *p = onnxc_rt_dyn_alloc(rt, bytes);
+    ctx->held_data[i] = p;
+    return p;
+  }
+  return tensor;
 }
 
 void onnxc_rt_set_count(onnxc_rt *rt, int64_t symbol, int64_t count) {

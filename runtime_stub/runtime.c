@@ -109,7 +109,7 @@ static int alloc_held_outputs(onnxc_context *ctx) {
 /// slots, in one block, and its held outputs; the arena is set by the caller.
 static onnxc_status new_context(onnxc_context **out) {
   uint64_t shapes = (uint64_t)onnxc__model.num_outputs * (ONNXC_MAX_RANK + 1) * sizeof(int64_t);
-  uint64_t slots = (uint64_t)onnxc__model.num_inputs + 2 * (uint64_t)onnxc__model.num_outputs;
+  uint64_t slots = (uint64_t)onnxc__model.num_inputs + 3 * (uint64_t)onnxc__model.num_outputs;
   uint64_t profile = onnxc__model.profile_nodes
                          ? (uint64_t)onnxc__model.num_profile_nodes * sizeof(onnxc_profile_slot)
                          : 0;
@@ -127,8 +127,9 @@ static onnxc_status new_context(onnxc_context **out) {
   ctx->input_ptrs = (const void **)((unsigned char *)ctx->held_shapes + shapes);
   ctx->output_ptrs = (void **)(ctx->input_ptrs + onnxc__model.num_inputs);
   ctx->held_outputs = ctx->output_ptrs + onnxc__model.num_outputs;
+  ctx->held_data = ctx->held_outputs + onnxc__model.num_outputs;
   for (uint32_t i = 0; i < onnxc__model.num_outputs; ++i)
-    ctx->held_outputs[i] = 0;
+    ctx->held_outputs[i] = ctx->held_data[i] = 0;
   if (alloc_held_outputs(ctx) != 0) {
     free(ctx);
     return onnxc_set_create_error(ONNXC_ERROR_OUT_OF_MEMORY,

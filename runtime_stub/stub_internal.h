@@ -103,6 +103,9 @@ struct onnxc_context {
   /// Per output, ONNXC_MAX_RANK + 1 words: the rank (-1 until set) and dims of a result whose
   /// shape the kernel reported (onnxc_rt_set_shape; outputs with dim_symbols -2).
   int64_t *held_shapes;
+  /// Per output: run-scoped memory holding its result instead of `held_outputs[i]`
+  /// (onnxc_rt_output_buffer), NULL if none.
+  void **held_data;
   int held_valid;               ///< 1 once a run wrote the held outputs (onnxc_output_result)
   const unsigned char *weights; ///< the weight blob of a model with external weights, else NULL
   void *weights_map;            ///< what onnxc_create_with_weights mapped (munmap on destroy)

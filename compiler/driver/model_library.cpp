@@ -71,6 +71,8 @@ ModelLibrary::ModelLibrary(const std::string &path) : path_(path) {
       reinterpret_cast<decltype(api_.profile_node)>(dlsym(handle_, "onnxc_profile_node"));
   if (!api_.profile_node)
     api_.profile_num_nodes = nullptr;
+  api_.output_result =
+      reinterpret_cast<decltype(api_.output_result)>(dlsym(handle_, "onnxc_output_result"));
   onnxc_status (*symbol)(int32_t, onnxc_symbol_info *) = nullptr;
   int32_t (*num_symbols)() = nullptr;
   resolve(handle_, path, "onnxc_num_symbols", num_symbols);
@@ -180,6 +182,27 @@ std::vector<Tensor> ModelLibrary::Context::run(const std::vector<const Tensor *>
   }
   onnxc_status st = lib_.api_.run(ctx_, in.data(), static_cast<int32_t>(in.size()), out.data(),
                                   static_cast<int32_t>(out.size()));
+  if (st == ONNXC_ERROR_BUFFER_TOO_SMALL && lib_.api_.output_result) {
+    // An output shaped at run time without a bound (Range, ConstantOfShape) came back larger
+    // than its planned size: read the kept results (docs/runtime-api.md).
+    bool fetched = false;
+    for (size_t i = 0; i < results.size(); ++i) {
+      onnxc_tensor view{};
+      if (lib_.api_.output_result(ctx_, static_cast<int32_t>(i), &view) != ONNXC_OK)
+        continue;
+      fetched = true;
+      Tensor r(results[i].dtype(), std::vector<int64_t>(view.shape, view.shape + view.rank));
+      if (r.nbytes() != view.size_bytes)
+        fail("{}: output {} holds {} bytes for {} elements", lib_.path_, i, view.size_bytes,
+             r.numel());
+      std::copy_n(static_cast<const uint8_t *>(view.data), r.nbytes(), r.data());
+      results[i] = std::move(r);
+      std::copy_n(view.shape, view.rank, out[i].shape);
+      out[i].rank = view.rank;
+    }
+    if (fetched) // the run finished: every output shaped at run time is read
+      st = ONNXC_OK;
+  }
   if (st != ONNXC_OK)
     fail("{}: run failed (status {}): {}", lib_.path_, static_cast<int>(st),
          lib_.api_.last_error(ctx_));

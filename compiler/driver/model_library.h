@@ -91,6 +91,8 @@ private:
     // Optional (NULL in libraries from an onnxc before profiling existed).
     int32_t (*profile_num_nodes)();
     onnxc_status (*profile_node)(const onnxc_context *, int32_t, onnxc_profile_node_info *);
+    // Optional (NULL before outputs shaped at run time, ABI 3).
+    onnxc_status (*output_result)(const onnxc_context *, int32_t, onnxc_tensor *);
   };
   void *handle_ = nullptr;
   std::string path_;

@@ -52,6 +52,12 @@ void onnxc_rt_set_count(onnxc_rt *rt, int64_t symbol, int64_t count);
 /// the result written at `tensor` (a graph output's buffer), which onnxc_run reports.
 void onnxc_rt_set_shape(onnxc_rt *rt, const void *tensor, int32_t rank, const int64_t *dims);
 
+/// For an output shaped at run time with no bound (Range, ConstantOfShape...): where to write a
+/// result of `bytes` for the graph output whose planned buffer is `tensor`: `tensor` itself if
+/// it is large enough, else run-scoped memory (onnxc_rt_dyn_alloc, under the context's dynamic
+/// limit) that onnxc_run copies from. NULL after recording a message when the limit is passed.
+void *onnxc_rt_output_buffer(onnxc_rt *rt, void *tensor, uint64_t bytes);
+
 /* Status codes (same numbers as onnxc_status in runtime_stub/onnxc_runtime.h). */
 #define ONNXC_STATUS_OK 0
 #define ONNXC_STATUS_INVALID_ARGUMENT 1

@@ -1,5 +1,6 @@
 /* Kernels of ops whose output shape input values computed at run time decide (shaped_params.h):
  * each checks the values, writes its output and reports the shape (onnxc_rt_set_shape). */
+#include "templates/cpu/half.h"
 #include "templates/cpu/kernel_abi.h"
 #include "templates/cpu/shaped_params.h"
 
@@ -182,5 +183,111 @@ extern "C" int32_t onnxc_k_split_rt(onnxc_rt *rt, void *const *t, const int64_t 
       shape[d] = d == p.axis ? split[k] : p.dims[d];
     onnxc_rt_set_shape(rt, y, static_cast<int32_t>(p.rank), shape);
   }
+  return 0;
+}
+
+namespace {
+inline double scalar_at(const void *p, i64 kind) {
+  switch (kind) {
+  case onnxc_k::kRangeF32:
+    return *static_cast<const float *>(p);
+  case onnxc_k::kRangeF64:
+    return *static_cast<const double *>(p);
+  case onnxc_k::kRangeF16:
+    return onnxc_k::half::half_to_float(*static_cast<const uint16_t *>(p));
+  case onnxc_k::kRangeBF16:
+    return onnxc_k::half::bf16_to_float(*static_cast<const uint16_t *>(p));
+  default:
+    return 0;
+  }
+}
+inline i64 int_at(const void *p, i64 kind) {
+  return kind == onnxc_k::kRangeI16   ? *static_cast<const int16_t *>(p)
+         : kind == onnxc_k::kRangeI32 ? *static_cast<const int32_t *>(p)
+                                      : *static_cast<const int64_t *>(p);
+}
+} // namespace
+
+extern "C" int32_t onnxc_k_range_rt(onnxc_rt *rt, void *const *t, const int64_t *pp) {
+  const auto p = onnxc_k::params_of<onnxc_k::RangeRtParams>(pp);
+  const bool is_float = p.kind <= onnxc_k::kRangeBF16;
+  const i64 bytes = p.kind == onnxc_k::kRangeF64 || p.kind == onnxc_k::kRangeI64   ? 8
+                    : p.kind == onnxc_k::kRangeF32 || p.kind == onnxc_k::kRangeI32 ? 4
+                                                                                   : 2;
+  double count_d;
+  i64 start_i = 0, delta_i = 0;
+  double start = 0, delta = 0;
+  if (is_float) {
+    start = scalar_at(t[0], p.kind), delta = scalar_at(t[2], p.kind);
+    if (delta == 0)
+      return fail(rt, "delta is 0");
+    count_d = __builtin_ceil((scalar_at(t[1], p.kind) - start) / delta);
+  } else {
+    start_i = int_at(t[0], p.kind), delta_i = int_at(t[2], p.kind);
+    if (delta_i == 0)
+      return fail(rt, "delta is 0");
+    i64 diff;
+    if (__builtin_sub_overflow(int_at(t[1], p.kind), start_i, &diff))
+      return fail(rt, "Range: limit - start overflows");
+    const i64 q = diff / delta_i, r = diff % delta_i; /* ceil(diff / delta) */
+    count_d = static_cast<double>(q + (r != 0 && (r > 0) == (delta_i > 0)));
+  }
+  if (!(count_d < 9.0e15)) /* NaN or beyond any buffer */
+    return fail(rt, "Range: the output would have too many elements");
+  const i64 count = count_d > 0 ? static_cast<i64>(count_d) : 0;
+  unsigned char *y = static_cast<unsigned char *>(
+      onnxc_rt_output_buffer(rt, t[3], static_cast<uint64_t>(count * bytes)));
+  if (!y)
+    return ONNXC_STATUS_OUT_OF_MEMORY;
+  for (i64 i = 0; i < count; ++i) {
+    /* start + i * delta: floats in double, rounded once (numpy's arange); integers wrap */
+    const double f = start + static_cast<double>(i) * delta;
+    const i64 v = static_cast<i64>(static_cast<uint64_t>(start_i) +
+                                   static_cast<uint64_t>(i) * static_cast<uint64_t>(delta_i));
+    switch (p.kind) {
+    case onnxc_k::kRangeF32:
+      reinterpret_cast<float *>(y)[i] = static_cast<float>(f);
+      break;
+    case onnxc_k::kRangeF64:
+      reinterpret_cast<double *>(y)[i] = f;
+      break;
+    case onnxc_k::kRangeF16:
+      reinterpret_cast<uint16_t *>(y)[i] = onnxc_k::half::float_to_half(static_cast<float>(f));
+      break;
+    case onnxc_k::kRangeBF16:
+      reinterpret_cast<uint16_t *>(y)[i] = onnxc_k::half::float_to_bf16(static_cast<float>(f));
+      break;
+    case onnxc_k::kRangeI16:
+      reinterpret_cast<int16_t *>(y)[i] = static_cast<int16_t>(v);
+      break;
+    case onnxc_k::kRangeI32:
+      reinterpret_cast<int32_t *>(y)[i] = static_cast<int32_t>(v);
+      break;
+    default:
+      reinterpret_cast<int64_t *>(y)[i] = v;
+      break;
+    }
+  }
+  onnxc_rt_set_shape(rt, t[3], 1, &count);
+  return 0;
+}
+
+extern "C" int32_t onnxc_k_fill_rt(onnxc_rt *rt, void *const *t, const int64_t *pp) {
+  const auto p = onnxc_k::params_of<onnxc_k::FillRtParams>(pp);
+  const int64_t *shape = static_cast<const int64_t *>(t[0]);
+  i64 numel = 1;
+  for (i64 d = 0; d < p.rank; ++d) {
+    if (shape[d] < 0)
+      return fail(rt, "the shape has a negative dim");
+    if (__builtin_mul_overflow(numel, shape[d], &numel) || numel > (int64_t(1) << 50))
+      return fail(rt, "the shape has too many elements");
+  }
+  unsigned char *y = static_cast<unsigned char *>(
+      onnxc_rt_output_buffer(rt, t[1], static_cast<uint64_t>(numel * p.elem_bytes)));
+  if (!y)
+    return ONNXC_STATUS_OUT_OF_MEMORY;
+  for (i64 i = 0; i < numel; ++i)
+    __builtin_memcpy(y + i * p.elem_bytes, &p.value, p.elem_bytes);
+  onnxc_rt_set_shape(rt, t[1], static_cast<int32_t>(p.rank), shape);
   return 0;
 }

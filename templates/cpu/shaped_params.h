@@ -38,6 +38,27 @@ struct SplitRtParams {
   int64_t axis, outputs;
 };
 
+/// Range with start/limit/delta computed at run time: no bound, so the result goes where
+/// onnxc_rt_output_buffer says. Tensors {START, LIMIT, DELTA, Y}.
+enum RangeKind : int64_t {
+  kRangeF32,
+  kRangeF64,
+  kRangeF16,
+  kRangeBF16,
+  kRangeI16,
+  kRangeI32,
+  kRangeI64
+};
+struct RangeRtParams {
+  int64_t kind; ///< RangeKind
+};
+
+/// ConstantOfShape with its shape computed at run time: tensors {SHAPE (int64), Y}.
+struct FillRtParams {
+  int64_t elem_bytes, rank;
+  int64_t value; ///< the fill value's bytes
+};
+
 } // namespace onnxc_k
 
 #endif

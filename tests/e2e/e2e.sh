@@ -124,7 +124,16 @@ graph = helper.make_graph(
     [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
     [helper.make_tensor_value_info("y", TensorProto.INT64, [2, "n"])])
 save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), sys.argv[1])
+# Range of run-time scalars: an output shaped at run time with no bound.
+scalar = lambda name: helper.make_tensor_value_info(name, TensorProto.FLOAT, [])
+graph = helper.make_graph(
+    [helper.make_node("Range", ["start", "limit", "delta"], ["y"])], "rng",
+    [scalar("start"), scalar("limit"), scalar("delta")],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n"])])
+save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]),
+     sys.argv[1].replace("nonzero", "rng"))
 PY
+  "$ONNXC" compile "$out/rng.onnx" -o "$out/librng.so"
   local log
   log=$("$ONNXC" compile "$out/nonzero.onnx" -o "$out/libnonzero.so")
   echo "$log"
@@ -132,7 +141,7 @@ PY
     { echo "FAIL: no run-time count in the compile summary" >&2; return 1; }
   check_library "$out/libnonzero.so" nonzero
   "$CC" "${cflags[@]}" "$e2e_src/run_time_count.c" -o "$out/run_time_count" -I "$out" \
-    -L "$out" -Wl,-rpath,"$out" -lnonzero
+    -L "$out" -Wl,-rpath,"$out" -lnonzero -lrng
   "$out/run_time_count"
 }
 

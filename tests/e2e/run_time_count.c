@@ -3,8 +3,12 @@
  * against a C reference at several counts (0 among them), the symbol the ABI reports, an output
  * buffer too small for the run's result (ONNXC_ERROR_BUFFER_TOO_SMALL with the shape written and
  * the result kept for onnxc_output_result), and onnxc_run_buffers refused.
- * Model: x float 2x3 -> NonZero -> y int64 2 x count. */
+ * Model: x float 2x3 -> NonZero -> y int64 2 x count. Then a Range of run-time scalars (an
+ * output without a bound, through rng.h's prefixed functions): a result larger than the
+ * caller's buffer is kept for rng_output_result, and one past the dynamic limit fails cleanly.
+ */
 #include "nonzero.h"
+#include "rng.h"
 #include "runtime_stub/onnxc_runtime.h"
 
 #include <stdio.h>
@@ -85,6 +89,34 @@ int main(void) {
             strstr(onnxc_last_error(ctx), "run-time count"),
         "onnxc_run_buffers is refused");
   nonzero_destroy(ctx);
+
+  onnxc_context *r = NULL;
+  if (rng_create(&r) != ONNXC_OK)
+    return 1;
+  float start = 1.0f, limit = 6.0f, delta = 0.5f, one = 0;
+  onnxc_tensor rin[3] = {{&start, 4, ONNXC_DTYPE_FLOAT, 0, {0}},
+                         {&limit, 4, ONNXC_DTYPE_FLOAT, 0, {0}},
+                         {&delta, 4, ONNXC_DTYPE_FLOAT, 0, {0}}};
+  onnxc_tensor rout = {&one, sizeof one, ONNXC_DTYPE_FLOAT, 1, {0}};
+  st = rng_run(r, rin, 3, &rout, 1);
+  printf("range into one float -> %d: %s\n", (int)st, rng_last_error(r));
+  check(st == ONNXC_ERROR_BUFFER_TOO_SMALL && rout.rank == 1 && rout.shape[0] == 10,
+        "Range: a result larger than the buffer gives its shape");
+  int ok = rng_output_result(r, 0, &view) == ONNXC_OK && view.size_bytes == 40;
+  for (int i = 0; ok && i < 10; ++i)
+    ok = ((const float *)view.data)[i] == 1.0f + 0.5f * (float)i;
+  check(ok, "Range: rng_output_result reads the 10 values");
+  float ten[10];
+  rout.data = ten;
+  rout.size_bytes = sizeof ten;
+  check(rng_run(r, rin, 3, &rout, 1) == ONNXC_OK && ten[9] == 5.5f,
+        "Range: a buffer of the result's size");
+  limit = 1e6f; /* 2e6 floats: past a dynamic limit of 1 MiB */
+  check(rng_set_dynamic_limit(r, 1 << 20) == ONNXC_OK, "set the dynamic limit");
+  st = rng_run(r, rin, 3, &rout, 1);
+  printf("range past the limit -> %d: %s\n", (int)st, rng_last_error(r));
+  check(st == ONNXC_ERROR_OUT_OF_MEMORY, "Range: a result past the dynamic limit fails cleanly");
+  rng_destroy(r);
   printf("%s\n", failures ? "FAILED" : "PASS");
   return failures != 0;
 }

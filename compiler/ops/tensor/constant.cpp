@@ -1,7 +1,10 @@
 // Constant (a tensor from one of its value* attributes) and ConstantOfShape (a tensor of the
 // constant shape input filled with the one-element `value` attribute, default float 0).
-// Both evaluate at compile time (OpDef::eval); they lower to writing / filling the output.
+// Both evaluate at compile time (OpDef::eval); they lower to writing / filling the output. A
+// ConstantOfShape shape computed at run time shapes the output at run time (onnxc_k_fill_rt;
+// no bound: the result goes to run-scoped memory under the context's dynamic limit).
 #include "compiler/ops/op_util.h"
+#include "templates/cpu/shaped_params.h"
 
 #include <cstring>
 
@@ -95,7 +98,18 @@ const OpDef &op_ConstantOfShape() {
     d.name = "ConstantOfShape";
     d.min_opset = 9;
     d.attrs = {{"value", Attribute::Kind::Tensor}};
-    d.infer = [](Node &n) { set_output(n, 0, fill_value(n).dtype(), fill_shape(n)); };
+    d.infer = [](Node &n) {
+      if (values_at_run_time(n, 0)) {
+        const std::vector<int64_t> s = input_dims(n, 0);
+        if (s.size() != 1 || input_dtype(n, 0) != DType::Int64)
+          node_fail(n, "input must be a 1-D int64 tensor, it is {}",
+                    shape_to_string(n.inputs[0]->type));
+        set_run_time_shaped_output(n, 0, fill_value(n).dtype(),
+                                   std::vector<int64_t>(static_cast<size_t>(s[0]), 1), 0);
+        return;
+      }
+      set_output(n, 0, fill_value(n).dtype(), fill_shape(n));
+    };
     d.eval = [](const Node &n, const std::vector<const Tensor *> &) {
       Tensor v = fill_value(n), out(v.dtype(), fill_shape(n));
       for (size_t off = 0; off < out.nbytes(); off += v.nbytes())
@@ -106,6 +120,12 @@ const OpDef &op_ConstantOfShape() {
       Tensor v = fill_value(n);
       int64_t bits = 0;
       std::memcpy(&bits, v.data(), v.nbytes());
+      if (n.inputs[0] && !n.inputs[0]->constant) {
+        onnxc_k::FillRtParams p{static_cast<int64_t>(v.nbytes()), product(input_dims(n, 0)), bits};
+        KernelCall call{"onnxc_k_fill_rt", {n.inputs[0], n.outputs[0]}, {}};
+        set_params(call, p);
+        return call;
+      }
       return KernelCall{"onnxc_k_fill",
                         {n.outputs[0]},
                         {product(output_dims(n, 0)), static_cast<int64_t>(v.nbytes()), bits}};

@@ -1,7 +1,10 @@
-// Range: [start, start + delta, ...) up to limit. The three scalar inputs must be compile-time
-// constants (the output's length depends on them), so Range always evaluates at compile time.
+// Range: [start, start + delta, ...) up to limit. With constant inputs Range evaluates at
+// compile time; with a length from symbolic shapes its length is an expression; with inputs
+// computed at run time its output is shaped at run time by onnxc_k_range_rt (no bound: the
+// result goes to run-scoped memory under the context's dynamic limit).
 #include "compiler/ops/sym_util.h"
 #include "templates/cpu/half.h"
+#include "templates/cpu/shaped_params.h"
 
 #include <cmath>
 #include <cstring>
@@ -37,8 +40,9 @@ static Tensor range_value(const Node &n) {
     wanted = std::max(static_cast<double>(num / d), 0.0);
   }
   if (!(wanted <= max_count)) // also NaN
-    node_fail(n, "the output would have {} elements, more than onnxc evaluates at compile time "
-                 "(256 MiB)",
+    node_fail(n,
+              "the output would have {} elements, more than onnxc evaluates at compile time "
+              "(256 MiB)",
               wanted);
   int64_t count = static_cast<int64_t>(wanted);
   // start + i * delta in wrapping arithmetic: the result lies in [start, limit), but i * delta
@@ -86,10 +90,19 @@ static std::optional<SymInt> range_sym_length(const Node &n) {
     return std::nullopt;
   auto d = (*delta)[0].as_const();
   if (!d || *d <= 0)
-    node_fail(n, "delta must be a positive constant when start or limit is a run-time dim "
-                 "({} .. {} by {})",
+    node_fail(n,
+              "delta must be a positive constant when start or limit is a run-time dim "
+              "({} .. {} by {})",
               (*start)[0].str(), (*limit)[0].str(), (*delta)[0].str());
   return SymInt::max(SymInt::ceildiv((*limit)[0] - (*start)[0], *d), 0);
+}
+
+/// The first of start/limit/delta computed at run time (values_at_run_time), or 3.
+static size_t range_run_time_input(const Node &n) {
+  for (size_t i = 0; i < 3; ++i)
+    if (values_at_run_time(n, i))
+      return i;
+  return 3;
 }
 
 const OpDef &op_Range() {
@@ -98,6 +111,17 @@ const OpDef &op_Range() {
     d.name = "Range";
     d.min_opset = 11;
     d.infer = [](Node &n) {
+      if (size_t from = range_run_time_input(n); from < 3 && !range_sym_length(n)) {
+        const DType t = input_dtype(n, 0);
+        require_dtype(n, t,
+                      {DType::Float, DType::Double, DType::Float16, DType::BFloat16, DType::Int16,
+                       DType::Int32, DType::Int64});
+        for (size_t i = 0; i < 3; ++i)
+          if (input_dtype(n, i) != t || product(input_dims(n, i)) != 1)
+            node_fail(n, "start, limit and delta must be scalars of one element type");
+        set_run_time_shaped_output(n, 0, t, {1}, from);
+        return;
+      }
       if (auto len = range_sym_length(n)) { // a length computed from symbolic shapes
         set_output_sym(n, 0, input_dtype(n, 0), {*len});
         return;
@@ -109,6 +133,20 @@ const OpDef &op_Range() {
       return std::vector<Tensor>{range_value(n)};
     };
     d.lower = [](const Node &n) {
+      if (!n.outputs[0]->run_time_shape_from.empty()) {
+        const DType t = input_dtype(n, 0);
+        onnxc_k::RangeRtParams p{t == DType::Float      ? onnxc_k::kRangeF32
+                                 : t == DType::Double   ? onnxc_k::kRangeF64
+                                 : t == DType::Float16  ? onnxc_k::kRangeF16
+                                 : t == DType::BFloat16 ? onnxc_k::kRangeBF16
+                                 : t == DType::Int16    ? onnxc_k::kRangeI16
+                                 : t == DType::Int32    ? onnxc_k::kRangeI32
+                                                        : onnxc_k::kRangeI64};
+        KernelCall call{
+            "onnxc_k_range_rt", {n.inputs[0], n.inputs[1], n.inputs[2], n.outputs[0]}, {}};
+        set_params(call, p);
+        return call;
+      }
       return write_constant_call(n, range_value(n));
     };
     return d;
