@@ -122,6 +122,9 @@ public:
   /// the kernel reports the shape of its result (onnxc_rt_set_shape), and the value may only be
   /// a graph output (infer-shapes refuses other uses). Empty: the type is the shape.
   std::string run_time_shape_from;
+  /// Where run_time_shape_from's values come from, for messages ("it is computed at run time
+  /// from 'x' (from the graph input 'a')").
+  std::string run_time_shape_trace;
   bool is_graph_input = false;
   bool is_graph_output = false;
   // Memory planning annotations.

@@ -163,8 +163,10 @@ void set_run_time_shaped_output(Node &n, size_t i, DType dtype, std::vector<int6
   for (int64_t &d : bound)
     d = std::max<int64_t>(d, 1);
   set_output(n, i, dtype, bound);
-  if (i < n.outputs.size() && n.outputs[i])
+  if (i < n.outputs.size() && n.outputs[i]) {
     n.outputs[i]->run_time_shape_from = n.inputs[from]->name;
+    n.outputs[i]->run_time_shape_trace = computed_from(n.inputs[from]);
+  }
 }
 
 bool values_at_run_time(const Node &n, size_t i) {

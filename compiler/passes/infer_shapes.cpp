@@ -288,12 +288,14 @@ void infer_node(Node &n, const InferOptions &opts) {
       node_fail(n,
                 "input '{}' has a shape that values computed at run time decide, which onnxc "
                 "supports for graph outputs only: the input '{}' that decides it must be a "
-                "compile-time constant here; it is computed at run time from '{}'",
-                v->name, v->run_time_shape_from, v->run_time_shape_from);
+                "compile-time constant here; {}",
+                v->name, v->run_time_shape_from, v->run_time_shape_trace);
   }
   for (Value *o : n.outputs) // the rule sets it again if the shape still waits for run time
-    if (o)
+    if (o) {
       o->run_time_shape_from.clear();
+      o->run_time_shape_trace.clear();
+    }
   if (is_control_flow(n))
     infer_control_flow(n, opts);
   else

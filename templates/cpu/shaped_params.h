@@ -59,6 +59,15 @@ struct FillRtParams {
   int64_t value; ///< the fill value's bytes
 };
 
+/// Expand (mode 0, VALUES the target shape) or Tile (mode 1, VALUES the repeats) with VALUES
+/// computed at run time (int64, n of them): the broadcasting copy of onnxc_k_broadcast into
+/// onnxc_rt_output_buffer (no bound). Tensors {X, VALUES, Y}.
+struct BroadcastRtParams {
+  int64_t elem_bytes, tile;
+  int64_t rank, dims[8];
+  int64_t n;
+};
+
 } // namespace onnxc_k
 
 #endif

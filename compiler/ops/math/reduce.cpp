@@ -49,6 +49,7 @@ void infer_axes_at_run_time(Node &n, const std::vector<int64_t> &in) {
   }
   set_output(n, 0, input_dtype(n, 0), bound);
   n.outputs[0]->run_time_shape_from = n.inputs[1]->name;
+  n.outputs[0]->run_time_shape_trace = computed_from(n.inputs[1]);
 }
 
 /// Per input axis: true if reduced.

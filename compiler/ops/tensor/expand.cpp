@@ -1,7 +1,9 @@
-// Expand: broadcasts the input to the (constant) `shape` input, bidirectionally as numpy does.
-// Lowers to the broadcasting copy kernel.
+// Expand: broadcasts the input to the `shape` input, bidirectionally as numpy does. Lowers to
+// the broadcasting copy kernel; with a shape computed at run time, to onnxc_k_broadcast_rt (an
+// output shaped at run time, no bound).
 #include "compiler/ops/op_util.h"
 #include "compiler/ops/tensor/broadcast_call.h"
+#include "templates/cpu/shaped_params.h"
 
 namespace onnxc {
 
@@ -16,12 +18,39 @@ KernelCall broadcast_call(const Node &n, const std::vector<int64_t> &in) {
   return KernelCall{"onnxc_k_broadcast", {n.inputs[0], n.outputs[0]}, params};
 }
 
+KernelCall broadcast_rt_call(const Node &n, bool tile) {
+  const std::vector<int64_t> in = input_dims(n, 0);
+  int bits = dtype_slot_bits(input_dtype(n, 0));
+  if (bits < 8 || bits > 64 || in.size() > 8)
+    node_fail(n, "element type {} of rank {} is not supported with {} given at run time",
+              dtype_name(input_dtype(n, 0)), in.size(), tile ? "repeats" : "a shape");
+  onnxc_k::BroadcastRtParams p{};
+  p.elem_bytes = bits / 8;
+  p.tile = tile;
+  p.rank = static_cast<int64_t>(in.size());
+  std::copy(in.begin(), in.end(), p.dims);
+  p.n = product(input_dims(n, 1));
+  KernelCall call{"onnxc_k_broadcast_rt", {n.inputs[0], n.inputs[1], n.outputs[0]}, {}};
+  set_params(call, p);
+  return call;
+}
+
 const OpDef &op_Expand() {
   static const OpDef def = [] {
     OpDef d;
     d.name = "Expand";
     d.min_opset = 8;
     d.infer = [](Node &n) {
+      if (values_at_run_time(n, 1)) {
+        const std::vector<int64_t> in = input_dims(n, 0), s = input_dims(n, 1);
+        if (input_dtype(n, 1) != DType::Int64 || s.size() != 1)
+          node_fail(n, "shape must be a 1-D int64 tensor, it is {}",
+                    shape_to_string(n.inputs[1]->type));
+        set_run_time_shaped_output(
+            n, 0, input_dtype(n, 0),
+            std::vector<int64_t>(std::max<size_t>(in.size(), static_cast<size_t>(s[0])), 1), 1);
+        return;
+      }
       std::vector<int64_t> shape = require_constant(n, 1, "shape").to_int64_vector();
       for (int64_t s : shape)
         if (s < 0)
@@ -29,6 +58,8 @@ const OpDef &op_Expand() {
       set_output(n, 0, input_dtype(n, 0), broadcast_shapes(n, {input_dims(n, 0), shape}));
     };
     d.lower = [](const Node &n) {
+      if (!n.outputs[0]->run_time_shape_from.empty())
+        return broadcast_rt_call(n, false);
       std::vector<int64_t> in = input_dims(n, 0);
       in.insert(in.begin(), output_dims(n, 0).size() - in.size(), 1);
       return broadcast_call(n, in);
