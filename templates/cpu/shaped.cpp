@@ -291,3 +291,37 @@ extern "C" int32_t onnxc_k_fill_rt(onnxc_rt *rt, void *const *t, const int64_t *
   onnxc_rt_set_shape(rt, t[1], static_cast<int32_t>(p.rank), shape);
   return 0;
 }
+
+extern "C" int32_t onnxc_k_window_rt(onnxc_rt *rt, void *const *t, const int64_t *pp) {
+  const auto p = onnxc_k::params_of<onnxc_k::WindowRtParams>(pp);
+  const i64 size = index_at(t[0], p.size_bytes, 0);
+  if (size < 0 || size > (int64_t(1) << 26))
+    return fail(rt, "the window size is out of range (0..2^26)");
+  const i64 bytes = p.out_kind == 1 ? 8 : p.out_kind == 0 ? 4 : 2;
+  unsigned char *y = static_cast<unsigned char *>(
+      onnxc_rt_output_buffer(rt, t[1], static_cast<uint64_t>(size * bytes)));
+  if (!y)
+    return ONNXC_STATUS_OUT_OF_MEMORY;
+  const double len = static_cast<double>(p.periodic ? size : size - 1);
+  const double pi = 3.14159265358979323846;
+  for (i64 k = 0; k < size; ++k) {
+    const double x = 2.0 * pi * static_cast<double>(k) / len;
+    const double w = p.a0 - p.a1 * __builtin_cos(x) + p.a2 * __builtin_cos(2.0 * x);
+    switch (p.out_kind) {
+    case 0:
+      reinterpret_cast<float *>(y)[k] = static_cast<float>(w);
+      break;
+    case 1:
+      reinterpret_cast<double *>(y)[k] = w;
+      break;
+    case 2:
+      reinterpret_cast<uint16_t *>(y)[k] = onnxc_k::half::float_to_half(static_cast<float>(w));
+      break;
+    default:
+      reinterpret_cast<uint16_t *>(y)[k] = onnxc_k::half::float_to_bf16(static_cast<float>(w));
+      break;
+    }
+  }
+  onnxc_rt_set_shape(rt, t[1], 1, &size);
+  return 0;
+}

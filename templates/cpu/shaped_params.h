@@ -68,6 +68,23 @@ struct BroadcastRtParams {
   int64_t n;
 };
 
+/// OneHot with depth computed at run time: onnxc_k_one_hot into onnxc_rt_output_buffer (no
+/// bound). depth_kind and index_kind: 0 int32, 1 int64, 2 float, 3 double. Tensors
+/// {INDICES, DEPTH, VALUES, Y}; Y is INDICES' dims with depth inserted at `axis`.
+struct OneHotRtParams {
+  int64_t value_bytes, index_kind, depth_kind;
+  int64_t rank, dims[8];
+  int64_t axis;
+};
+
+/// Hann/Hamming/BlackmanWindow with the size computed at run time (SIZE int32 or int64):
+/// a0 - a1 cos(2 pi k / N) + a2 cos(4 pi k / N) in double, stored as out_kind (0 float,
+/// 1 double, 2 float16, 3 bfloat16) into onnxc_rt_output_buffer (no bound). Tensors {SIZE, Y}.
+struct WindowRtParams {
+  double a0, a1, a2;
+  int64_t periodic, out_kind, size_bytes;
+};
+
 } // namespace onnxc_k
 
 #endif

@@ -1,7 +1,9 @@
 // HannWindow, HammingWindow, BlackmanWindow (opset 17): a generalised cosine window of the
 // constant length `size`, w[k] = a0 - a1 cos(2 pi k / N) + a2 cos(4 pi k / N), N = size
-// (periodic, the default) or size - 1 (symmetric). Computed at compile time in double.
+// (periodic, the default) or size - 1 (symmetric). Computed at compile time in double; a size
+// computed at run time shapes the output at run time (onnxc_k_window_rt, no bound).
 #include "compiler/ops/signal/signal_util.h"
+#include "templates/cpu/shaped_params.h"
 
 #include <cmath>
 
@@ -34,13 +36,38 @@ OpDef window_op(const char *name, Cosines c) {
   d.attrs = {{"periodic", Attribute::Kind::Int}, {"output_datatype", Attribute::Kind::Int}};
   d.infer = [c](Node &n) {
     require_dtype(n, input_dtype(n, 0), {DType::Int32, DType::Int64});
+    if (values_at_run_time(n, 0)) {
+      auto dtype = static_cast<DType>(attr_int(n, "output_datatype", int64_t(DType::Float)));
+      require_dtype(n, dtype, {DType::Float, DType::Double, DType::Float16, DType::BFloat16});
+      if (product(input_dims(n, 0)) != 1)
+        node_fail(n, "size must have one element");
+      set_run_time_shaped_output(n, 0, dtype, {1}, 0);
+      return;
+    }
     Tensor t = window_value(n, c);
     set_output(n, 0, t.dtype(), t.shape());
   };
   d.eval = [c](const Node &n, const std::vector<const Tensor *> &) {
     return std::vector<Tensor>{window_value(n, c)};
   };
-  d.lower = [c](const Node &n) { return write_constant_call(n, window_value(n, c)); };
+  d.lower = [c](const Node &n) {
+    if (!n.outputs[0]->run_time_shape_from.empty()) {
+      const DType t = n.outputs[0]->type.dtype;
+      onnxc_k::WindowRtParams p{c.a0,
+                                c.a1,
+                                c.a2,
+                                attr_int(n, "periodic", 1) != 0 ? 1 : 0,
+                                t == DType::Float     ? 0
+                                : t == DType::Double  ? 1
+                                : t == DType::Float16 ? 2
+                                                      : 3,
+                                input_dtype(n, 0) == DType::Int32 ? 4 : 8};
+      KernelCall call{"onnxc_k_window_rt", {n.inputs[0], n.outputs[0]}, {}};
+      set_params(call, p);
+      return call;
+    }
+    return write_constant_call(n, window_value(n, c));
+  };
   return d;
 }
 
