@@ -7,6 +7,7 @@
  *   one-element value tensor, when given, replaces the value bits. */
 #include "templates/cpu/kernel_abi.h"
 #include "templates/cpu/scalar_math.h"
+#include "templates/cpu/shaped_params.h"
 #include "templates/cpu/types.h"
 
 namespace {
@@ -70,9 +71,12 @@ inline i64 pad_source(i64 mode, i64 c, i64 begin, i64 len) {
   if (s >= 0 && s < len)
     return s;
   switch (mode) {
-  case 0: return -1;
-  case 2: return s < 0 ? 0 : len - 1;
-  case 3: return ((s % len) + len) % len;
+  case 0:
+    return -1;
+  case 2:
+    return s < 0 ? 0 : len - 1;
+  case 3:
+    return ((s % len) + len) % len;
   default: {
     if (len == 1)
       return 0;
@@ -120,17 +124,76 @@ template <typename E> void pad(onnxc_rt *rt, void *const *t, const i64 *p) {
 
 extern "C" int32_t onnxc_k_pad(onnxc_rt *rt, void *const *t, const int64_t *p) {
   switch (p[0]) {
-  case 1: pad<unsigned char>(rt, t, p); break;
-  case 2: pad<unsigned short>(rt, t, p); break;
-  case 4: pad<unsigned int>(rt, t, p); break;
-  case 8: pad<unsigned long long>(rt, t, p); break;
-  default: return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT, "pad: unsupported element size");
+  case 1:
+    pad<unsigned char>(rt, t, p);
+    break;
+  case 2:
+    pad<unsigned short>(rt, t, p);
+    break;
+  case 4:
+    pad<unsigned int>(rt, t, p);
+    break;
+  case 8:
+    pad<unsigned long long>(rt, t, p);
+    break;
+  default:
+    return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT, "pad: unsupported element size");
   }
   return 0;
 }
 
+extern "C" int32_t onnxc_k_pad_rt(onnxc_rt *rt, void *const *t, const int64_t *pp) {
+  const auto p = onnxc_k::params_of<onnxc_k::PadRtParams>(pp);
+  const int64_t *pads = static_cast<const int64_t *>(t[1]);
+  i64 q[3 + 3 * 8 + 1], *od = q + 3, *id = od + p.rank, *pb = id + p.rank, end[8], numel = 1;
+  q[0] = p.elem_bytes, q[1] = p.mode, q[2] = p.rank;
+  for (i64 d = 0; d < p.rank; ++d)
+    id[d] = p.dims[d], pb[d] = 0, end[d] = 0;
+  const i64 naxes = t[3] || p.center ? p.naxes : p.rank;
+  for (i64 k = 0; p.center && k < naxes; ++k) {
+    const i64 a = p.center_axes[k], diff = pads[k] - id[a];
+    if (pads[k] < 0)
+      return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT, "a value of shape is negative");
+    pb[a] = diff >= 0 ? diff / 2 : -((-diff) / 2);
+    end[a] = diff - pb[a];
+  }
+  for (i64 k = 0; !p.center && k < naxes; ++k) {
+    i64 a = k;
+    if (t[3]) {
+      a = p.axes_bytes == 4 ? static_cast<const int32_t *>(t[3])[k]
+                            : static_cast<const int64_t *>(t[3])[k];
+      if (a < -p.rank || a >= p.rank)
+        return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT,
+                             "a value of axes is outside [-rank, rank) of the input");
+      a += a < 0 ? p.rank : 0;
+    }
+    pb[a] = pads[k];
+    end[a] = pads[k + naxes];
+  }
+  for (i64 d = 0; d < p.rank; ++d) {
+    i64 o;
+    if (__builtin_add_overflow(id[d], pb[d], &o) || __builtin_add_overflow(o, end[d], &o) || o < 0)
+      return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT,
+                           "the pads crop an axis below zero or are too large");
+    if (p.mode != 0 && id[d] == 0 && o > 0)
+      return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT,
+                           "cannot pad an empty axis in a non-constant mode");
+    od[d] = o;
+    if (__builtin_mul_overflow(numel, o, &numel) || numel > (int64_t(1) << 50))
+      return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT, "the output is too large");
+  }
+  q[3 + 3 * p.rank] = p.value_bits;
+  void *y = onnxc_rt_output_buffer(rt, t[4], static_cast<uint64_t>(numel * p.elem_bytes));
+  if (!y)
+    return ONNXC_STATUS_OUT_OF_MEMORY;
+  void *io[3] = {t[0], t[2], y};
+  const int32_t st = numel > 0 ? onnxc_k_pad(rt, io, q) : 0;
+  onnxc_rt_set_shape(rt, t[4], static_cast<int32_t>(p.rank), od);
+  return st;
+}
+
 #define ONNXC_VARIADIC_KERNEL(ct, sfx, unused)                                                     \
-  extern "C" int32_t onnxc_k_variadic_##sfx(onnxc_rt *rt, void *const *t, const int64_t *p) {     \
+  extern "C" int32_t onnxc_k_variadic_##sfx(onnxc_rt *rt, void *const *t, const int64_t *p) {      \
     return variadic<ct>(rt, t, p);                                                                 \
   }
 ONNXC_NUMERIC_TYPES(ONNXC_VARIADIC_KERNEL, 0)

@@ -85,6 +85,19 @@ struct WindowRtParams {
   int64_t periodic, out_kind, size_bytes;
 };
 
+/// Pad with pads (or axes) computed at run time: onnxc_k_pad into onnxc_rt_output_buffer (no
+/// bound). PADS int64 [2 * axes]; AXES int32/int64 (axes_bytes 4/8) or null (every axis).
+/// Tensors {X, PADS, VALUE or null, AXES or null, Y}.
+struct PadRtParams {
+  int64_t elem_bytes, mode;
+  int64_t rank, dims[8];
+  int64_t value_bits;
+  int64_t axes_bytes, naxes;
+  /// 1: CenterCropPad: PADS holds the target sizes of axes center_axes[0..naxes) (normalised),
+  /// cropped or zero-padded around the centre (an odd difference: the extra element at the end).
+  int64_t center, center_axes[8];
+};
+
 } // namespace onnxc_k
 
 #endif

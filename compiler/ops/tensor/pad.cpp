@@ -1,7 +1,9 @@
 // Pad: constant / reflect / edge / wrap (opset 19) padding; negative pads crop. Before opset 11
 // pads, mode and value are attributes; from 11 pads is a constant input and constant_value an
-// optional input (may be computed at run time); opset 18 adds the optional constant axes input.
+// optional input (may be computed at run time); opset 18 adds the optional axes input. pads or
+// axes computed at run time shape the output at run time (onnxc_k_pad_rt, no bound).
 #include "compiler/ops/tensor/pad.h"
+#include "templates/cpu/shaped_params.h"
 
 #include <cstring>
 
@@ -68,6 +70,14 @@ int64_t attr_value_bits(const Node &n) {
   }
   return bits;
 }
+/// The first of pads / axes computed at run time (opset 11+ / 18+), or 0.
+size_t pads_run_time_input(const Node &n) {
+  if (n.opset >= 11 && values_at_run_time(n, 1))
+    return 1;
+  if (n.opset >= 18 && values_at_run_time(n, 3))
+    return 3;
+  return 0;
+}
 } // namespace
 
 KernelCall pad_call(const Node &n, const std::vector<int64_t> &begin, int64_t mode,
@@ -90,6 +100,20 @@ const OpDef &op_Pad() {
                {"pads", Attribute::Kind::Ints},
                {"value", Attribute::Kind::Float}};
     d.infer = [](Node &n) {
+      if (size_t from = pads_run_time_input(n)) {
+        const std::vector<int64_t> in = input_dims(n, 0);
+        pad_mode(n);
+        elem_bytes(n);
+        const int64_t naxes =
+            n.opset >= 18 && n.has_input(3) ? product(input_dims(n, 3)) : int64_t(in.size());
+        if (input_dtype(n, 1) != DType::Int64 || product(input_dims(n, 1)) != 2 * naxes ||
+            in.size() > 8)
+          node_fail(n, "pads must be {} int64 values (begin and end for {} axes), it is {}",
+                    2 * naxes, naxes, shape_to_string(n.inputs[1]->type));
+        set_run_time_shaped_output(n, 0, input_dtype(n, 0), std::vector<int64_t>(in.size(), 1),
+                                   from);
+        return;
+      }
       std::vector<int64_t> in = input_dims(n, 0), end, out;
       std::vector<int64_t> begin = pad_begins(n, end);
       int64_t mode = pad_mode(n);
@@ -111,6 +135,25 @@ const OpDef &op_Pad() {
       set_output(n, 0, input_dtype(n, 0), out);
     };
     d.lower = [](const Node &n) {
+      if (!n.outputs[0]->run_time_shape_from.empty()) {
+        const std::vector<int64_t> in = input_dims(n, 0);
+        onnxc_k::PadRtParams p{};
+        p.elem_bytes = elem_bytes(n);
+        p.mode = pad_mode(n);
+        p.rank = static_cast<int64_t>(in.size());
+        std::copy(in.begin(), in.end(), p.dims);
+        const bool axes = n.opset >= 18 && n.has_input(3);
+        if (axes) {
+          p.axes_bytes = input_dtype(n, 3) == DType::Int32 ? 4 : 8;
+          p.naxes = product(input_dims(n, 3));
+        }
+        KernelCall call{
+            "onnxc_k_pad_rt",
+            {n.inputs[0], n.inputs[1], n.input(2), axes ? n.inputs[3] : nullptr, n.outputs[0]},
+            {}};
+        set_params(call, p);
+        return call;
+      }
       std::vector<int64_t> end;
       std::vector<int64_t> begin = pad_begins(n, end);
       Value *value = n.opset >= 11 ? n.input(2) : nullptr;
