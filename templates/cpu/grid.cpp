@@ -157,6 +157,33 @@ template <typename T> int32_t affine_grid(onnxc_rt *rt, void *const *t, const i6
   return 0;
 }
 
+/* AffineGrid with size computed at run time (int64 [N, C, spatial...]): onnxc_k_affine_grid
+ * into onnxc_rt_output_buffer (no bound). Tensors {theta, SIZE, Y}; p.size is unused. */
+template <typename T> int32_t affine_grid_rt(onnxc_rt *rt, void *const *t, const i64 *params) {
+  AffineGridParams p = params_of<AffineGridParams>(params);
+  const int64_t *size = static_cast<const int64_t *>(t[1]);
+  if (size[0] != p.N)
+    return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT, "size[0] differs from theta's batch");
+  i64 shape[5] = {p.N, 1, 1, 1, p.nd}, numel = p.N * p.nd;
+  for (i64 d = 0; d < 3; ++d) {
+    p.size[d] = d < 3 - p.nd ? 1 : size[d - (3 - p.nd) + 2];
+    if (p.size[d] < 1 || __builtin_mul_overflow(numel, p.size[d], &numel) ||
+        numel > (int64_t(1) << 40))
+      return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT,
+                           "the spatial sizes must be positive (and not too large)");
+    if (d >= 3 - p.nd)
+      shape[1 + d - (3 - p.nd)] = p.size[d];
+  }
+  shape[1 + p.nd] = p.nd;
+  void *y = onnxc_rt_output_buffer(rt, t[2], static_cast<uint64_t>(numel) * sizeof(T));
+  if (!y)
+    return ONNXC_STATUS_OUT_OF_MEMORY;
+  void *io[2] = {t[0], y};
+  const int32_t st = affine_grid<T>(rt, io, reinterpret_cast<const i64 *>(&p));
+  onnxc_rt_set_shape(rt, t[2], static_cast<int32_t>(p.nd + 2), shape);
+  return st;
+}
+
 } // namespace
 } // namespace onnxc_k
 
@@ -166,6 +193,10 @@ template <typename T> int32_t affine_grid(onnxc_rt *rt, void *const *t, const i6
   }                                                                                                \
   extern "C" int32_t onnxc_k_affine_grid_##sfx(onnxc_rt *rt, void *const *t, const int64_t *p) {   \
     return onnxc_k::affine_grid<ct>(rt, t, p);                                                     \
+  }                                                                                                \
+  extern "C" int32_t onnxc_k_affine_grid_rt_##sfx(onnxc_rt *rt, void *const *t,                    \
+                                                  const int64_t *p) {                              \
+    return onnxc_k::affine_grid_rt<ct>(rt, t, p);                                                  \
   }
 ONNXC_GRID_KERNELS(float, f32)
 ONNXC_GRID_KERNELS(double, f64)

@@ -109,6 +109,20 @@ const OpDef &op_AffineGrid() {
     d.min_opset = 20;
     d.attrs = {{"align_corners", Attribute::Kind::Int}};
     d.infer = [](Node &n) {
+      if (values_at_run_time(n, 1)) { // size at run time: the output is shaped at run time
+        require_dtype(n, input_dtype(n, 0), {DType::Float, DType::Double});
+        const std::vector<int64_t> th = input_dims(n, 0), size = input_dims(n, 1);
+        if (input_dtype(n, 1) != DType::Int64 || size.size() != 1 ||
+            (size[0] != 4 && size[0] != 5) ||
+            th != std::vector<int64_t>{th.empty() ? 0 : th[0], size[0] - 2, size[0] - 1})
+          node_fail(n, "size must be 4 or 5 int64 values and theta [N, nd, nd + 1], got {} and {}",
+                    shape_to_string(n.inputs[1]->type), dims_to_string(th));
+        std::vector<int64_t> bound(static_cast<size_t>(size[0] - 1), 1);
+        bound[0] = th[0];
+        bound.back() = size[0] - 2;
+        set_run_time_shaped_output(n, 0, input_dtype(n, 0), bound, 1);
+        return;
+      }
       const onnxc_k::AffineGridParams p = affine_grid_params(n);
       std::vector<int64_t> out{p.N};
       for (int64_t d = 3 - p.nd; d < 3; ++d)
@@ -118,6 +132,17 @@ const OpDef &op_AffineGrid() {
     };
     d.lower = [](const Node &n) {
       KernelCall call;
+      if (!n.outputs[0]->run_time_shape_from.empty()) {
+        const std::vector<int64_t> th = input_dims(n, 0);
+        onnxc_k::AffineGridParams p{};
+        p.N = th[0];
+        p.nd = th[1];
+        p.align_corners = attr_int(n, "align_corners", 0) != 0;
+        call.kernel = kernel_name(n, "affine_grid_rt", input_dtype(n, 0));
+        call.args = {n.inputs[0], n.inputs[1], n.outputs[0]};
+        set_params(call, p);
+        return call;
+      }
       call.kernel = kernel_name(n, "affine_grid", input_dtype(n, 0));
       call.args = {n.inputs[0], n.outputs[0]};
       set_params(call, affine_grid_params(n));
