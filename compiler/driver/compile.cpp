@@ -234,6 +234,12 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
     fail("the model has the run-time batch '{}' and the run-time count '{}', which onnxc does "
          "not combine yet; bind the batch with --dim {}=N",
          batch->symbol, plan.extent->symbol, batch->symbol);
+  if (batch)
+    for (const Value *v : plan.outputs)
+      if (!v->run_time_shape_from.empty())
+        fail("output '{}' is shaped at run time by the values of '{}', which onnxc does not "
+             "combine with the run-time batch '{}' yet; bind the batch with --dim {}=N",
+             v->name, v->run_time_shape_from, batch->symbol, batch->symbol);
   if (batch) {
     plan.batch = run_time_batch(*batch, plan, chunk > 1);
     plan.batch->chunk = chunk > 1 ? chunk : 0;

@@ -127,6 +127,12 @@ CASES = {
     "count_over_run_time_dims": lambda: model(
         [helper.make_node("NonZero", ["x"], ["y"], name="n0")], [vi("x", [2, "w"])],
         [vi("y", None)]),
+    # A Reshape to a shape given at run time, in a model with a run-time batch.
+    "shaped_output_with_batch": lambda: model(
+        [helper.make_node("Relu", ["x"], ["y"], name="n0"),
+         helper.make_node("Reshape", ["w", "s"], ["z"], name="n1")],
+        [vi("x", ["batch", 3]), vi("w", [2, 3]), vi("s", [2], TensorProto.INT64)],
+        [vi("y", None), vi("z", None)]),
     "count_output_expression": lambda: model(
         [helper.make_node("NonZero", ["x"], ["nz"], name="n0"),
          helper.make_node("Reshape", ["nz", "flat"], ["y"], name="n1")],
