@@ -110,6 +110,9 @@ int cmd_inspect(const InspectOptions &o) {
         for (const auto &[name, r] : model->graph->symbols)
           std::cout << fmt::format("symbol {}: {}..{}\n", name, r.lo, r.hi);
         infer_shapes(*model->graph);
+        for (const std::string &c : model->graph->counts) // Graph::counts: c - 1 is the count
+          std::cout << fmt::format("run-time count {} - 1: 0..{} (computed by the run)\n", c,
+                                   model->graph->symbols.at(c).hi - 1);
       }
     } catch (const Error &e) {
       std::cout << "(shapes not inferred: " << e.what() << ")\n";

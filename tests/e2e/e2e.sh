@@ -139,6 +139,8 @@ PY
   echo "$log"
   grep -q "run-time count: 'y_count' 0..6" <<<"$log" ||
     { echo "FAIL: no run-time count in the compile summary" >&2; return 1; }
+  "$ONNXC" inspect "$out/nonzero.onnx" --ir | grep -q "run-time count y_count - 1: 0..6" ||
+    { echo "FAIL: onnxc inspect --ir does not show the run-time count" >&2; return 1; }
   check_library "$out/libnonzero.so" nonzero
   "$CC" "${cflags[@]}" "$e2e_src/run_time_count.c" -o "$out/run_time_count" -I "$out" \
     -L "$out" -Wl,-rpath,"$out" -lnonzero -lrng
