@@ -45,11 +45,20 @@ extern "C" int32_t onnxc_k_broadcast(onnxc_rt *rt, void *const *t, const int64_t
   const i64 esize = p[0], rank = p[1];
   const i64 *od = p + 2, *id = p + 2 + rank;
   switch (esize) {
-  case 1: broadcast(rt, (const unsigned char *)t[0], (unsigned char *)t[1], rank, od, id); break;
-  case 2: broadcast(rt, (const unsigned short *)t[0], (unsigned short *)t[1], rank, od, id); break;
-  case 4: broadcast(rt, (const unsigned int *)t[0], (unsigned int *)t[1], rank, od, id); break;
-  case 8: broadcast(rt, (const unsigned long long *)t[0], (unsigned long long *)t[1], rank, od, id); break;
-  default: return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT, "expand: unsupported element size");
+  case 1:
+    broadcast(rt, (const unsigned char *)t[0], (unsigned char *)t[1], rank, od, id);
+    break;
+  case 2:
+    broadcast(rt, (const unsigned short *)t[0], (unsigned short *)t[1], rank, od, id);
+    break;
+  case 4:
+    broadcast(rt, (const unsigned int *)t[0], (unsigned int *)t[1], rank, od, id);
+    break;
+  case 8:
+    broadcast(rt, (const unsigned long long *)t[0], (unsigned long long *)t[1], rank, od, id);
+    break;
+  default:
+    return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT, "expand: unsupported element size");
   }
   return 0;
 }
