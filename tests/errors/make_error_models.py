@@ -116,8 +116,8 @@ CASES = {
     # An op evaluated at compile time (its output shape depends on its input's values) on a
     # run-time input.
     "data_dependent_runtime_input": lambda: model(
-        [helper.make_node("Tile", ["x", "r"], ["y"], name="n0")],
-        [vi("x", [2, 3]), vi("r", [2], TensorProto.INT64)], [vi("y", None)]),
+        [helper.make_node("Resize", ["x", "", "s"], ["y"], name="n0")],
+        [vi("x", [1, 1, 2, 3]), vi("s", [4])], [vi("y", None)]),
     # Run-time counts (NonZero with a run-time input): two counts, a count over run-time input
     # dims, and an output dim that is an expression of the count.
     "two_run_time_counts": lambda: model(
