@@ -116,8 +116,9 @@ CASES = {
     # An op evaluated at compile time (its output shape depends on its input's values) on a
     # run-time input.
     "data_dependent_runtime_input": lambda: model(
-        [helper.make_node("Resize", ["x", "", "s"], ["y"], name="n0")],
-        [vi("x", [1, 1, 2, 3]), vi("s", [4])], [vi("y", None)]),
+        [helper.make_node("Col2Im", ["x", "image_shape", "block"], ["y"], name="n0")],
+        [vi("x", [1, 4, 9]), vi("image_shape", [2], TensorProto.INT64)], [vi("y", None)],
+        [const("block", np.array([2, 2], np.int64))], opset=18),
     # Run-time counts (NonZero with a run-time input): two counts, a count over run-time input
     # dims, and an output dim that is an expression of the count.
     "two_run_time_counts": lambda: model(

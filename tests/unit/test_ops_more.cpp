@@ -155,8 +155,14 @@ TEST_CASE("Resize errors", "[ops][resize]") {
   CHECK_THROWS_WITH(both.infer(), Contains("only one of scales and sizes"));
   OneNode none("Resize", 13, {iota({1, 2})});
   CHECK_THROWS_WITH(none.infer(), Contains("one of scales and sizes must be given"));
+  // Scales computed at run time: the output is shaped at run time (onnxc_k_resize_rt), and
+  // the scales must still be one float per resized axis.
   OneNode rt("Resize", 13, {iota({1, 2}), nullptr, f32({2}, {1, 2})}, {2});
-  CHECK_THROWS_WITH(rt.infer(), Contains("input 'scales' must be a compile-time constant"));
+  rt.infer();
+  CHECK(rt.node->outputs[0]->run_time_shape_from == rt.node->inputs[2]->name);
+  CHECK(rt.node->def->lower(*rt.node).kernel == "onnxc_k_resize_rt");
+  OneNode rt3("Resize", 13, {iota({1, 2}), nullptr, f32({3}, {1, 2, 3})}, {2});
+  CHECK_THROWS_WITH(rt3.infer(), Contains("scales must be 2 floats"));
   OneNode mode("Resize", 13, {iota({1, 2}), nullptr, f32({2}, {1, 2})});
   mode.s("mode", "area");
   CHECK_THROWS_WITH(mode.infer(), Contains("mode 'area' is not nearest, linear or cubic"));

@@ -6,6 +6,7 @@
 // linear and cubic (float/double); all coordinate transformations, exclude_outside, antialias,
 // axes and keep_aspect_ratio_policy.
 #include "compiler/ops/op_util.h"
+#include "templates/cpu/resize_params.h"
 
 #include <algorithm>
 #include <cmath>
@@ -102,11 +103,19 @@ void read_sizes(const Node &n, ResizeSpec &s, const std::vector<int64_t> &axes) 
   }
 }
 
-ResizeSpec resize_spec(const Node &n) {
-  ResizeSpec s;
+/// coordinate_transformation_mode and nearest_mode names, in the order of onnxc_k::ResizeCtm and
+/// onnxc_k::ResizeNearestMode (templates/cpu/resize_params.h).
+constexpr const char *kCtmNames[] = {
+    "half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",  "align_corners",
+    "asymmetric", "tf_crop_and_resize",   "tf_half_pixel_for_nn"};
+constexpr const char *kNearestNames[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil",
+                                         "simple"};
+
+/// The attributes of a Resize / Upsample (mode, coordinate transformation, nearest mode, cubic
+/// coefficient, exclude_outside, extrapolation, antialias), checked.
+void resize_attrs(const Node &n, ResizeSpec &s) {
   s.in = input_dims(n, 0);
-  const size_t rank = s.in.size();
-  if (rank == 0 || static_cast<int64_t>(rank) > kMaxResizeRank)
+  if (s.in.empty() || static_cast<int64_t>(s.in.size()) > kMaxResizeRank)
     node_fail(n, "X must have rank 1 to {}, it is {}", kMaxResizeRank, dims_to_string(s.in));
   const bool legacy = n.op_type == "Upsample" || n.opset < 11;
   s.mode = attr_string(n, "mode", "nearest");
@@ -124,16 +133,18 @@ ResizeSpec resize_spec(const Node &n) {
   s.antialias = attr_int(n, "antialias", 0) != 0;
   if (s.antialias && s.mode == "nearest")
     node_fail(n, "antialias is not defined for mode nearest");
-  static const char *modes[] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
-                                "align_corners", "asymmetric", "tf_crop_and_resize",
-                                "tf_half_pixel_for_nn"};
-  if (std::find(std::begin(modes), std::end(modes), s.ctm) == std::end(modes))
+  if (std::find(std::begin(kCtmNames), std::end(kCtmNames), s.ctm) == std::end(kCtmNames))
     node_fail(n, "coordinate_transformation_mode '{}' is not supported", s.ctm);
-  static const char *nmodes[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil",
-                                 "simple"};
-  if (std::find(std::begin(nmodes), std::end(nmodes), s.nearest_mode) == std::end(nmodes))
+  if (std::find(std::begin(kNearestNames), std::end(kNearestNames), s.nearest_mode) ==
+      std::end(kNearestNames))
     node_fail(n, "nearest_mode '{}' is not supported", s.nearest_mode);
+}
 
+ResizeSpec resize_spec(const Node &n) {
+  ResizeSpec s;
+  resize_attrs(n, s);
+  const size_t rank = s.in.size();
+  const bool legacy = n.op_type == "Upsample" || n.opset < 11;
   std::vector<int64_t> axes = resize_axes(n, static_cast<int64_t>(rank));
   size_t scales_input = legacy ? 1 : 2;
   std::vector<double> scales = read_scales(n, scales_input);
@@ -177,7 +188,8 @@ ResizeSpec resize_spec(const Node &n) {
 
 std::vector<double> cubic_coeffs(double r, double A) {
   return {((A * (r + 1) - 5 * A) * (r + 1) + 8 * A) * (r + 1) - 4 * A,
-          ((A + 2) * r - (A + 3)) * r * r + 1, ((A + 2) * (1 - r) - (A + 3)) * (1 - r) * (1 - r) + 1,
+          ((A + 2) * r - (A + 3)) * r * r + 1,
+          ((A + 2) * (1 - r) - (A + 3)) * (1 - r) * (1 - r) + 1,
           ((A * ((1 - r) + 1) - 5 * A) * ((1 - r) + 1) + 8 * A) * ((1 - r) + 1) - 4 * A};
 }
 
@@ -233,8 +245,10 @@ std::vector<double> coeffs_for(const ResizeSpec &s, double ratio, double scale) 
   if (s.mode == "nearest")
     return nearest_coeffs(ratio, s.nearest_mode, scale);
   if (s.mode == "linear")
-    return s.antialias ? linear_coeffs_antialias(ratio, scale) : std::vector<double>{1 - ratio, ratio};
-  return s.antialias ? cubic_coeffs_antialias(ratio, scale, s.cubic_a) : cubic_coeffs(ratio, s.cubic_a);
+    return s.antialias ? linear_coeffs_antialias(ratio, scale)
+                       : std::vector<double>{1 - ratio, ratio};
+  return s.antialias ? cubic_coeffs_antialias(ratio, scale, s.cubic_a)
+                     : cubic_coeffs(ratio, s.cubic_a);
 }
 
 /// Input coordinate of output coordinate x; sets `outside` for tf_crop_and_resize beyond the input.
@@ -336,12 +350,21 @@ int64_t element_bits(DType dt, double v) {
     std::memcpy(&u, &f, sizeof u);
     return u;
   }
-  case DType::Double: return param_f64(v);
-  case DType::Int8: case DType::Int16: case DType::Int32: case DType::Int64:
-  case DType::Uint8: case DType::Uint16: case DType::Uint32: case DType::Uint64:
+  case DType::Double:
+    return param_f64(v);
+  case DType::Int8:
+  case DType::Int16:
+  case DType::Int32:
+  case DType::Int64:
+  case DType::Uint8:
+  case DType::Uint16:
+  case DType::Uint32:
+  case DType::Uint64:
     return static_cast<int64_t>(v);
-  case DType::Bool: return v != 0;
-  default: return 0;
+  case DType::Bool:
+    return v != 0;
+  default:
+    return 0;
   }
 }
 
@@ -354,9 +377,9 @@ void check_dtype(const Node &n, const ResizeSpec &s) {
     node_fail(n, "element type {} is not supported", dtype_name(dt));
 }
 
-/// params {elem_bytes, R, outer, extrapolation (f64; nearest: the element's bits), in[R], out[R], ntaps[R], then per axis:
-/// offsets[out*ntaps] (input offset within one outer slice, -1: extrapolate), and for linear /
-/// cubic weights[out*ntaps] (f64)} — see templates/cpu/resize.cpp.
+/// params {elem_bytes, R, outer, extrapolation (f64; nearest: the element's bits), in[R], out[R],
+/// ntaps[R], then per axis: offsets[out*ntaps] (input offset within one outer slice, -1:
+/// extrapolate), and for linear / cubic weights[out*ntaps] (f64)} — see templates/cpu/resize.cpp.
 KernelCall resize_call(const Node &n) {
   ResizeSpec s = resize_spec(n);
   check_dtype(n, s);
@@ -368,10 +391,9 @@ KernelCall resize_call(const Node &n) {
     ++first;
   const int64_t R = int64_t(s.in.size() - first);
   const bool nearest = s.mode == "nearest";
-  std::vector<int64_t> params{dtype_bits(input_dtype(n, 0)) / 8, R,
-                              product({s.in.begin(), s.in.begin() + int64_t(first)}),
-                              nearest ? element_bits(input_dtype(n, 0), s.extrapolation)
-                                      : param_f64(s.extrapolation)};
+  std::vector<int64_t> params{
+      dtype_bits(input_dtype(n, 0)) / 8, R, product({s.in.begin(), s.in.begin() + int64_t(first)}),
+      nearest ? element_bits(input_dtype(n, 0), s.extrapolation) : param_f64(s.extrapolation)};
   for (size_t d = first; d < s.in.size(); ++d)
     params.push_back(s.in[d]);
   for (size_t d = first; d < s.in.size(); ++d)
@@ -394,15 +416,89 @@ KernelCall resize_call(const Node &n) {
   return KernelCall{kernel, {n.inputs[0], n.outputs[0]}, params};
 }
 
+/// Inputs of a Resize / Upsample computed at run time: scales, sizes or roi (Upsample-9 and
+/// Resize-10: scales, input 1). Returns the first such input, or 0.
+size_t resize_run_time_input(const Node &n) {
+  if (n.op_type == "Upsample" && n.opset < 9)
+    return 0;
+  const bool legacy = n.op_type == "Upsample" || n.opset < 11;
+  for (size_t i : legacy ? std::vector<size_t>{1} : std::vector<size_t>{1, 2, 3})
+    if (values_at_run_time(n, i) && product(input_dims(n, i)) > 0)
+      return i;
+  return 0;
+}
+
+/// onnxc_k_resize_rt (templates/cpu/resize_params.h) for a Resize whose scales, sizes or roi
+/// are computed at run time: the output is shaped at run time.
+KernelCall resize_rt_call(const Node &n) {
+  ResizeSpec s;
+  resize_attrs(n, s);
+  check_dtype(n, s);
+  const bool legacy = n.op_type == "Upsample" || n.opset < 11;
+  const size_t rank = s.in.size();
+  auto given = [&](size_t i) { return n.has_input(i) && product(input_dims(n, i)) > 0; };
+  Value *roi = !legacy && given(1) ? n.inputs[1] : nullptr;
+  Value *scales = legacy ? n.inputs[1] : given(2) ? n.inputs[2] : nullptr;
+  Value *sizes = !legacy && given(3) ? n.inputs[3] : nullptr;
+  const std::vector<int64_t> axes = resize_axes(n, static_cast<int64_t>(rank));
+  if ((scales != nullptr) == (sizes != nullptr))
+    node_fail(n, "exactly one of scales and sizes must be given");
+  if ((scales && (scales->type.dtype != DType::Float ||
+                  product(input_dims(n, legacy ? 1 : 2)) != static_cast<int64_t>(axes.size()))) ||
+      (sizes && (sizes->type.dtype != DType::Int64 ||
+                 product(input_dims(n, 3)) != static_cast<int64_t>(axes.size()))) ||
+      (roi && (roi->type.dtype != DType::Float ||
+               product(input_dims(n, 1)) != 2 * static_cast<int64_t>(axes.size()))))
+    node_fail(n,
+              "with scales, sizes or roi given at run time, scales must be {} floats, sizes "
+              "{} int64 values and roi {} floats",
+              axes.size(), axes.size(), 2 * axes.size());
+  onnxc_k::ResizeRtParams p{};
+  p.elem_bytes = dtype_bits(input_dtype(n, 0)) / 8;
+  p.rank = static_cast<int64_t>(rank);
+  std::copy(s.in.begin(), s.in.end(), p.dims);
+  p.mode = s.mode == "nearest"  ? onnxc_k::kResizeNearest
+           : s.mode == "linear" ? onnxc_k::kResizeLinear
+                                : onnxc_k::kResizeCubic;
+  p.ctm = std::find(std::begin(kCtmNames), std::end(kCtmNames), s.ctm) - std::begin(kCtmNames);
+  p.nearest_mode = std::find(std::begin(kNearestNames), std::end(kNearestNames), s.nearest_mode) -
+                   std::begin(kNearestNames);
+  p.cubic_a = s.cubic_a;
+  p.extrapolation = s.extrapolation;
+  p.extrapolation_bits = element_bits(input_dtype(n, 0), s.extrapolation);
+  p.exclude_outside = s.exclude_outside;
+  p.antialias = s.antialias;
+  p.naxes = static_cast<int64_t>(axes.size());
+  std::copy(axes.begin(), axes.end(), p.axes);
+  const std::string policy = attr_string(n, "keep_aspect_ratio_policy", "stretch");
+  p.keep_aspect = policy == "not_larger" ? 1 : policy == "not_smaller" ? 2 : 0;
+  if (policy != "stretch" && !p.keep_aspect)
+    node_fail(n, "keep_aspect_ratio_policy '{}' is not stretch, not_larger or not_smaller", policy);
+  p.is_f64 = input_dtype(n, 0) == DType::Double;
+  KernelCall call{"onnxc_k_resize_rt", {n.inputs[0], roi, scales, sizes, n.outputs[0]}, {}};
+  set_params(call, p);
+  return call;
+}
+
 OpDef resize_def(const char *name) {
   OpDef d;
   d.name = name;
   d.infer = [](Node &n) {
+    if (size_t from = resize_run_time_input(n)) {
+      resize_rt_call(n); // checks the attributes and inputs
+      set_run_time_shaped_output(n, 0, input_dtype(n, 0),
+                                 std::vector<int64_t>(input_dims(n, 0).size(), 1), from);
+      return;
+    }
     ResizeSpec s = resize_spec(n);
     check_dtype(n, s);
     set_output(n, 0, input_dtype(n, 0), s.out);
   };
-  d.lower = resize_call;
+  d.lower = [](const Node &n) {
+    if (!n.outputs[0]->run_time_shape_from.empty())
+      return resize_rt_call(n);
+    return resize_call(n);
+  };
   return d;
 }
 
