@@ -55,9 +55,8 @@ i64 coeffs(const ResizeRtParams &p, double r, double scale, double *c) {
     return 4;
   }
   scale = dmin(scale, 1.0);
-  const i64 first = static_cast<i64>(
-      __builtin_floor((p.mode == onnxc_k::kResizeLinear ? -1 : -2) / scale) + 1);
-  if (2 - 2 * first > kMaxTaps)
+  const double support = p.mode == onnxc_k::kResizeLinear ? 1 : 2;
+  if (!(2 * support / scale + 2 <= static_cast<double>(kMaxTaps)))
     return -1; /* antialiasing a scale this small needs more taps than the kernel keeps */
   if (p.mode == onnxc_k::kResizeLinear) {
     const i64 start = static_cast<i64>(__builtin_floor(-1 / scale) + 1), footprint = 2 - 2 * start;
@@ -67,7 +66,7 @@ i64 coeffs(const ResizeRtParams &p, double r, double scale, double *c) {
     const i64 start = static_cast<i64>(__builtin_floor(-2 / scale) + 1), end = 2 - start;
     for (i64 i = start; i < end && n < kMaxTaps; ++i) {
       const double x = dabs(scale * (static_cast<double>(i) - r)), x2 = x * x, x3 = x * x2;
-      c[n++] = x <= 1 ? (A + 2) * x3 - (A + 3) * x2 + 1
+      c[n++] = x <= 1  ? (A + 2) * x3 - (A + 3) * x2 + 1
                : x < 2 ? A * x3 - 5 * A * x2 + 8 * A * x - 4 * A
                        : 0.0;
     }
@@ -86,21 +85,26 @@ double original(const ResizeRtParams &p, i64 xi, double in, double scale, i64 ou
   const double x = static_cast<double>(xi), out_w = scale * in;
   outside = false;
   switch (p.ctm) {
-  case onnxc_k::kCtmAlignCorners: return out_w == 1 ? 0.0 : x * (in - 1) / (out_w - 1);
-  case onnxc_k::kCtmAsymmetric: return x / scale;
+  case onnxc_k::kCtmAlignCorners:
+    return out_w == 1 ? 0.0 : x * (in - 1) / (out_w - 1);
+  case onnxc_k::kCtmAsymmetric:
+    return x / scale;
   case onnxc_k::kCtmTfCropAndResize: {
     double xo = out_w == 1 ? (r1 - r0) * (in - 1) / 2 : x * (r1 - r0) * (in - 1) / (out_w - 1);
     xo += r0 * (in - 1);
     outside = xo < 0 || xo > in - 1;
     return xo;
   }
-  case onnxc_k::kCtmPytorchHalfPixel: return out_w == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
-  case onnxc_k::kCtmTfHalfPixelForNn: return (x + 0.5) / scale;
+  case onnxc_k::kCtmPytorchHalfPixel:
+    return out_w == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
+  case onnxc_k::kCtmTfHalfPixelForNn:
+    return (x + 0.5) / scale;
   case onnxc_k::kCtmHalfPixelSymmetric: {
     const double adjustment = static_cast<double>(out) / out_w, center = in / 2;
     return center * (1 - adjustment) + (x + 0.5) / scale - 0.5;
   }
-  default: return (x + 0.5) / scale - 0.5;
+  default:
+    return (x + 0.5) / scale - 0.5;
   }
 }
 
@@ -189,12 +193,14 @@ extern "C" int32_t onnxc_k_resize_rt(onnxc_rt *rt, void *const *t, const int64_t
     const i64 in = p.dims[d], base = at;
     for (i64 x = 0; x < out[d]; ++x) {
       bool outside;
-      const double xo = original(p, x, static_cast<double>(in), scales[d], out[d], r0[d], r1[d],
-                                 outside);
+      const double xo =
+          original(p, x, static_cast<double>(in), scales[d], out[d], r0[d], r1[d], outside);
       const double fl = __builtin_floor(xo), ratio = xo == fl ? 1.0 : xo - fl;
       const i64 n = coeffs(p, ratio, scales[d], c), pad = (n + 1) / 2, len = in + 2 * pad;
-      i64 start = static_cast<i64>(__builtin_ceil(xo + static_cast<double>(pad) -
-                                                  static_cast<double>(n) / 2));
+      /* a coordinate far outside (a huge or NaN roi) clamps like one just outside */
+      const double xs = xo == xo ? dmax(-1e15, dmin(1e15, xo)) : 0.0;
+      i64 start = static_cast<i64>(
+          __builtin_ceil(xs + static_cast<double>(pad) - static_cast<double>(n) / 2));
       start = clampi(start, 0, len - n > 0 ? len - n : 0);
       if (p.exclude_outside) {
         double sum = 0;
