@@ -224,31 +224,43 @@ static onnxc_status run_per_sample(onnxc_context *ctx, const onnxc_tensor *input
   return ONNXC_OK;
 }
 
-/// Bytes of one element of dtype (0 for sub-byte and unknown types).
-static uint64_t dtype_bytes(int32_t dtype) {
+/// Bits of one element of dtype (0 for unknown types).
+static uint64_t dtype_bits(int32_t dtype) {
   switch (dtype) {
   case ONNXC_DTYPE_UINT8:
   case ONNXC_DTYPE_INT8:
   case ONNXC_DTYPE_BOOL:
-    return 1;
+  case 17: /* the float8 types */
+  case 18:
+  case 19:
+  case 20:
+  case 24:
+    return 8;
   case ONNXC_DTYPE_UINT16:
   case ONNXC_DTYPE_INT16:
   case ONNXC_DTYPE_FLOAT16:
   case ONNXC_DTYPE_BFLOAT16:
-    return 2;
+    return 16;
   case ONNXC_DTYPE_FLOAT:
   case ONNXC_DTYPE_INT32:
   case ONNXC_DTYPE_UINT32:
-    return 4;
+    return 32;
   case ONNXC_DTYPE_INT64:
   case ONNXC_DTYPE_UINT64:
   case ONNXC_DTYPE_DOUBLE:
   case ONNXC_DTYPE_COMPLEX64:
-    return 8;
+    return 64;
   case ONNXC_DTYPE_COMPLEX128:
-    return 16;
+    return 128;
   case ONNXC_DTYPE_STRING:
-    return sizeof(const char *);
+    return 8 * sizeof(const char *);
+  case 21: /* uint4, int4, float4e2m1 */
+  case 22:
+  case 23:
+    return 4;
+  case 25: /* uint2, int2 */
+  case 26:
+    return 2;
   default:
     return 0;
   }
@@ -272,12 +284,15 @@ static int64_t held_result(const onnxc_context *ctx, int32_t i, const symbol_val
   if (slot[0] < 0 || slot[0] > ONNXC_MAX_RANK)
     return -1;
   *rank = (int32_t)slot[0];
-  uint64_t bytes = dtype_bytes(d->dtype);
+  uint64_t numel = 1;
   for (int32_t k = 0; k < *rank; ++k) {
     shape[k] = slot[1 + k];
-    bytes *= (uint64_t)shape[k];
+    if (shape[k] < 0)
+      return -1;
+    numel *= (uint64_t)shape[k];
   }
-  return bytes > onnxc_max_bytes(d) && !ctx->held_data[i] ? -1 : (int64_t)bytes;
+  const uint64_t bits = dtype_bits(d->dtype), bytes = (numel * bits + 7) / 8;
+  return bits == 0 || (bytes > onnxc_max_bytes(d) && !ctx->held_data[i]) ? -1 : (int64_t)bytes;
 }
 
 /// An output with a run-time count or a shape set by the run: its shape from the run, and its
@@ -482,8 +497,11 @@ void *onnxc_rt_output_buffer(onnxc_rt *rt, void *tensor, uint64_t bytes) {
 }
 
 void onnxc_rt_set_count(onnxc_rt *rt, int64_t symbol, int64_t count) {
-  if (symbol >= 0 && symbol < ONNXC_MAX_SYMBOLS)
-    rt->symbols[symbol] = count;
+  if (symbol < 0 || symbol >= ONNXC_MAX_SYMBOLS || (uint64_t)symbol >= onnxc__model.num_symbols)
+    return;
+  const onnxc_symbol_desc *s = &onnxc__model.symbols[symbol];
+  /* the generated code assumes min..max (LLVM range metadata): kernels keep to it */
+  rt->symbols[symbol] = count < s->min ? s->min : count > s->max ? s->max : count;
 }
 
 int64_t onnxc_rt_symbol_value(onnxc_rt *rt, int32_t index) {

@@ -412,6 +412,23 @@ void infer_shapes(Graph &g, const InferOptions &given) {
   for (const Value *o : g.outputs)
     if (o->type.dtype == DType::Undefined || !o->type.is_known())
       fail("could not infer the shape of graph output '{}'", o->name);
+  // A value shaped at run time (Value::run_time_shape_from) is written to its graph output's
+  // own buffer: not from an If/Loop/Scan body, and not as two graph outputs.
+  for (size_t i = 0; i < g.outputs.size(); ++i) {
+    const Value *o = g.outputs[i];
+    if (o->run_time_shape_from.empty())
+      continue;
+    if (g.parent)
+      fail("the body output '{}' has a shape that values computed at run time decide, which "
+           "onnxc supports for graph outputs only: the input '{}' that decides it must be a "
+           "compile-time constant here; {}",
+           o->name, o->run_time_shape_from, o->run_time_shape_trace);
+    for (size_t j = 0; j < i; ++j)
+      if (g.outputs[j] == o)
+        fail("graph outputs {} and {} are the same value '{}', whose shape is decided at run "
+             "time; give it once",
+             j, i, o->name);
+  }
 }
 
 } // namespace onnxc

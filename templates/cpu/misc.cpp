@@ -151,9 +151,9 @@ extern "C" int32_t onnxc_k_pad_rt(onnxc_rt *rt, void *const *t, const int64_t *p
     id[d] = p.dims[d], pb[d] = 0, end[d] = 0;
   const i64 naxes = t[3] || p.center ? p.naxes : p.rank;
   for (i64 k = 0; p.center && k < naxes; ++k) {
-    const i64 a = p.center_axes[k], diff = pads[k] - id[a];
     if (pads[k] < 0)
       return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT, "a value of shape is negative");
+    const i64 a = p.center_axes[k], diff = pads[k] - id[a];
     pb[a] = diff >= 0 ? diff / 2 : -((-diff) / 2);
     end[a] = diff - pb[a];
   }
@@ -172,7 +172,8 @@ extern "C" int32_t onnxc_k_pad_rt(onnxc_rt *rt, void *const *t, const int64_t *p
   }
   for (i64 d = 0; d < p.rank; ++d) {
     i64 o;
-    if (__builtin_add_overflow(id[d], pb[d], &o) || __builtin_add_overflow(o, end[d], &o) || o < 0)
+    if (pb[d] < -id[d] || end[d] < -id[d] || __builtin_add_overflow(id[d], pb[d], &o) ||
+        __builtin_add_overflow(o, end[d], &o) || o < 0)
       return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT,
                            "the pads crop an axis below zero or are too large");
     if (p.mode != 0 && id[d] == 0 && o > 0)

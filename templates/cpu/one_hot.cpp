@@ -82,7 +82,11 @@ extern "C" int32_t onnxc_k_one_hot_rt(onnxc_rt *rt, void *const *t, const int64_
     shape[d < p.axis ? d : d + 1] = p.dims[d];
   }
   shape[p.axis] = depth;
-  const uint64_t bytes = static_cast<uint64_t>(outer * depth * inner * p.value_bytes);
+  i64 numel;
+  if (__builtin_mul_overflow(outer, depth, &numel) ||
+      __builtin_mul_overflow(numel, inner, &numel) || numel > (int64_t(1) << 50))
+    return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT, "the output is too large");
+  const uint64_t bytes = static_cast<uint64_t>(numel * p.value_bytes);
   void *y = onnxc_rt_output_buffer(rt, t[3], bytes);
   if (!y)
     return ONNXC_STATUS_OUT_OF_MEMORY;

@@ -124,8 +124,8 @@ extern "C" int32_t onnxc_k_resize_rt(onnxc_rt *rt, void *const *t, const int64_t
     const int64_t *sizes = static_cast<const int64_t *>(t[3]);
     for (i64 i = 0; i < p.naxes; ++i) {
       const i64 a = p.axes[i];
-      if (sizes[i] < 0)
-        return fail(rt, "sizes has a negative value");
+      if (sizes[i] < 0 || sizes[i] > (int64_t(1) << 40))
+        return fail(rt, "sizes has a negative or too large value");
       out[a] = sizes[i];
       scales[a] = p.dims[a] ? static_cast<double>(out[a]) / static_cast<double>(p.dims[a]) : 1.0;
     }
@@ -175,9 +175,17 @@ extern "C" int32_t onnxc_k_resize_rt(onnxc_rt *rt, void *const *t, const int64_t
     if (n < 0)
       return fail(rt, "antialiasing at this scale needs more than 64 taps");
     ntaps[d] = nearest ? 1 : n;
-    words += out[d] * ntaps[d] * (nearest ? 1 : 2);
-    if (__builtin_mul_overflow(numel, out[d], &numel) || numel > (int64_t(1) << 40))
+    i64 axis_words;
+    if (__builtin_mul_overflow(out[d], ntaps[d] * (nearest ? 1 : 2), &axis_words) ||
+        __builtin_add_overflow(words, axis_words, &words) || words > (int64_t(1) << 40) ||
+        __builtin_mul_overflow(numel, out[d], &numel) || numel > (int64_t(1) << 40))
       return fail(rt, "the output is too large");
+  }
+  if (numel == 0) { /* an empty output: nothing to compute */
+    if (!onnxc_rt_output_buffer(rt, t[4], 0))
+      return ONNXC_STATUS_OUT_OF_MEMORY;
+    onnxc_rt_set_shape(rt, t[4], static_cast<int32_t>(R), out);
+    return 0;
   }
   i64 *q = static_cast<i64 *>(onnxc_rt_dyn_alloc(rt, static_cast<uint64_t>(words) * 8));
   void *y = q ? onnxc_rt_output_buffer(rt, t[4], static_cast<uint64_t>(numel * p.elem_bytes)) : 0;

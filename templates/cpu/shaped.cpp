@@ -120,11 +120,12 @@ extern "C" int32_t onnxc_k_slice_rt(onnxc_rt *rt, void *const *t, const int64_t 
     if (s > 0) { /* clamp to [0, len] */
       b = b < 0 ? 0 : b > len ? len : b;
       e = e < 0 ? 0 : e > len ? len : e;
-      count[a] = e > b ? (e - b + s - 1) / s : 0;
+      count[a] = e > b ? (e - b - 1) / s + 1 : 0;
     } else { /* clamp to [-1, len - 1] */
       b = b < -1 ? -1 : b > len - 1 ? len - 1 : b;
       e = e < -1 ? -1 : e > len - 1 ? len - 1 : e;
-      count[a] = b > e ? (b - e - s - 1) / -s : 0;
+      const i64 ns = s == INT64_MIN ? INT64_MAX : -s; /* |s| (the count is 1 either way) */
+      count[a] = b > e ? (b - e - 1) / ns + 1 : 0;
     }
     start[a] = b;
     step[a] = s;
@@ -160,8 +161,8 @@ extern "C" int32_t onnxc_k_split_rt(onnxc_rt *rt, void *const *t, const int64_t 
       inner *= p.dims[d];
   }
   for (i64 k = 0; k < p.outputs; ++k) {
-    if (split[k] < 0)
-      return fail(rt, "a value of split is negative");
+    if (split[k] < 0 || split[k] > p.dims[p.axis] - sum)
+      return fail(rt, "the values of split are negative or add up to more than the axis");
     sum += split[k];
   }
   if (sum != p.dims[p.axis])
@@ -229,6 +230,8 @@ extern "C" int32_t onnxc_k_range_rt(onnxc_rt *rt, void *const *t, const int64_t 
     i64 diff;
     if (__builtin_sub_overflow(int_at(t[1], p.kind), start_i, &diff))
       return fail(rt, "Range: limit - start overflows");
+    if (delta_i == -1 && diff == INT64_MIN)
+      return fail(rt, "Range: the output would have too many elements");
     const i64 q = diff / delta_i, r = diff % delta_i; /* ceil(diff / delta) */
     count_d = static_cast<double>(q + (r != 0 && (r > 0) == (delta_i > 0)));
   }

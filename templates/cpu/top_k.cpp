@@ -43,7 +43,6 @@ template <typename T> int32_t top_k(onnxc_rt *rt, void *const *t, const i64 *par
   TopKParams p = params_of<TopKParams>(params);
   const T *x = static_cast<const T *>(t[0]);
   T *values = static_cast<T *>(t[1]);
-  i64 *indices = static_cast<i64 *>(t[2] ? t[2] : t[4]); // unused Indices: scratch
   if (p.k_symbol >= 0) { /* K computed at run time: the run-time count */
     const i64 k = *static_cast<const int64_t *>(t[3]);
     if (k < 0 || k > p.len)
@@ -52,6 +51,9 @@ template <typename T> int32_t top_k(onnxc_rt *rt, void *const *t, const i64 *par
     p.k = k;
     onnxc_rt_set_count(rt, p.k_symbol, k);
   }
+  if (p.k == 0) // empty outputs (and no scratch when Indices is unused)
+    return 0;
+  i64 *indices = static_cast<i64 *>(t[2] ? t[2] : t[4]); // unused Indices: scratch
   auto body = [&](i64 lo, i64 hi) {
     for (i64 r = lo; r < hi; ++r) {
       const i64 o = r / p.inner, in = r % p.inner;

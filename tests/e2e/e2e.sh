@@ -147,6 +147,31 @@ PY
   "$out/run_time_count"
 }
 
+case_run_time_hostile() {
+  # Hostile values for the kernels of outputs shaped at run time (tests/e2e/run_time_hostile.c).
+  /usr/bin/python3 - "$out/hostile.onnx" <<'PY'
+import sys
+from onnx import TensorProto, helper, save
+I, F = TensorProto.INT64, TensorProto.FLOAT
+vi = helper.make_tensor_value_info
+graph = helper.make_graph(
+    [helper.make_node("Range", ["start", "limit", "delta"], ["r"]),
+     helper.make_node("Slice", ["x4", "starts", "ends", "axes", "steps"], ["s"]),
+     helper.make_node("Split", ["x6", "split"], ["a", "b", "c"]),
+     helper.make_node("TopK", ["x6", "k"], ["t", "ti"])], "hostile",
+    [vi("start", I, []), vi("limit", I, []), vi("delta", I, []), vi("x4", F, [4]),
+     vi("starts", I, [1]), vi("ends", I, [1]), vi("axes", I, [1]), vi("steps", I, [1]),
+     vi("x6", F, [6]), vi("split", I, [3]), vi("k", I, [1])],
+    [vi("r", I, None), vi("s", F, None), vi("a", F, None), vi("b", F, None), vi("c", F, None),
+     vi("t", F, None)])
+save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), sys.argv[1])
+PY
+  "$ONNXC" compile "$out/hostile.onnx" -o "$out/libhostile.so"
+  "$CC" "${cflags[@]}" "$e2e_src/run_time_hostile.c" -o "$out/run_time_hostile" -I "$out" \
+    -L "$out" -Wl,-rpath,"$out" -lhostile
+  "$out/run_time_hostile"
+}
+
 case_bad_inputs() {
   build_c bad_inputs bad_inputs.c -ldl
   "$out/bad_inputs" "$lib/libsample.so" "$models/cnn/expected.txt"

@@ -288,6 +288,25 @@ def detector_nms():
     return g, inputs, outputs, ref, make_input
 
 
+def topk_runtime_k():
+    """TopK with K an input: values and indices of the K largest of each row of x [3, 6],
+    K = 4, 1, 6 and 0 (a run-time count, 0 included)."""
+    g = Graph()
+    g.nodes.append(helper.make_node("TopK", ["x", "k"], ["values", "indices"], axis=1))
+
+    def ref(x, k):
+        order = np.argsort(-x.astype(np.float64), axis=1, kind="stable")[:, :int(k[0])]
+        return [np.take_along_axis(x, order, 1), order]
+
+    inputs = [helper.make_tensor_value_info("x", F, [3, 6]),
+              helper.make_tensor_value_info("k", I64, [1])]
+    outputs = [helper.make_tensor_value_info("values", F, [3, "k"]),
+               helper.make_tensor_value_info("indices", I64, [3, "k"])]
+    make_input = lambda k: [RNG.permutation(18).reshape(3, 6).astype(np.float32),
+                            np.array([k], np.int64)]
+    return g, inputs, outputs, ref, make_input
+
+
 # name -> (builder, compile flags, shapes of input 0 to run at, specialised flags per shape)
 CASES = {
     "bert_style": (lambda: encoder(False), ["--dim", "seq=1..64"],
@@ -300,6 +319,7 @@ CASES = {
     # A run-time count: one library, no flags; what varies is the score threshold (the number
     # of boxes kept), and there is no specialised build to compare with.
     "detector_nms": (detector_nms, [], [0.3, 0.9, 0.93, 2.0], None),
+    "topk_runtime_k": (topk_runtime_k, [], [4, 1, 6, 0], None),
 }
 
 
