@@ -7,32 +7,6 @@
 
 namespace onnxc {
 namespace {
-/// Output dims and the begin pads (negative: crop) per axis.
-std::vector<int64_t> crop_pad(const Node &n, std::vector<int64_t> *begin) {
-  std::vector<int64_t> out = input_dims(n, 0);
-  const auto rank = static_cast<int64_t>(out.size());
-  const std::vector<int64_t> shape = require_constant(n, 1, "shape").to_int64_vector();
-  std::vector<int64_t> axes = attr_ints(n, "axes");
-  if (!has_attr(n, "axes"))
-    for (int64_t a = 0; a < rank; ++a)
-      axes.push_back(a);
-  if (shape.size() != axes.size())
-    node_fail(n, "shape has {} values but there are {} axes", shape.size(), axes.size());
-  begin->assign(out.size(), 0);
-  std::vector<bool> seen(out.size(), false);
-  for (size_t i = 0; i < axes.size(); ++i) {
-    const auto a = static_cast<size_t>(normalize_axis(n, axes[i], rank));
-    if (seen[a])
-      node_fail(n, "axis {} is listed twice", axes[i]);
-    if (shape[i] < 0)
-      node_fail(n, "shape value {} for axis {} is negative", shape[i], axes[i]);
-    seen[a] = true;
-    const int64_t diff = shape[i] - out[a];
-    (*begin)[a] = diff >= 0 ? diff / 2 : -((-diff) / 2);
-    out[a] = shape[i];
-  }
-  return out;
-}
 /// The axes (normalised, each once) of a CenterCropPad.
 std::vector<int64_t> center_axes(const Node &n, int64_t rank) {
   std::vector<int64_t> axes = attr_ints(n, "axes");
@@ -41,12 +15,31 @@ std::vector<int64_t> center_axes(const Node &n, int64_t rank) {
       axes.push_back(a);
   std::vector<bool> seen(static_cast<size_t>(rank), false);
   for (int64_t &a : axes) {
+    const int64_t given = a;
     a = normalize_axis(n, a, rank);
     if (seen[static_cast<size_t>(a)])
-      node_fail(n, "axis {} is listed twice", a);
+      node_fail(n, "axis {} is listed twice", given);
     seen[static_cast<size_t>(a)] = true;
   }
   return axes;
+}
+/// Output dims and the begin pads (negative: crop) per axis.
+std::vector<int64_t> crop_pad(const Node &n, std::vector<int64_t> *begin) {
+  std::vector<int64_t> out = input_dims(n, 0);
+  const std::vector<int64_t> shape = require_constant(n, 1, "shape").to_int64_vector();
+  const std::vector<int64_t> axes = center_axes(n, static_cast<int64_t>(out.size()));
+  if (shape.size() != axes.size())
+    node_fail(n, "shape has {} values but there are {} axes", shape.size(), axes.size());
+  begin->assign(out.size(), 0);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const auto a = static_cast<size_t>(axes[i]);
+    if (shape[i] < 0)
+      node_fail(n, "shape value {} for axis {} is negative", shape[i], axes[i]);
+    const int64_t diff = shape[i] - out[a];
+    (*begin)[a] = diff >= 0 ? diff / 2 : -((-diff) / 2);
+    out[a] = shape[i];
+  }
+  return out;
 }
 } // namespace
 
