@@ -150,14 +150,54 @@ template <typename T> inline void conv_wino_weights(const ConvParams &p, const T
     }
 }
 
+/* Large planes run blocked (wino_blocked): the tiles go in blocks of whole tile rows of one
+   image, each through all three phases while its transformed input and products stay in L2; a
+   block's scratch belongs to one of at most kWinoLanes lanes, each lane runs its blocks in turn
+   (lane l: blocks l, l + lanes, ...). The unblocked path passes 16 x tiles x (C + M) elements
+   through memory, which for large planes costs more than the products. */
+constexpr int64_t kWinoLanes = 8;
+constexpr int64_t kWinoBlockBytes = 256 * 1024;           ///< a block's V and P, at most (about)
+constexpr int64_t kWinoBlockedMinBytes = 8 * 1024 * 1024; ///< per image: blocked above this
+
+/// True when kConvWinograd runs blocked: the unblocked scratch of one image exceeds
+/// kWinoBlockedMinBytes (per image, so a run-time batch does not change the choice).
+constexpr bool wino_blocked(const ConvParams &p, int64_t elem_bytes) {
+  return 16 * wino_tiles(p) * (p.C + p.M) * elem_bytes > kWinoBlockedMinBytes;
+}
+
+/// The blocked path's geometry: tile rows per block, tiles per block (GEMM rows), V and P
+/// strides within a lane, a lane's elements, blocks (all images) and lanes.
+struct WinoBlocks {
+  int64_t tile_rows, tiles, v_stride, p_stride, lane_elems, blocks, lanes;
+};
+constexpr WinoBlocks wino_blocks(const ConvParams &p, int64_t elem_bytes) {
+  WinoBlocks b{};
+  const int64_t tw = wino_tiles_w(p), th = gemm::ceil_div(p.w.out[1], 2);
+  const int64_t row_bytes = 16 * tw * (p.C + p.M) * elem_bytes;
+  b.tile_rows = row_bytes > 0 ? kWinoBlockBytes / row_bytes : 1;
+  b.tile_rows = b.tile_rows < 1 ? 1 : (b.tile_rows > th ? th : b.tile_rows);
+  b.tiles = b.tile_rows * tw;
+  b.v_stride = wino_stride(gemm::packed_a_elems(b.tiles, p.C), elem_bytes);
+  b.p_stride = wino_stride(b.tiles * p.M, elem_bytes);
+  b.lane_elems = 16 * (b.v_stride + b.p_stride);
+  b.blocks = p.N * (b.tile_rows > 0 ? gemm::ceil_div(th, b.tile_rows) : 0);
+  b.lanes = b.blocks < kWinoLanes ? b.blocks : kWinoLanes;
+  return b;
+}
+
 /// Scratch bytes: every group's packed K x (output plane) matrix of one image (GEMM algos), so
 /// that all groups are packed and multiplied in one parallel loop; for kConvDirect one
 /// zero-padded block of input rows per work item (image, channel, block of output rows); for
-/// kConvWinograd the 16 transformed inputs and 16 products of all images.
+/// kConvWinograd the 16 transformed inputs and 16 products of all images, or (blocked) of one
+/// block per lane.
 constexpr int64_t conv_scratch_bytes(const ConvParams &p, int64_t elem_bytes) {
   if (p.algo == kConvDirect) {
     const int64_t items = p.N * p.M * conv_dw_splits(p);
     return items * conv_dw_item_rows(p) * conv_dw_row_elems(p, elem_bytes) * elem_bytes;
+  }
+  if (p.algo == kConvWinograd && wino_blocked(p, elem_bytes)) { /* one block per lane */
+    const WinoBlocks b = wino_blocks(p, elem_bytes);
+    return b.lanes * b.lane_elems * elem_bytes;
   }
   if (p.algo == kConvWinograd) /* the 16 transformed inputs and the 16 products */
     return 16 * (wino_v_stride(p, elem_bytes) + wino_p_stride(p, elem_bytes)) * elem_bytes;

@@ -81,6 +81,116 @@ inline double weight(const i64 *w, i64 i) {
   return v;
 }
 
+/// Rows of the last axis resized once and kept for the output rows that blend them; taps of the
+/// last axis at most kMaxLastTaps.
+constexpr i64 kRowCache = 4, kRowCacheLen = 1024, kMaxLastTaps = 4;
+
+/// resize_weighted when the taps of the leading axes combine at most kRowCache input rows, the
+/// last axis has at most kMaxLastTaps taps and an output row fits kRowCacheLen: separable, so
+/// each input row is resized along the last axis once per work item (kept in a small cache
+/// keyed by its offset) and each output row is a vector blend of those rows. Returns false when
+/// it does not apply.
+template <typename T>
+bool resize_separable(onnxc_rt *rt, const T *x, T *y, const ResizeGeom &g, T ext, i64 combos) {
+  const i64 last = g.R - 1, ntl = g.nt[last], L = g.L;
+  if (combos > kRowCache || L > kRowCacheLen || ntl > kMaxLastTaps)
+    return false;
+  const i64 *offl = g.off[last], *wl = g.wt[last];
+  auto body = [&](i64 lo, i64 hi) {
+    /* the last axis' taps, tap-major, as T weights and 32-bit offsets (0 and weight 0 where the
+       coordinate is outside: such columns get `ext` at the end) */
+    T hw[kMaxLastTaps][kRowCacheLen];
+    int32_t ho[kMaxLastTaps][kRowCacheLen];
+    bool cols_outside = false; /* some column's coordinate is outside: it gets `ext` */
+    for (i64 j = 0; j < L; ++j) {
+      const bool in = offl[j * ntl] >= 0;
+      cols_outside |= !in;
+      for (i64 t = 0; t < ntl; ++t) {
+        hw[t][j] = in ? T(weight(wl, j * ntl + t)) : T(0);
+        ho[t][j] = in ? int32_t(offl[j * ntl + t]) : 0;
+      }
+    }
+    T rows[kRowCache][kRowCacheLen];
+    i64 keys[kRowCache], stamp[kRowCache], clock = 0;
+    for (i64 s = 0; s < kRowCache; ++s)
+      keys[s] = -1, stamp[s] = -1;
+    i64 cached_slice = -1;
+    i64 c[kMaxRank];
+    for (i64 r = lo; r < hi; ++r) {
+      const i64 o = r / g.rows_per_slice;
+      row_coords(g, r % g.rows_per_slice, c);
+      T *yr = y + r * L;
+      if (o != cached_slice) { /* cached rows belong to one slice */
+        for (i64 s = 0; s < kRowCache; ++s)
+          keys[s] = -1;
+        cached_slice = o;
+      }
+      bool outside = false;
+      for (i64 d = 0; d < last; ++d)
+        outside |= g.off[d][c[d] * g.nt[d]] < 0;
+      if (outside) {
+        for (i64 j = 0; j < L; ++j)
+          yr[j] = ext;
+        continue;
+      }
+      const T *xs = x + o * g.in_slice;
+      const T *src[kRowCache];
+      T wk[kRowCache];
+      i64 n = 0;
+      for (i64 k = 0; k < combos; ++k) { /* one tap on each leading axis */
+        double w = 1;
+        i64 base = 0, rem = k;
+        for (i64 d = last - 1; d >= 0; --d) {
+          const i64 t = c[d] * g.nt[d] + rem % g.nt[d];
+          rem /= g.nt[d];
+          w *= weight(g.wt[d], t);
+          base += g.off[d][t];
+        }
+        if (w == 0)
+          continue;
+        i64 slot = -1, oldest = 0;
+        for (i64 s = 0; s < kRowCache; ++s) {
+          if (keys[s] == base)
+            slot = s;
+          if (stamp[s] < stamp[oldest])
+            oldest = s;
+        }
+        if (slot < 0) { /* resize input row `base` along the last axis */
+          slot = oldest;
+          keys[slot] = base;
+          const T *xb = xs + base;
+          T *row = rows[slot];
+          for (i64 j = 0; j < L; ++j)
+            row[j] = hw[0][j] * xb[ho[0][j]];
+          for (i64 t = 1; t < ntl; ++t)
+            for (i64 j = 0; j < L; ++j)
+              row[j] += hw[t][j] * xb[ho[t][j]];
+        }
+        stamp[slot] = clock++;
+        src[n] = rows[slot], wk[n] = T(w), ++n;
+      }
+      if (n == 0)
+        for (i64 j = 0; j < L; ++j)
+          yr[j] = T(0);
+      else {
+        const T w0 = wk[0], *s0 = src[0];
+        for (i64 j = 0; j < L; ++j)
+          yr[j] = w0 * s0[j];
+      }
+      for (i64 k = 1; k < n; ++k) {
+        const T wv = wk[k], *sv = src[k];
+        for (i64 j = 0; j < L; ++j)
+          yr[j] += wv * sv[j];
+      }
+      for (i64 j = 0; cols_outside && j < L; ++j)
+        if (offl[j * ntl] < 0)
+          yr[j] = ext;
+    }
+  };
+  parallel_for(rt, g.outer * g.rows_per_slice, 1 + 4096 / (L ? L : 1), body);
+  return true;
+}
+
 template <typename T> void resize_weighted(onnxc_rt *rt, const T *x, T *y, const i64 *p) {
   const ResizeGeom g = read_geom(p, true);
   const T ext = T(param_f64(p, 3));
@@ -89,6 +199,8 @@ template <typename T> void resize_weighted(onnxc_rt *rt, const T *x, T *y, const
   i64 combos = 1;
   for (i64 d = 0; d < last; ++d)
     combos *= g.nt[d];
+  if (resize_separable(rt, x, y, g, ext, combos))
+    return;
   auto body = [&](i64 lo, i64 hi) {
     i64 c[kMaxRank];
     for (i64 r = lo; r < hi; ++r) {
@@ -140,11 +252,20 @@ extern "C" int32_t onnxc_k_resize_nearest(onnxc_rt *rt, void *const *t, const in
   if (p[1] < 1 || p[1] > kMaxRank)
     return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT, "resize: unsupported rank");
   switch (p[0]) {
-  case 1: resize_nearest(rt, (const unsigned char *)t[0], (unsigned char *)t[1], p); break;
-  case 2: resize_nearest(rt, (const unsigned short *)t[0], (unsigned short *)t[1], p); break;
-  case 4: resize_nearest(rt, (const unsigned int *)t[0], (unsigned int *)t[1], p); break;
-  case 8: resize_nearest(rt, (const unsigned long long *)t[0], (unsigned long long *)t[1], p); break;
-  default: return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT, "resize: unsupported element size");
+  case 1:
+    resize_nearest(rt, (const unsigned char *)t[0], (unsigned char *)t[1], p);
+    break;
+  case 2:
+    resize_nearest(rt, (const unsigned short *)t[0], (unsigned short *)t[1], p);
+    break;
+  case 4:
+    resize_nearest(rt, (const unsigned int *)t[0], (unsigned int *)t[1], p);
+    break;
+  case 8:
+    resize_nearest(rt, (const unsigned long long *)t[0], (unsigned long long *)t[1], p);
+    break;
+  default:
+    return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT, "resize: unsupported element size");
   }
   return 0;
 }

@@ -198,6 +198,10 @@ CASES = {
     "wino_wide_m": conv([1, 16, 20, 21], [200, 16, 3, 3], pads=[1, 1, 1, 1]),
     "wino_relu": conv([1, 32, 9, 15], [40, 32, 3, 3], pads=[1, 1, 1, 1], relu=True),
     "wino_double": conv([1, 10, 6, 7], [9, 10, 3, 3], dt=np.float64, pads=[1, 1, 1, 1]),
+    # large planes run blocked (conv_params.h wino_blocked: tile rows in blocks, lanes of
+    # scratch): blocks that end inside an image, an odd output height and width, a batch
+    "wino_blocked": conv([2, 16, 129, 97], [24, 16, 3, 3], pads=[1, 1, 1, 1], relu=True),
+    "wino_blocked_double": conv([1, 16, 67, 66], [16, 16, 3, 3], dt=np.float64, pads=[1, 0, 1, 1]),
     # ConvTranspose: the U-Net up-sampling shape (2x2 stride 2), more columns than a panel,
     # groups with pads, dilations and stride 3, batch 2 without bias, double
     "convt_2x2_s2": conv_transpose([1, 32, 9, 13], [32, 12, 2, 2], strides=[2, 2]),
