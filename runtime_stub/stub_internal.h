@@ -52,19 +52,20 @@ int sched_yield(void);
 /// A context's thread pool (thread_pool.c). All fields shared with workers are accessed with
 /// __atomic builtins; the job fields are published by the release increment of `generation`.
 typedef struct onnxc_pool {
-  int32_t num_threads;      ///< workers + the caller
-  onnxc_pthread_t *threads; ///< num_threads - 1 workers
-  uint32_t generation;      ///< futex word: bumped to post a job (or shut down)
-  uint32_t pending;         ///< futex word: workers that have not finished the current job
-  uint32_t shutdown;        ///< set before the last generation bump on destroy
-  uint32_t busy;            ///< 1 while a parallel_for runs (nested calls run serially)
-  uint32_t sleepers;        ///< threads in (or about to enter) a futex wait on either word
+  int32_t num_threads;          ///< workers + the caller
+  onnxc_pthread_t *threads;     ///< num_threads - 1 workers
+  struct onnxc_worker *workers; ///< their arguments (pool, index)
+  uint32_t *claimed;   ///< per chunk of the current job: 1 once a thread took it (affinity)
+  uint32_t generation; ///< futex word: bumped to post a job (or shut down)
+  uint32_t pending;    ///< futex word: workers that have not finished the current job
+  uint32_t shutdown;   ///< set before the last generation bump on destroy
+  uint32_t busy;       ///< 1 while a parallel_for runs (nested calls run serially)
+  uint32_t sleepers;   ///< threads in (or about to enter) a futex wait on either word
   /* the current job */
   onnxc_range_fn fn;
   void *fn_ctx;
   int64_t n;
   int64_t num_chunks;
-  int64_t next_chunk; ///< atomic work counter
 } onnxc_pool;
 
 /// Timings of one kernel call in a profile build (see onnxc_profile_node_info).

@@ -1,8 +1,9 @@
 /* thread_pool.c — the per-context thread pool behind onnxc_parallel_for.
  *
- * Protocol: the caller publishes a job (plain fields) and then bumps `generation` with release
- * order; every worker waits for the bump (short spin, then futex), takes chunks from the atomic
- * `next_chunk` counter, and finally decrements `pending` with release order. The caller takes
+ * Protocol: the caller publishes a job (plain fields, every chunk's `claimed` flag cleared) and
+ * then bumps `generation` with release order; every worker waits for the bump (short spin, then
+ * futex), takes chunks by exchanging their `claimed` flags (its own chunks first: run_chunks),
+ * and finally decrements `pending` with release order. The caller takes
  * part in the job and returns once `pending` is 0 (acquire), so every worker has seen each job
  * before the next one is posted and the job fields are never written while being read.
  * Nested parallel_for calls (from inside a job, on any thread) run serially.
@@ -69,28 +70,44 @@ static uint32_t wait_while_equal(onnxc_pool *p, uint32_t *word, uint32_t old) {
   return v;
 }
 
-/// Runs chunks of the current job until none is left.
-static void run_chunks(onnxc_pool *p) {
+/// A worker's argument: its pool and its index (1 .. num_threads - 1; the caller is 0).
+struct onnxc_worker {
+  onnxc_pool *pool;
+  int64_t index;
+};
+
+/// Runs chunk i of the current job if no thread has taken it yet.
+static void run_chunk(onnxc_pool *p, int64_t i) {
+  if (__atomic_exchange_n(&p->claimed[i], 1, __ATOMIC_RELAXED) != 0)
+    return;
   int64_t chunks = p->num_chunks, n = p->n;
   int64_t q = n / chunks, r = n % chunks;
-  for (;;) {
-    int64_t i = __atomic_fetch_add(&p->next_chunk, 1, __ATOMIC_RELAXED);
-    if (i >= chunks)
-      return;
-    int64_t begin = i * q + (i < r ? i : r);
-    int64_t end = begin + q + (i < r ? 1 : 0);
-    p->fn(p->fn_ctx, begin, end);
-  }
+  int64_t begin = i * q + (i < r ? i : r);
+  int64_t end = begin + q + (i < r ? 1 : 0);
+  p->fn(p->fn_ctx, begin, end);
+}
+
+/// Runs chunks of the current job until none is left: first the chunks thread `self` owns
+/// (self, self + num_threads, ...), so that consecutive loops over the same range give each
+/// thread the same part (its caches keep what it wrote or read there), then any left.
+static void run_chunks(onnxc_pool *p, int64_t self) {
+  int64_t chunks = p->num_chunks, threads = p->num_threads;
+  for (int64_t i = self; i < chunks; i += threads)
+    run_chunk(p, i);
+  for (int64_t i = 0; i < chunks; ++i)
+    if (i % threads != self && __atomic_load_n(&p->claimed[i], __ATOMIC_RELAXED) == 0)
+      run_chunk(p, i);
 }
 
 static void *worker_main(void *arg) {
-  onnxc_pool *p = (onnxc_pool *)arg;
+  struct onnxc_worker *w = (struct onnxc_worker *)arg;
+  onnxc_pool *p = w->pool;
   uint32_t seen = 0; /* generation is 0 when workers are created */
   for (;;) {
     seen = wait_while_equal(p, &p->generation, seen);
     if (__atomic_load_n(&p->shutdown, __ATOMIC_ACQUIRE))
       return 0;
-    run_chunks(p);
+    run_chunks(p, w->index);
     if (__atomic_sub_fetch(&p->pending, 1, __ATOMIC_SEQ_CST) == 0)
       wake_sleepers(p, &p->pending);
   }
@@ -110,10 +127,16 @@ static void stop_workers(onnxc_pool *p, int32_t count) {
     pthread_join(p->threads[i], 0);
 }
 
+static void free_pool_arrays(onnxc_pool *p) {
+  free(p->threads);
+  free(p->workers);
+  free(p->claimed);
+}
+
 void onnxc_pool_destroy(onnxc_pool *p) {
   if (p->threads) {
     stop_workers(p, p->num_threads - 1);
-    free(p->threads);
+    free_pool_arrays(p);
   }
   onnxc_pool_init(p);
 }
@@ -123,17 +146,24 @@ int onnxc_pool_resize(onnxc_pool *p, int32_t n) {
   if (n <= 1)
     return 0;
   p->threads = (onnxc_pthread_t *)malloc(sizeof(onnxc_pthread_t) * (size_t)(n - 1));
-  if (!p->threads)
+  p->workers = (struct onnxc_worker *)malloc(sizeof(struct onnxc_worker) * (size_t)(n - 1));
+  p->claimed = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)n * ONNXC_CHUNKS_PER_THREAD);
+  if (!p->threads || !p->workers || !p->claimed) {
+    free_pool_arrays(p);
+    onnxc_pool_init(p);
     return -1;
+  }
+  p->num_threads = n; /* read by the workers' run_chunks */
   for (int32_t i = 0; i < n - 1; ++i) {
-    if (pthread_create(&p->threads[i], 0, worker_main, p) != 0) {
+    p->workers[i].pool = p;
+    p->workers[i].index = i + 1;
+    if (pthread_create(&p->threads[i], 0, worker_main, &p->workers[i]) != 0) {
       stop_workers(p, i);
-      free(p->threads);
+      free_pool_arrays(p);
       onnxc_pool_init(p);
       return -1;
     }
   }
-  p->num_threads = n;
   return 0;
 }
 
@@ -163,11 +193,12 @@ void onnxc_parallel_for(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_range_fn f
   p->fn_ctx = ctx;
   p->n = n;
   p->num_chunks = chunks;
-  __atomic_store_n(&p->next_chunk, 0, __ATOMIC_RELAXED);
+  for (int64_t i = 0; i < chunks; ++i)
+    __atomic_store_n(&p->claimed[i], 0, __ATOMIC_RELAXED);
   __atomic_store_n(&p->pending, (uint32_t)(threads - 1), __ATOMIC_RELAXED);
   __atomic_add_fetch(&p->generation, 1, __ATOMIC_SEQ_CST);
   wake_sleepers(p, &p->generation);
-  run_chunks(p);
+  run_chunks(p, 0);
   uint32_t left;
   while ((left = __atomic_load_n(&p->pending, __ATOMIC_ACQUIRE)) != 0)
     wait_while_equal(p, &p->pending, left);

@@ -7,9 +7,12 @@ int pack_weights(Graph &g) {
   int marked = 0;
   for (auto &np : g.nodes) {
     Node &n = *np;
-    if (n.op_type != "Conv" && n.op_type != "Gemm" && n.op_type != "MatMul")
+    const bool recurrent = n.op_type == "LSTM"; /* W and R */
+    if (n.op_type != "Conv" && n.op_type != "Gemm" && n.op_type != "MatMul" && !recurrent)
       continue;
     if (!n.domain.empty() || n.inputs.size() < 2 || !n.inputs[1] || !n.inputs[1]->constant)
+      continue;
+    if (recurrent && (n.inputs.size() < 3 || !n.inputs[2] || !n.inputs[2]->constant))
       continue;
     const DType dt = n.outputs[0]->type.dtype;
     if (dt != DType::Float && dt != DType::Double)

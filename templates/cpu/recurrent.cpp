@@ -83,7 +83,8 @@ template <typename T> struct Rnn {
   const T *x, *w, *r, *b, *h0, *c0, *peep;
   const int32_t *lens;
   T *y, *yh, *yc;
-  T *bias, *xw, *hr, *h, *c, *rh, *pw, *pr;
+  T *bias, *xw, *hr, *h, *c, *rh, *pw, *pr, *pu;
+  bool fused; /* lstm_fused: the step by unit blocks, the state double-buffered in h and rh */
   Activation<T> f, g, hf; /* the current direction's */
 
   T cl(T v) const { return has_clip ? (v < -clip ? -clip : (v > clip ? clip : v)) : v; }
@@ -148,9 +149,17 @@ template <typename T> void start_direction(Rnn<T> &s, i64 d) {
     }
   const T *w = s.w + d * gh * s.I, *r = s.r + d * gh * s.H;
   const i64 rows = s.S * s.B;
-  if (rows > kSmallM)
+  if (rows > kSmallM && s.p[kPackedW]) /* W^T packed at compile time */
+    s.pw = const_cast<T *>(s.w) + d * packed_w_stride(s.p, gemm::nr<T>());
+  else if (rows > kSmallM)
     pack(s.rt, s.pw, w, s.I, gh, s.I);
   product(s.rt, rows, gh, s.I, s.x, s.I, rows > kSmallM ? s.pw : nullptr, w, s.I, s.xw, gh, s.bias);
+  if (s.fused && s.p[kPackedR]) /* R^T by units, packed at compile time */
+    s.pu = const_cast<T *>(s.r) + d * packed_r_stride(s.p);
+  else if (s.fused) {
+    auto body = [&](i64 lo, i64 hi) { pack_units(s.pu, r, s.H, lo, hi); };
+    parallel_for(s.rt, (s.H + kUnitBlock - 1) / kUnitBlock, 1, body);
+  }
   if (s.B > kSmallM) {
     T *dst = s.pr;
     for (i64 i = 0; i < r_parts(s.p); ++i) {
@@ -174,14 +183,17 @@ template <typename T> void recurrent_product(Rnn<T> &s, i64 d, i64 i, const T *a
           s.G * s.H, (const T *)nullptr);
 }
 
-template <typename T> void lstm_row(const Rnn<T> &s, const T *xw, const T *hr, T *h, T *c, i64 d) {
+/// The LSTM cell update of units [j0, j1) of one batch entry: xw, hr its rows (G*H), c its cell
+/// state (updated), h where its new hidden state goes.
+template <typename T>
+void lstm_row(const Rnn<T> &s, const T *xw, const T *hr, T *h, T *c, i64 d, i64 j0, i64 j1) {
   const i64 H = s.H;
   const T *pi = s.peep ? s.peep + d * 3 * H : nullptr, *po = pi ? pi + H : nullptr,
           *pf = pi ? pi + 2 * H : nullptr;
-  i64 j = 0;
+  i64 j = j0;
   if constexpr (is_f32<T>) { /* 16 units at a time: the expressions below, as vectors */
     const vf32 zero = vf32{};
-    for (; j + kVecF32 <= H; j += kVecF32) {
+    for (; j + kVecF32 <= j1; j += kVecF32) {
       const vf32 cp = load_f32(c + j);
       const vf32 i =
           s.f.vec(s.cl(load_f32(xw + j) + load_f32(hr + j) + (pi ? load_f32(pi + j) * cp : zero)));
@@ -197,7 +209,7 @@ template <typename T> void lstm_row(const Rnn<T> &s, const T *xw, const T *hr, T
       store_f32(h + j, o * s.hf.vec(cn));
     }
   }
-  for (; j < H; ++j) {
+  for (; j < j1; ++j) {
     const T cp = c[j];
     const T i = s.f(s.cl(xw[j] + hr[j] + (pi ? pi[j] * cp : T(0))));
     const T fg = s.input_forget
@@ -225,8 +237,99 @@ template <typename T> void gru_row(const Rnn<T> &s, const T *xw, const T *hr, T 
   }
 }
 
+/// acc[b][gate] = sum_k h[b * H + k] * pu[(k * 4 + gate) * kUnitBlock ..] (one unit block of
+/// R^T by units, NB batch rows of H_{t-1}); k runs in two interleaved halves for NB <= 2 so
+/// that eight accumulators hide the FMA latency.
+template <int NB>
+inline void units_product(const float *pu, const float *h, i64 H, vf32 (&acc)[NB][4]) {
+  constexpr int kSplit = NB <= 2 ? 2 : 1;
+  vf32 a[kSplit][NB][4] = {};
+  i64 k = 0;
+  for (; k + kSplit <= H; k += kSplit)
+    for (int e = 0; e < kSplit; ++e) {
+      const float *w = pu + (k + e) * 4 * kUnitBlock;
+      const vf32 w0 = load_f32(w), w1 = load_f32(w + kUnitBlock), w2 = load_f32(w + 2 * kUnitBlock),
+                 w3 = load_f32(w + 3 * kUnitBlock);
+      for (int b = 0; b < NB; ++b) {
+        const vf32 hb = vm::cst<vf32>(h[b * H + k + e]);
+        a[e][b][0] += hb * w0, a[e][b][1] += hb * w1, a[e][b][2] += hb * w2, a[e][b][3] += hb * w3;
+      }
+    }
+  for (; k < H; ++k) {
+    const float *w = pu + k * 4 * kUnitBlock;
+    for (int b = 0; b < NB; ++b)
+      for (int gi = 0; gi < 4; ++gi)
+        a[0][b][gi] += vm::cst<vf32>(h[b * H + k]) * load_f32(w + gi * kUnitBlock);
+  }
+  for (int b = 0; b < NB; ++b)
+    for (int gi = 0; gi < 4; ++gi) {
+      acc[b][gi] = a[0][b][gi];
+      for (int e = 1; e < kSplit; ++e)
+        acc[b][gi] += a[e][b][gi];
+    }
+}
+
+/// Unit block ub of the fused step (NB batch rows): its gates' recurrent products into hr, then
+/// the cell update of its units from s.h (H_{t-1}) into s.rh (H_t) and c.
+template <int NB> void fused_block(Rnn<float> &s, i64 d, i64 st, i64 ub) {
+  const i64 H = s.H, gh = 4 * H, u0 = ub * kUnitBlock;
+  const i64 u1 = u0 + kUnitBlock < H ? u0 + kUnitBlock : H;
+  vf32 acc[NB][4];
+  units_product<NB>(s.pu + ub * H * 4 * kUnitBlock, s.h, H, acc);
+  for (int b = 0; b < NB; ++b) {
+    float *yv = s.y ? s.y_at(st, d, b) : nullptr;
+    if (st >= s.len(b)) { /* past this entry's sequence: its state stays, Y gets zeros */
+      for (i64 j = u0; j < u1; ++j) {
+        s.rh[b * H + j] = s.h[b * H + j];
+        if (yv)
+          yv[j] = 0.0f;
+      }
+      continue;
+    }
+    float *hr = s.hr + b * gh;
+    for (int gi = 0; gi < 4; ++gi) {
+      float lanes[kUnitBlock];
+      store_f32(lanes, acc[b][gi]);
+      for (i64 j = u0; j < u1; ++j)
+        hr[gi * H + j] = lanes[j - u0];
+    }
+    lstm_row(s, s.xw + s.xrow(st, b) * gh, hr, s.rh + b * H, s.c + b * H, d, u0, u1);
+    for (i64 j = u0; yv && j < u1; ++j)
+      yv[j] = s.rh[b * H + j];
+  }
+}
+
+/// One time step of the fused LSTM (lstm_fused), work items the unit blocks; then H_t becomes
+/// the state.
+inline void step_fused(Rnn<float> &s, i64 d, i64 st) {
+  const i64 nub = (s.H + kUnitBlock - 1) / kUnitBlock;
+  auto body = [&](i64 lo, i64 hi) {
+    for (i64 ub = lo; ub < hi; ++ub)
+      switch (s.B) {
+      case 1:
+        fused_block<1>(s, d, st, ub);
+        break;
+      case 2:
+        fused_block<2>(s, d, st, ub);
+        break;
+      case 3:
+        fused_block<3>(s, d, st, ub);
+        break;
+      default:
+        fused_block<4>(s, d, st, ub);
+        break;
+      }
+  };
+  parallel_for(s.rt, nub, 1, body);
+  float *t = s.h;
+  s.h = s.rh, s.rh = t;
+}
+
 /// One time step `st` of direction d for every batch entry.
 template <typename T> void step(Rnn<T> &s, i64 d, i64 st) {
+  if constexpr (is_f32<T>)
+    if (s.fused)
+      return step_fused(s, d, st);
   const i64 H = s.H, gh = s.G * H;
   recurrent_product(s, d, 0, s.h);
   if (s.cell == kGru && !s.lbr) { /* r (.) h_{t-1}, then its product with R_h^T */
@@ -248,7 +351,7 @@ template <typename T> void step(Rnn<T> &s, i64 d, i64 st) {
       const T *xw = s.xw + s.xrow(st, bi) * gh, *hr = s.hr + bi * gh;
       T *h = s.h + bi * H;
       if (s.cell == kLstm)
-        lstm_row(s, xw, hr, h, s.c + bi * H, d);
+        lstm_row(s, xw, hr, h, s.c + bi * H, d, 0, H);
       else if (s.cell == kGru)
         gru_row(s, xw, hr, h);
       else
@@ -274,10 +377,11 @@ template <typename T> Rnn<T> make_rnn(onnxc_rt *rt, void *const *t, const i64 *p
   s.h0 = static_cast<const T *>(t[kH0]), s.c0 = static_cast<const T *>(t[kC0]);
   s.peep = static_cast<const T *>(t[kP]);
   s.y = static_cast<T *>(t[kY]), s.yh = static_cast<T *>(t[kYh]), s.yc = static_cast<T *>(t[kYc]);
-  const Scratch l = scratch_layout(p, gemm::nr<T>());
+  const Scratch l = scratch_layout(p, sizeof(T), gemm::nr<T>());
   T *sc = static_cast<T *>(t[kScratch]);
   s.bias = sc + l.bias, s.xw = sc + l.xw, s.hr = sc + l.hr, s.h = sc + l.h, s.c = sc + l.c;
-  s.rh = sc + l.rh, s.pw = sc + l.pw, s.pr = sc + l.pr;
+  s.rh = sc + l.rh, s.pw = sc + l.pw, s.pr = sc + l.pr, s.pu = sc + l.pu;
+  s.fused = lstm_fused(p, sizeof(T));
   return s;
 }
 

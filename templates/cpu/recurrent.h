@@ -37,7 +37,9 @@ enum Param : int64_t {
   kLinearBeforeReset,
   kInputForget,
   kHasClip,
-  kClip, ///< f64
+  kClip,    ///< f64
+  kPackedW, ///< 1: W is W^T packed at compile time, per direction (packed_w_offset)
+  kPackedR, ///< 1: R is R^T packed by units at compile time (lstm_fused), per direction
   kActs,
 };
 constexpr int64_t kMaxActs = 3;
@@ -52,10 +54,26 @@ inline int64_t gates(int64_t cell) { return cell == kLstm ? 4 : cell == kGru ? 3
 /// float); `total` is the size. bias: G*H combined input+recurrent bias, then H recurrent bias of
 /// GRU's hidden gate; xw: the input projection of every step (seq*batch rows of G*H, in X's row
 /// order); hr: one step's recurrent projection (batch x G*H); h, c: the state (batch x H); rh:
-/// GRU's r (.) h; pw, pr: W^T and R^T packed for the GEMM (absent when the product has few rows).
+/// GRU's r (.) h, and the next state of the fused LSTM step; pw, pr: W^T and R^T packed for the
+/// GEMM (absent when the product has few rows); pu: R^T by units for the fused LSTM step
+/// (lstm_fused).
 struct Scratch {
-  int64_t bias, xw, hr, h, c, rh, pw, pr, total;
+  int64_t bias, xw, hr, h, c, rh, pw, pr, pu, total;
 };
+
+/// Units per block of the fused LSTM step (one 64-byte vector of float).
+constexpr int64_t kUnitBlock = 16;
+
+/// True when a float LSTM with a small batch runs the fused step: per block of kUnitBlock
+/// hidden units, the four gates' columns of R^T (packed by units, `pu`) times H_{t-1}, then the
+/// cell update of those units, in one parallel loop per step.
+inline bool lstm_fused(const int64_t *p, int64_t elem_bytes) {
+  return p[kCell] == kLstm && p[kBatch] <= kSmallM && elem_bytes == 4;
+}
+/// Elements of pu: per unit block, H rows of 4 x kUnitBlock (gates i, o, f, c), zero-padded.
+inline int64_t units_packed_size(int64_t H) {
+  return (H + kUnitBlock - 1) / kUnitBlock * (H > 0 ? H : 1) * 4 * kUnitBlock;
+}
 
 inline int64_t round16(int64_t n) { return (n + 15) / 16 * 16; }
 /// Elements of a packed K x N matrix with panels of `nr` columns (nn_gemm.h's packed_elems).
@@ -75,8 +93,28 @@ inline int64_t r_part_cols(const int64_t *p, int64_t i) {
 }
 inline int64_t r_part_first(const int64_t *p, int64_t i) { return i == 0 ? 0 : 2 * p[kHidden]; }
 
-/// The scratch layout for params `p` and packed panels of `nr` elements.
-inline Scratch scratch_layout(const int64_t *p, int64_t nr) {
+/// Elements from one direction's packed W^T to the next (panels of `nr`), and of R^T by units.
+inline int64_t packed_w_stride(const int64_t *p, int64_t nr) {
+  return round16(packed_size(p[kInput], gates(p[kCell]) * p[kHidden], nr));
+}
+inline int64_t packed_r_stride(const int64_t *p) { return round16(units_packed_size(p[kHidden])); }
+
+/// Packs one direction's R (4H x H, gates i, o, f, c) as R^T by units into dst
+/// (units_packed_size(H) elements): dst[((ub * H + k) * 4 + gate) * kUnitBlock + l] =
+/// R[gate * H + ub * kUnitBlock + l][k], zero past H.
+template <typename T> void pack_units(T *dst, const T *r, int64_t H, int64_t ub0, int64_t ub1) {
+  for (int64_t ub = ub0; ub < ub1; ++ub)
+    for (int64_t gi = 0; gi < 4; ++gi)
+      for (int64_t l = 0; l < kUnitBlock; ++l) {
+        const int64_t u = ub * kUnitBlock + l;
+        T *d = dst + (ub * H * 4 + gi) * kUnitBlock + l;
+        for (int64_t k = 0; k < H; ++k)
+          d[k * 4 * kUnitBlock] = u < H ? r[(gi * H + u) * H + k] : T(0);
+      }
+}
+
+/// The scratch layout for params `p`, elements of `elem_bytes` and packed panels of `nr`.
+inline Scratch scratch_layout(const int64_t *p, int64_t elem_bytes, int64_t nr) {
   const int64_t S = p[kSeq], B = p[kBatch], I = p[kInput], H = p[kHidden];
   const int64_t gh = gates(p[kCell]) * H;
   Scratch s;
@@ -87,12 +125,13 @@ inline Scratch scratch_layout(const int64_t *p, int64_t nr) {
   s.c = s.h + round16(B * H);
   s.rh = s.c + round16(B * H);
   s.pw = s.rh + round16(B * H);
-  s.pr = s.pw + (S * B > kSmallM ? round16(packed_size(I, gh, nr)) : 0);
+  s.pr = s.pw + (S * B > kSmallM && !p[kPackedW] ? round16(packed_size(I, gh, nr)) : 0);
   int64_t pr = 0;
   if (B > kSmallM)
     for (int64_t i = 0; i < r_parts(p); ++i)
       pr += round16(packed_size(H, r_part_cols(p, i), nr));
-  s.total = s.pr + pr;
+  s.pu = s.pr + pr;
+  s.total = s.pu + (lstm_fused(p, elem_bytes) && !p[kPackedR] ? round16(units_packed_size(H)) : 0);
   return s;
 }
 

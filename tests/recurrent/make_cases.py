@@ -128,9 +128,11 @@ def reference(op, attrs, X, W, R, B=None, lens=None, h0=None, c0=None, P=None):
 
 
 def case(name, op, S=3, N=2, I=4, H=5, dtype=np.float32, opset=14, inputs=("B",), outputs=(0, 1, 2),
-         lens=None, threads=1, **attrs):
+         lens=None, threads=1, const=False, **attrs):
+    """const=True: W and R are initializers (the pack-weights pass packs them at compile time);
+    the case is then also verified with --disable-pass=pack-weights (packed by the kernel)."""
     return dict(name=name, op=op, S=S, N=N, I=I, H=H, dtype=dtype, opset=opset, inputs=inputs,
-                outputs=outputs, lens=lens, threads=threads, attrs=attrs)
+                outputs=outputs, lens=lens, threads=threads, const=const, attrs=attrs)
 
 
 BI = "bidirectional"
@@ -157,6 +159,14 @@ CASES = [
          lens=[6, 5, 0, 1, 6, 3, 2]),
     case("lstm_threads_batch40", "LSTM", S=4, N=40, I=8, H=48, direction=BI, threads=4,
          inputs=ALL_IN, lens=[4, 3, 2, 1, 0] * 8),
+    # constant W and R, batch <= 4: the fused step by blocks of 16 units (a partial last block),
+    # W^T and R^T by units packed at compile time or by the kernel
+    case("lstm_const_fused_bidirectional", "LSTM", S=20, N=1, I=24, H=40, direction=BI,
+         inputs=ALL_IN, lens=[15], threads=2, const=True),
+    case("lstm_const_fused_batch3", "LSTM", S=5, N=3, I=7, H=33, clip=0.9, inputs=ALL_IN,
+         lens=[5, 0, 2], threads=4, const=True),
+    case("lstm_const_fused_few_rows", "LSTM", S=2, N=2, I=5, H=16, inputs=("B", "h0", "c0"),
+         threads=2, const=True),
     case("lstm_only_y_h", "LSTM", S=4, outputs=(1,), inputs=("B", "h0")),
     case("lstm_only_y_c_no_bias", "LSTM", outputs=(2,), inputs=()),
     case("lstm_double", "LSTM", dtype=np.float64, direction=BI, inputs=ALL_IN, lens=[2, 3]),
@@ -224,19 +234,22 @@ def make(c, out_dir, rng):
     if op != "LSTM":
         out_names = out_names[:2]
     elem = TensorProto.DOUBLE if dt == np.float64 else TensorProto.FLOAT
+    consts = ("W", "R") if c["const"] else ()
     graph_in = [helper.make_tensor_value_info(k, TensorProto.INT32 if k == "lens" else elem,
-                                              vals[k].shape) for k in order if k in vals]
+                                              vals[k].shape)
+                for k in order if k in vals and k not in consts]
     graph_out = [helper.make_tensor_value_info(nm, elem, ref[i].shape)
                  for i, nm in enumerate(out_names) if nm]
     node = helper.make_node(op, [k if k in vals else "" for k in order], out_names, hidden_size=H,
                             **attrs)
-    graph = helper.make_graph([node], c["name"], graph_in, graph_out)
+    graph = helper.make_graph([node], c["name"], graph_in, graph_out,
+                              initializer=[numpy_helper.from_array(vals[k], k) for k in consts])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", c["opset"])])
     onnx.checker.check_model(model)
     data = os.path.join(out_dir, c["name"], "test_data_set_0")
     os.makedirs(data, exist_ok=True)
     onnx.save(model, os.path.join(out_dir, c["name"], "model.onnx"))
-    for i, k in enumerate(k for k in order if k in vals):
+    for i, k in enumerate(k for k in order if k in vals and k not in consts):
         onnx.save_tensor(numpy_helper.from_array(vals[k], k), os.path.join(data, f"input_{i}.pb"))
     for j, (i, nm) in enumerate((i, nm) for i, nm in enumerate(out_names) if nm):
         onnx.save_tensor(numpy_helper.from_array(ref[i].astype(dt), nm),
@@ -260,15 +273,17 @@ def main():
         case_dir = os.path.join(args.out_dir, c["name"])
         # float32 runs accumulate rounding over the steps; the reference is float64
         atol = "1e-6" if c["dtype"] == np.float32 else "1e-12"
-        r = subprocess.run([args.verify, "verify", os.path.join(case_dir, "model.onnx"),
-                            os.path.join(case_dir, "test_data_set_0"), "--atol", atol,
-                            "--rtol", "1e-4" if c["dtype"] == np.float32 else "1e-10",
-                            "--threads", str(c["threads"])],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        print(f"{'PASS' if r.returncode == 0 else 'FAIL'} {c['name']}", flush=True)
-        if r.returncode != 0:
-            print(r.stdout)
-            failed.append(c["name"])
+        for extra in ([], ["--disable-pass", "pack-weights"]) if c["const"] else ([],):
+            r = subprocess.run([args.verify, "verify", os.path.join(case_dir, "model.onnx"),
+                                os.path.join(case_dir, "test_data_set_0"), "--atol", atol,
+                                "--rtol", "1e-4" if c["dtype"] == np.float32 else "1e-10",
+                                "--threads", str(c["threads"])] + extra,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            name = " ".join([c["name"]] + extra)
+            print(f"{'PASS' if r.returncode == 0 else 'FAIL'} {name}", flush=True)
+            if r.returncode != 0:
+                print(r.stdout)
+                failed.append(name)
     if failed:
         print(f"{len(failed)} case(s) failed: {' '.join(failed)}")
         sys.exit(1)

@@ -12,8 +12,9 @@
 // is 0 are zeros; clip applies to the inputs of f and g, not to the cell state. A sequence_lens
 // value outside [0, seq_length] fails the run with a message.
 #include "templates/cpu/recurrent.h"
-#include "templates/cpu/gemm_params.h"
+#include "compiler/ops/nn/nn_util.h"
 #include "compiler/ops/op_util.h"
+#include "templates/cpu/gemm_params.h"
 
 #include <algorithm>
 #include <cctype>
@@ -190,6 +191,47 @@ void infer_rnn(Node &n, Cell cell) {
   set_output(n, 2, dt, state);
 }
 
+/// The fused LSTM's constant W and R packed at compile time (the pack-weights pass marked the
+/// node): W^T in GEMM panels per direction when the input projection has enough rows to use
+/// them, R^T by units per direction; sets kPackedW / kPackedR in params.
+void pre_pack_lstm(const Node &n, std::vector<int64_t> &params, KernelCall &call) {
+  namespace R = onnxc_rnn;
+  constexpr int64_t nr = onnxc_k::gemm::panel_width(sizeof(float));
+  const int64_t dirs = params[R::kDirs], H = params[R::kHidden], I = params[R::kInput];
+  const int64_t gh = 4 * H;
+  if (params[R::kSeq] * params[R::kBatch] > R::kSmallM) {
+    const Tensor &w = *n.inputs[1]->constant;
+    const int64_t stride = R::packed_w_stride(params.data(), nr);
+    TensorPtr packed = derived_tensor(
+        fmt::format("{}:lstm_w:{},{},{}", static_cast<const void *>(&w), dirs, I, gh), [&] {
+          auto t = std::make_shared<Tensor>(w.dtype(), std::vector<int64_t>{dirs * stride});
+          float *dst = t->data_as<float>();
+          std::fill(dst, dst + dirs * stride, 0.0f);
+          for (int64_t d = 0; d < dirs; ++d)
+            onnxc_k::gemm::pack_b(dst + d * stride, w.data_as<float>() + d * gh * I, I, gh, 1, I);
+          return t;
+        });
+    call.derived.push_back({1, std::move(packed), n.inputs[1]->name + ".packed"});
+    call.args[1] = nullptr;
+    params[R::kPackedW] = 1;
+  }
+  const Tensor &r = *n.inputs[2]->constant;
+  const int64_t stride = R::packed_r_stride(params.data());
+  TensorPtr units =
+      derived_tensor(fmt::format("{}:lstm_r:{},{}", static_cast<const void *>(&r), dirs, H), [&] {
+        auto t = std::make_shared<Tensor>(r.dtype(), std::vector<int64_t>{dirs * stride});
+        float *dst = t->data_as<float>();
+        std::fill(dst, dst + dirs * stride, 0.0f);
+        for (int64_t d = 0; d < dirs; ++d)
+          R::pack_units(dst + d * stride, r.data_as<float>() + d * gh * H, H, 0,
+                        (H + R::kUnitBlock - 1) / R::kUnitBlock);
+        return t;
+      });
+  call.derived.push_back({2, std::move(units), n.inputs[2]->name + ".units"});
+  call.args[2] = nullptr;
+  params[R::kPackedR] = 1;
+}
+
 KernelCall lower_rnn(const Node &n, Cell cell) {
   namespace R = onnxc_rnn;
   const RnnDims r = rnn_dims(n, cell);
@@ -211,9 +253,13 @@ KernelCall lower_rnn(const Node &n, Cell cell) {
     call.args.push_back(n.input(i));
   for (size_t i = 0; i < 3; ++i)
     call.args.push_back(output_used(n, i) ? n.outputs[i] : nullptr);
-  call.params = params;
   const int64_t elem = dtype_bits(dt) / 8;
-  call.scratch_bytes = R::scratch_layout(params.data(), onnxc_k::gemm::panel_width(elem)).total * elem;
+  if (dt == DType::Float && attr_int(n, kPackWeightsAttr, 0) != 0 &&
+      R::lstm_fused(params.data(), elem))
+    pre_pack_lstm(n, params, call);
+  call.params = params;
+  call.scratch_bytes =
+      R::scratch_layout(params.data(), elem, onnxc_k::gemm::panel_width(elem)).total * elem;
   return call;
 }
 
