@@ -179,9 +179,18 @@ template <typename T, typename V> inline V act_vec_cheap(const Act<T> &act, V v)
 /// act applied to each lane of v, a 64-byte vector of T still in registers, with the values of
 /// act() per element: the cheap kinds, Sigmoid, SiLU and Gelu as vector operations for float,
 /// the other kinds (and double) lane by lane through the scalar function.
-template <typename T, typename V> inline V act_vec(const Act<T> &act, V v) {
-  if (act_is_cheap(act.kind))
+template <typename T, typename V> inline V act_vec_other(const Act<T> &act, V v);
+template <typename T, typename V>
+__attribute__((always_inline)) inline V act_vec(const Act<T> &act, V v) {
+  /* the cheap kinds and kActNone inline (a constant kind in a node-specialised body folds to
+     its few instructions); the others are a call */
+  if (act.kind == kActNone || act_is_cheap(act.kind))
     return act_vec_cheap(act, v);
+  return act_vec_other(act, v);
+}
+
+/// act_vec for the kinds that are not cheap.
+template <typename T, typename V> inline V act_vec_other(const Act<T> &act, V v) {
   if constexpr (is_f32<T>) {
     switch (act.kind) {
     case kActNone:
