@@ -143,6 +143,14 @@ __attribute__((noinline)) void apply_act_row(const Act<T> &act, T *y, i64 n, i64
   apply_act(act, y, n, s);
 }
 
+/// apply_act() on `rows` rows of n contiguous elements, `rs` apart, out of line: one call for a
+/// micro-tile's rows, so that the transcendental activations run many vectors per call.
+template <typename T>
+__attribute__((noinline)) void apply_act_rows(const Act<T> &act, T *y, i64 rows, i64 n, i64 rs) {
+  for (i64 i = 0; i < rows; ++i)
+    apply_act(act, y + i * rs, n, 1);
+}
+
 /// Whether act_vec() of `kind` is a few compares and selects (Relu, Clip, LeakyRelu), cheap to
 /// inline into every micro-kernel variant.
 inline bool act_is_cheap(i64 kind) {

@@ -319,8 +319,9 @@ ONNXC_DW_INLINE void dw_buf_vectors(const ConvGeom &g, const Act<T> &act, const 
         acc[v] += wv * load_strided<T, S>(xb + kw * g.d[2] + v * L * s, s);
     }
   }
-  for (int v = 0; v < NV; ++v)
-    acc[v] = act_vec(act, acc[v]);
+  if (act_is_cheap(act.kind)) /* the others: dw_padded_rows, on the stored row */
+    for (int v = 0; v < NV; ++v)
+      acc[v] = act_vec_cheap(act, acc[v]);
   if (n == NV * L || spill)
     __builtin_memcpy(yr + o, acc, sizeof acc);
   else
@@ -375,6 +376,10 @@ ONNXC_DW_INLINE void dw_padded_rows(const ConvGeom &g, const Act<T> &act, const 
         dw_buf_vectors<T, 1, S>(g, act, rows, wb, wp, b0, yr, 0, W, (l1 - oh) * W >= L);
     }
   }
+  /* the activations that are not a few selects: on the work item's finished rows, contiguous
+     and still in cache, in one pass (whole vectors but for one tail) */
+  if (act.kind != kActNone && !act_is_cheap(act.kind))
+    apply_act_row(act, yp + l0 * W, (l1 - l0) * W, 1);
 }
 
 /// Output rows [l0, l1) of output channel m of image n; buf: the work item's part of the scratch.

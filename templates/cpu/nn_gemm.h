@@ -158,9 +158,10 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
     /* A whole panel's tile of contiguous Y rows (the narrower variants, used for the last
        columns only, keep the code small): stored straight from the accumulators as
        vectors, Relu/Clip/LeakyRelu applied in registers, the other activations to the stored
-       row by the shared apply_act_row() (the expressions of store_row() and apply_act(), so
+       rows by the shared apply_act_rows() (the expressions of store_row() and apply_act(), so
        the results are the same). */
     const T alpha = p.alpha, beta = p.beta;
+    const bool act_here = last && p.act.kind != kActNone;
     for (int i = 0; i < R && i < rows; ++i) {
       T *y = p.y + (i0 + i) * p.rsy + j0;
       V out[NV];
@@ -189,7 +190,6 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
         for (int v = 0; v < NV; ++v)
           out[v] = alpha * acc[i][v];
       }
-      const bool act_here = last && p.act.kind != kActNone;
       if (act_here && act_is_cheap(p.act.kind))
 #pragma GCC unroll 4
         for (int v = 0; v < NV; ++v)
@@ -197,9 +197,9 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v)
         __builtin_memcpy(y + v * VL, &out[v], sizeof(V));
-      if (act_here && !act_is_cheap(p.act.kind)) /* the row is in L1 */
-        apply_act_row(p.act, y, cols, 1);
     }
+    if (act_here && !act_is_cheap(p.act.kind)) /* the tile's rows are in L1: one call */
+      apply_act_rows(p.act, p.y + i0 * p.rsy + j0, rows < R ? rows : R, cols, p.rsy);
     return;
   }
   for (int i = 0; i < R && i < rows; ++i) {
