@@ -138,8 +138,11 @@ inline void valid_range(i64 in, i64 s, i64 off, i64 c0, i64 c1, i64 &lo, i64 &hi
 
 /// One tap of a MaxPool row: best[o] = src[o * s] for o < n (init) or, when greater, best[o] =
 /// src[o * s]; float with stride 1 or 2 as explicit vectors (stride 2 never reads past
-/// src[2 (n - 1)]), the rest one by one.
-template <bool kInit, typename T> inline void max_tap(T *best, const T *src, i64 n, i64 s) {
+/// src[2 (n - 1)]), the rest one by one. The last partial vector is a whole one when best has
+/// `room` elements for it (the caller passes room > n only when best's elements past n are
+/// never stored) and X, which ends at x_end, holds every element it reads.
+template <bool kInit, typename T>
+inline void max_tap(T *best, const T *src, i64 n, i64 s, i64 room = 0, const T *x_end = nullptr) {
   i64 o = 0;
   if constexpr (is_f32<T>) {
     auto step = [&](vf32 v) {
@@ -152,6 +155,11 @@ template <bool kInit, typename T> inline void max_tap(T *best, const T *src, i64
     else if (s == 2)
       for (; o + kVecF32 < n; o += kVecF32)
         step(load_even_f32(src + 2 * o));
+    if ((s == 1 || s == 2) && o < n && o + kVecF32 <= room &&
+        src + s * o + 2 * kVecF32 <= x_end) { /* the tail as one vector */
+      step(s == 1 ? load_f32(src + o) : load_even_f32(src + 2 * o));
+      return;
+    }
   }
   for (; o < n; ++o) {
     const T v = src[o * s];
@@ -168,9 +176,13 @@ template <bool kInit, typename T> inline void max_tap(T *best, const T *src, i64
 /// Inlined into the node-specialised parallel body, so the window (taps, strides, pads) is
 /// constant and the tap loops unroll and vectorise.
 template <typename T>
-__attribute__((always_inline)) inline void max_rows(const PoolGeom &g, const T *xp, T *yp) {
+__attribute__((always_inline)) inline void max_rows(const PoolGeom &g, const T *xp, T *yp,
+                                                    const T *x_end) {
   constexpr i64 kChunk = 128;
   T best[kChunk];
+  /* the room of a tap's part of best for a whole last vector: only when the lanes past the
+     tap's valid columns fall past the chunk's columns (hi == c1; they are never stored) */
+  auto room = [&](i64 lo, i64 hi, i64 c0, i64 c1) { return hi == c1 ? kChunk - (lo - c0) : 0; };
   for (i64 od = 0; od < g.out[0]; ++od)
     for (i64 oh = 0; oh < g.out[1]; ++oh) {
       T *yrow = yp + (od * g.out[1] + oh) * g.out[2];
@@ -193,7 +205,8 @@ __attribute__((always_inline)) inline void max_rows(const PoolGeom &g, const T *
             const i64 off = kw * g.d[2] - g.pb[2];
             i64 lo, hi;
             valid_range(g.in[2], g.s[2], off, c0, c1, lo, hi);
-            max_tap<true>(best + (lo - c0), first + lo * g.s[2] + off, hi - lo, g.s[2]);
+            const T *src = first + lo * g.s[2] + off;
+            max_tap<true>(best + (lo - c0), src, hi - lo, g.s[2], room(lo, hi, c0, c1), x_end);
           }
           for (i64 kd = 0; kd < g.k[0]; ++kd) {
             const i64 id = od * g.s[0] - g.pb[0] + kd * g.d[0];
@@ -206,7 +219,8 @@ __attribute__((always_inline)) inline void max_rows(const PoolGeom &g, const T *
                 const i64 off = kw * g.d[2] - g.pb[2];
                 i64 lo, hi;
                 valid_range(g.in[2], g.s[2], off, c0, c1, lo, hi);
-                max_tap<false>(best + (lo - c0), xr + lo * g.s[2] + off, hi - lo, g.s[2]);
+                const T *src = xr + lo * g.s[2] + off;
+                max_tap<false>(best + (lo - c0), src, hi - lo, g.s[2], room(lo, hi, c0, c1), x_end);
               }
             }
           }
@@ -239,7 +253,7 @@ __attribute__((always_inline)) inline int32_t pool_kernel(onnxc_rt *rt, void *co
       const PoolGeom q = read_geom(pp);
       const i64 qi = q.in[0] * q.in[1] * q.in[2], qo = q.out[0] * q.out[1] * q.out[2];
       for (i64 plane = lo; plane < hi; ++plane)
-        max_rows(q, x + plane * qi, y + plane * qo);
+        max_rows(q, x + plane * qi, y + plane * qo, x + q.planes * qi);
     };
     parallel_for(rt, p, g.planes, 1, rows);
     return 0;
