@@ -1,9 +1,9 @@
 /* thread_pool.c — the per-context thread pool behind onnxc_parallel_for.
  *
- * Protocol: the caller publishes a job (plain fields, every chunk's `claimed` flag cleared) and
- * then bumps `generation` with release order; every worker waits for the bump (short spin, then
- * futex), takes chunks by exchanging their `claimed` flags (its own chunks first: run_chunks),
- * and finally decrements `pending` with release order. The caller takes
+ * Protocol: the caller publishes a job (plain fields; the chunk counter reset, or for an owned
+ * job every chunk's `claimed` flag cleared) and then bumps `generation` with release order;
+ * every worker waits for the bump (short spin, then futex), takes chunks (run_chunks), and
+ * finally decrements `pending` with release order. The caller takes
  * part in the job and returns once `pending` is 0 (acquire), so every worker has seen each job
  * before the next one is posted and the job fields are never written while being read.
  * Nested parallel_for calls (from inside a job, on any thread) run serially.
@@ -76,10 +76,8 @@ struct onnxc_worker {
   int64_t index;
 };
 
-/// Runs chunk i of the current job if no thread has taken it yet.
-static void run_chunk(onnxc_pool *p, int64_t i) {
-  if (__atomic_exchange_n(&p->claimed[i], 1, __ATOMIC_RELAXED) != 0)
-    return;
+/// Runs chunk i of the current job: [begin, end) of its even split.
+static void run_range(onnxc_pool *p, int64_t i) {
   int64_t chunks = p->num_chunks, n = p->n;
   int64_t q = n / chunks, r = n % chunks;
   int64_t begin = i * q + (i < r ? i : r);
@@ -87,16 +85,32 @@ static void run_chunk(onnxc_pool *p, int64_t i) {
   p->fn(p->fn_ctx, begin, end);
 }
 
-/// Runs chunks of the current job until none is left: first the chunks thread `self` owns
-/// (self, self + num_threads, ...), so that consecutive loops over the same range give each
-/// thread the same part (its caches keep what it wrote or read there), then any left.
+/// Runs chunk i of an owned job if no thread has taken it yet.
+static void run_unclaimed(onnxc_pool *p, int64_t i) {
+  if (__atomic_exchange_n(&p->claimed[i], 1, __ATOMIC_RELAXED) == 0)
+    run_range(p, i);
+}
+
+/// Runs chunks of the current job until none is left. A plain job hands chunks out in order
+/// from one counter (whoever is free takes the next: balanced). An owned job
+/// (onnxc_parallel_for_owned) first gives thread `self` the chunks it owns (self, self +
+/// num_threads, ...), so that the same loop run again, e.g. every step of a recurrence, gives
+/// each thread the same part and its caches keep it; then any left.
 static void run_chunks(onnxc_pool *p, int64_t self) {
   int64_t chunks = p->num_chunks, threads = p->num_threads;
+  if (!p->owned) {
+    for (;;) {
+      int64_t i = __atomic_fetch_add(&p->next_chunk, 1, __ATOMIC_RELAXED);
+      if (i >= chunks)
+        return;
+      run_range(p, i);
+    }
+  }
   for (int64_t i = self; i < chunks; i += threads)
-    run_chunk(p, i);
+    run_unclaimed(p, i);
   for (int64_t i = 0; i < chunks; ++i)
     if (i % threads != self && __atomic_load_n(&p->claimed[i], __ATOMIC_RELAXED) == 0)
-      run_chunk(p, i);
+      run_unclaimed(p, i);
 }
 
 static void *worker_main(void *arg) {
@@ -173,7 +187,8 @@ int32_t onnxc_rt_num_threads(onnxc_rt *rt) {
   return (int32_t)rt->pool.num_threads;
 }
 
-void onnxc_parallel_for(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_range_fn fn, void *ctx) {
+static void parallel_run(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_range_fn fn, void *ctx,
+                         int32_t owned) {
   if (n <= 0)
     return;
   if (grain < 1)
@@ -193,7 +208,9 @@ void onnxc_parallel_for(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_range_fn f
   p->fn_ctx = ctx;
   p->n = n;
   p->num_chunks = chunks;
-  for (int64_t i = 0; i < chunks; ++i)
+  p->owned = owned;
+  __atomic_store_n(&p->next_chunk, 0, __ATOMIC_RELAXED);
+  for (int64_t i = 0; owned && i < chunks; ++i)
     __atomic_store_n(&p->claimed[i], 0, __ATOMIC_RELAXED);
   __atomic_store_n(&p->pending, (uint32_t)(threads - 1), __ATOMIC_RELAXED);
   __atomic_add_fetch(&p->generation, 1, __ATOMIC_SEQ_CST);
@@ -203,6 +220,15 @@ void onnxc_parallel_for(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_range_fn f
   while ((left = __atomic_load_n(&p->pending, __ATOMIC_ACQUIRE)) != 0)
     wait_while_equal(p, &p->pending, left);
   __atomic_store_n(&p->busy, 0, __ATOMIC_RELAXED);
+}
+
+void onnxc_parallel_for(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_range_fn fn, void *ctx) {
+  parallel_run(rt, n, grain, fn, ctx, 0);
+}
+
+void onnxc_parallel_for_owned(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_range_fn fn,
+                              void *ctx) {
+  parallel_run(rt, n, grain, fn, ctx, 1);
 }
 
 /// A parallel loop with a params argument, run on the pool through onnxc_parallel_for.

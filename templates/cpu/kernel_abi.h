@@ -25,6 +25,10 @@ typedef void (*onnxc_range_fn)(void *ctx, int64_t begin, int64_t end);
 /// Runs fn over [0, n) split into chunks of at least `grain` iterations on the context's thread
 /// pool; returns when all chunks are done. With one thread (or n small) it calls fn(ctx, 0, n).
 void onnxc_parallel_for(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_range_fn fn, void *ctx);
+/// onnxc_parallel_for whose chunks have owners: thread t first runs chunks t, t + threads, ...
+/// (then helps with any left), so a loop run again over the same range, such as each step of a
+/// recurrence, gives every thread the same part while its caches still hold it.
+void onnxc_parallel_for_owned(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_range_fn fn, void *ctx);
 /// Body of a node-specialised parallel loop: `params` is the calling node's parameter block.
 typedef void (*onnxc_params_range_fn)(void *ctx, const int64_t *params, int64_t begin, int64_t end);
 /// onnxc_parallel_for for a body that reads the node's constant params through its argument.
@@ -98,6 +102,17 @@ template <typename F> inline void parallel_for(onnxc_rt *rt, i64 n, i64 grain, F
   onnxc_parallel_for(
       rt, n, grain, [](void *c, i64 b, i64 e) { (*static_cast<F *>(c))(b, e); }, &f);
 }
+/// parallel_for with owned chunks (onnxc_parallel_for_owned).
+template <typename F> inline void parallel_for_owned(onnxc_rt *rt, i64 n, i64 grain, F &f) {
+  if (n <= grain || onnxc_rt_num_threads(rt) <= 1) {
+    if (n > 0)
+      f(i64(0), n);
+    return;
+  }
+  onnxc_parallel_for_owned(
+      rt, n, grain, [](void *c, i64 b, i64 e) { (*static_cast<F *>(c))(b, e); }, &f);
+}
+
 /// parallel_for whose body f(params, begin, end) is specialised for the node also when it runs
 /// on the thread pool (see onnxc_parallel_for_params). Read every shape and parameter inside f
 /// from its `params` argument, not from locals captured by reference: only those fold. Always
