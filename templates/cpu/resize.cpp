@@ -81,6 +81,21 @@ inline double weight(const i64 *w, i64 i) {
   return v;
 }
 
+/// Combination k of one tap on each leading axis (all but the last) for output coordinates c:
+/// the product of their weights, and (in base) the sum of their input offsets.
+inline double leading_tap(const ResizeGeom &g, const i64 *c, i64 k, i64 &base) {
+  double w = 1;
+  i64 rem = k;
+  base = 0;
+  for (i64 d = g.R - 2; d >= 0; --d) {
+    const i64 t = c[d] * g.nt[d] + rem % g.nt[d];
+    rem /= g.nt[d];
+    w *= weight(g.wt[d], t);
+    base += g.off[d][t];
+  }
+  return w;
+}
+
 /// Rows of the last axis resized once and kept for the output rows that blend them; taps of the
 /// last axis at most kMaxLastTaps.
 constexpr i64 kRowCache = 4, kRowCacheLen = 1024, kMaxLastTaps = 4;
@@ -138,14 +153,8 @@ bool resize_separable(onnxc_rt *rt, const T *x, T *y, const ResizeGeom &g, T ext
       T wk[kRowCache];
       i64 n = 0;
       for (i64 k = 0; k < combos; ++k) { /* one tap on each leading axis */
-        double w = 1;
-        i64 base = 0, rem = k;
-        for (i64 d = last - 1; d >= 0; --d) {
-          const i64 t = c[d] * g.nt[d] + rem % g.nt[d];
-          rem /= g.nt[d];
-          w *= weight(g.wt[d], t);
-          base += g.off[d][t];
-        }
+        i64 base;
+        const double w = leading_tap(g, c, k, base);
         if (w == 0)
           continue;
         i64 slot = -1, oldest = 0;
@@ -216,14 +225,8 @@ template <typename T> void resize_weighted(onnxc_rt *rt, const T *x, T *y, const
       if (outside)
         continue;
       for (i64 k = 0; k < combos; ++k) { /* one tap on each leading axis */
-        double w = 1;
-        i64 base = 0, rem = k;
-        for (i64 d = last - 1; d >= 0; --d) {
-          const i64 t = c[d] * g.nt[d] + rem % g.nt[d];
-          rem /= g.nt[d];
-          w *= weight(g.wt[d], t);
-          base += g.off[d][t];
-        }
+        i64 base;
+        const double w = leading_tap(g, c, k, base);
         if (w == 0)
           continue;
         const T *xb = xs + base;
