@@ -151,8 +151,8 @@ __attribute__((noinline)) void apply_act_rows(const Act<T> &act, T *y, i64 rows,
     apply_act(act, y + i * rs, n, 1);
 }
 
-/// Whether act_vec() of `kind` is a few compares and selects (Relu, Clip, LeakyRelu), cheap to
-/// inline into every micro-kernel variant.
+/// Whether act_vec_cheap() handles `kind`: a few compares and selects (Relu, Clip, LeakyRelu),
+/// cheap to inline into every micro-kernel variant.
 inline bool act_is_cheap(i64 kind) {
   return kind == kActRelu || kind == kActClip || kind == kActLeakyRelu;
 }
@@ -182,45 +182,6 @@ template <typename T, typename V> inline V act_vec_cheap(const Act<T> &act, V v)
     }
     return v;
   }
-}
-
-/// act applied to each lane of v, a 64-byte vector of T still in registers, with the values of
-/// act() per element: the cheap kinds, Sigmoid, SiLU and Gelu as vector operations for float,
-/// the other kinds (and double) lane by lane through the scalar function.
-template <typename T, typename V> inline V act_vec_other(const Act<T> &act, V v);
-template <typename T, typename V>
-__attribute__((always_inline)) inline V act_vec(const Act<T> &act, V v) {
-  /* the cheap kinds and kActNone inline (a constant kind in a node-specialised body folds to
-     its few instructions); the others are a call */
-  if (act.kind == kActNone || act_is_cheap(act.kind))
-    return act_vec_cheap(act, v);
-  return act_vec_other(act, v);
-}
-
-/// act_vec for the kinds that are not cheap.
-template <typename T, typename V> inline V act_vec_other(const Act<T> &act, V v) {
-  if constexpr (is_f32<T>) {
-    switch (act.kind) {
-    case kActNone:
-      return v;
-    case kActSigmoid:
-      return vm::sigmoid(v);
-    case kActSilu:
-      return v * vm::sigmoid(v);
-    case kActGelu:
-      return gelu_erf(v);
-    case kActGeluTanh:
-      return gelu_tanh(v);
-    default:
-      break;
-    }
-  }
-  if (act.kind != kActNone)
-    visit_act(act.kind, act.a, act.b, [&](auto g) {
-      for (int l = 0; l < int(sizeof(V) / sizeof(T)); ++l)
-        v[l] = g(v[l]);
-    });
-  return v;
 }
 
 /// The activation of typed params, converted to T.

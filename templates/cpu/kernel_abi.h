@@ -85,10 +85,12 @@ inline double param_f64(const i64 *p, int i) {
   return d;
 }
 
-/// parallel_for over [0, n) with a C++ callable f(begin, end); chunks of at least `grain`.
-/// The serial case calls f directly, so that LLVM inlines it into the kernel and specialises it
-/// for the node's constant parameters.
-template <typename F> inline void parallel_for(onnxc_rt *rt, i64 n, i64 grain, F &f) {
+/// parallel_for and parallel_for_owned: `pool` (onnxc_parallel_for or onnxc_parallel_for_owned)
+/// runs f on the thread pool; the serial case calls f directly, so that LLVM inlines it into the
+/// kernel and specialises it for the node's constant parameters.
+template <typename F>
+inline void parallel_run(onnxc_rt *rt, i64 n, i64 grain, F &f,
+                         void (*pool)(onnxc_rt *, int64_t, int64_t, onnxc_range_fn, void *)) {
   if (n <= grain || onnxc_rt_num_threads(rt) <= 1) {
     if (n > 0) {
 #if defined(__clang__)
@@ -99,18 +101,17 @@ template <typename F> inline void parallel_for(onnxc_rt *rt, i64 n, i64 grain, F
     }
     return;
   }
-  onnxc_parallel_for(
+  pool(
       rt, n, grain, [](void *c, i64 b, i64 e) { (*static_cast<F *>(c))(b, e); }, &f);
+}
+
+/// parallel_for over [0, n) with a C++ callable f(begin, end); chunks of at least `grain`.
+template <typename F> inline void parallel_for(onnxc_rt *rt, i64 n, i64 grain, F &f) {
+  parallel_run(rt, n, grain, f, onnxc_parallel_for);
 }
 /// parallel_for with owned chunks (onnxc_parallel_for_owned).
 template <typename F> inline void parallel_for_owned(onnxc_rt *rt, i64 n, i64 grain, F &f) {
-  if (n <= grain || onnxc_rt_num_threads(rt) <= 1) {
-    if (n > 0)
-      f(i64(0), n);
-    return;
-  }
-  onnxc_parallel_for_owned(
-      rt, n, grain, [](void *c, i64 b, i64 e) { (*static_cast<F *>(c))(b, e); }, &f);
+  parallel_run(rt, n, grain, f, onnxc_parallel_for_owned);
 }
 
 /// parallel_for whose body f(params, begin, end) is specialised for the node also when it runs

@@ -191,6 +191,27 @@ void infer_rnn(Node &n, Cell cell) {
   set_output(n, 2, dt, state);
 }
 
+/// Replaces call's slot `slot` (the constant input of that index, float, one matrix per
+/// direction) by a derived constant of `dirs` blocks of `stride` floats, zero-filled, block d
+/// written by pack(dst, source matrix d). `layout` names the packing in the cache key.
+template <typename Pack>
+void derive_per_direction(const Node &n, size_t slot, const char *layout, int64_t dirs,
+                          int64_t stride, KernelCall &call, Pack pack) {
+  const Tensor &src = *n.inputs[slot]->constant;
+  const int64_t per_dir = src.numel() / (dirs > 0 ? dirs : 1);
+  TensorPtr packed = derived_tensor(
+      fmt::format("{}:{}:{},{}", static_cast<const void *>(&src), layout, dirs, stride), [&] {
+        auto t = std::make_shared<Tensor>(src.dtype(), std::vector<int64_t>{dirs * stride});
+        float *dst = t->data_as<float>();
+        std::fill(dst, dst + dirs * stride, 0.0f);
+        for (int64_t d = 0; d < dirs; ++d)
+          pack(dst + d * stride, src.data_as<float>() + d * per_dir);
+        return t;
+      });
+  call.derived.push_back({slot, std::move(packed), n.inputs[slot]->name + "." + layout});
+  call.args[slot] = nullptr;
+}
+
 /// The fused LSTM's constant W and R packed at compile time (the pack-weights pass marked the
 /// node): W^T in GEMM panels per direction when the input projection has enough rows to use
 /// them, R^T by units per direction; sets kPackedW / kPackedR in params.
@@ -200,35 +221,15 @@ void pre_pack_lstm(const Node &n, std::vector<int64_t> &params, KernelCall &call
   const int64_t dirs = params[R::kDirs], H = params[R::kHidden], I = params[R::kInput];
   const int64_t gh = 4 * H;
   if (params[R::kSeq] * params[R::kBatch] > R::kSmallM) {
-    const Tensor &w = *n.inputs[1]->constant;
-    const int64_t stride = R::packed_w_stride(params.data(), nr);
-    TensorPtr packed = derived_tensor(
-        fmt::format("{}:lstm_w:{},{},{}", static_cast<const void *>(&w), dirs, I, gh), [&] {
-          auto t = std::make_shared<Tensor>(w.dtype(), std::vector<int64_t>{dirs * stride});
-          float *dst = t->data_as<float>();
-          std::fill(dst, dst + dirs * stride, 0.0f);
-          for (int64_t d = 0; d < dirs; ++d)
-            onnxc_k::gemm::pack_b(dst + d * stride, w.data_as<float>() + d * gh * I, I, gh, 1, I);
-          return t;
-        });
-    call.derived.push_back({1, std::move(packed), n.inputs[1]->name + ".packed"});
-    call.args[1] = nullptr;
+    derive_per_direction(
+        n, 1, "lstm_w", dirs, R::packed_w_stride(params.data(), nr), call,
+        [&](float *dst, const float *w) { onnxc_k::gemm::pack_b(dst, w, I, gh, 1, I); });
     params[R::kPackedW] = 1;
   }
-  const Tensor &r = *n.inputs[2]->constant;
-  const int64_t stride = R::packed_r_stride(params.data());
-  TensorPtr units =
-      derived_tensor(fmt::format("{}:lstm_r:{},{}", static_cast<const void *>(&r), dirs, H), [&] {
-        auto t = std::make_shared<Tensor>(r.dtype(), std::vector<int64_t>{dirs * stride});
-        float *dst = t->data_as<float>();
-        std::fill(dst, dst + dirs * stride, 0.0f);
-        for (int64_t d = 0; d < dirs; ++d)
-          R::pack_units(dst + d * stride, r.data_as<float>() + d * gh * H, H, 0,
-                        (H + R::kUnitBlock - 1) / R::kUnitBlock);
-        return t;
-      });
-  call.derived.push_back({2, std::move(units), n.inputs[2]->name + ".units"});
-  call.args[2] = nullptr;
+  derive_per_direction(n, 2, "lstm_r", dirs, R::packed_r_stride(params.data()), call,
+                       [&](float *dst, const float *r) {
+                         R::pack_units(dst, r, H, 0, (H + R::kUnitBlock - 1) / R::kUnitBlock);
+                       });
   params[R::kPackedR] = 1;
 }
 
