@@ -13,6 +13,7 @@
 #include "codegen/cpu/static_library.h"
 #include "codegen/cpu/target_machine.h"
 #include "compiler/ir/error.h"
+#include "compiler/ir/memory_usage.h"
 #include "runtime_stub/weights_format.h"
 
 #include <llvm/IR/LLVMContext.h>
@@ -30,7 +31,8 @@
 namespace onnxc {
 namespace {
 
-/// Prints "onnxc: codegen <phase>: <ms> ms" to stderr after each phase when enabled.
+/// Prints "onnxc: codegen <phase>: <ms> ms, RSS <now>, peak <peak>" to stderr after each phase
+/// when enabled.
 class PhaseTimer {
 public:
   explicit PhaseTimer(bool enabled) : enabled_(enabled), start_(Clock::now()) {}
@@ -39,7 +41,9 @@ public:
       return;
     auto now = Clock::now();
     double ms = std::chrono::duration<double, std::milli>(now - start_).count();
-    llvm::errs() << llvm::format("onnxc: codegen %-16s %8.1f ms\n", phase, ms);
+    llvm::errs() << llvm::format("onnxc: codegen %-16s %8.1f ms  RSS %lld MiB, peak %lld MiB\n",
+                                 phase, ms, static_cast<long long>(current_rss_bytes() >> 20),
+                                 static_cast<long long>(peak_rss_bytes() >> 20));
     start_ = now;
   }
 
@@ -70,10 +74,10 @@ std::string weights_image(const std::string &model_name, const std::vector<uint8
 /// Writes the machine-code artifact (.o, .a or .so) for `object` to out_path; returns the ELF
 /// file to measure without copying it: a view of the object itself for .o and .a, the linked
 /// library (mapped) for .so.
-std::unique_ptr<llvm::MemoryBuffer> write_binary(const std::string &object,
-                                                 llvm::TargetMachine &tm, EmitKind emit,
-                                                 const std::string &model_name,
-                                                 const std::string &out_path) {
+std::unique_ptr<llvm::MemoryBuffer> write_binary(const std::string &object, llvm::TargetMachine &tm,
+                                                 EmitKind emit, const std::string &model_name,
+                                                 const std::string &out_path,
+                                                 const ReservedWeights &weights) {
   switch (emit) {
   case EmitKind::Object:
     write_file_atomically(out_path, object);
@@ -83,7 +87,7 @@ std::unique_ptr<llvm::MemoryBuffer> write_binary(const std::string &object,
     return llvm::MemoryBuffer::getMemBuffer(object, "", false);
   default: {
     TempDir temp;
-    link_shared_library(object, tm, out_path, temp);
+    link_shared_library(object, tm, out_path, temp, weights);
     auto buffer = llvm::MemoryBuffer::getFile(out_path);
     if (!buffer) {
       std::error_code ec;
@@ -152,9 +156,22 @@ CpuArtifactInfo compile_cpu(const ExecutionPlan &plan, const CpuCodegenOptions &
   check_string_slots(plan, tm->createDataLayout(), target.triple);
   llvm::LLVMContext ctx;
   std::vector<uint8_t> blob;
+  // A shared library's weights are laid in by onnxc after lld links the code around a reserved
+  // section: they never pass through LLVM or the linker (compile time and memory).
+  const WeightsPlacement placement = external ? WeightsPlacement::External
+                                     : opts.emit == EmitKind::SharedLibrary
+                                         ? WeightsPlacement::Linked
+                                         : WeightsPlacement::InModule;
+  ReservedWeights reserved;
+  if (placement == WeightsPlacement::Linked) {
+    reserved.bytes = weights_blob_size(plan);
+    reserved.symbol = kLinkedWeightsSymbol;
+    reserved.write = [&plan](const std::string &path, uint64_t offset) {
+      write_linked_weights(plan, path, offset);
+    };
+  }
   std::unique_ptr<llvm::Module> module = build_model_module(
-      plan, ctx, target.triple, tm->createDataLayout(), external ? &blob : nullptr,
-      opts.profile);
+      plan, ctx, target.triple, tm->createDataLayout(), placement, &blob, opts.profile);
   if (plan.batch && plan.batch->tile_plan)
     link_tile_module(*module, *plan.batch->tile_plan, target.triple, tm->createDataLayout());
   timer.done("build IR");
@@ -181,12 +198,13 @@ CpuArtifactInfo compile_cpu(const ExecutionPlan &plan, const CpuCodegenOptions &
     write_file(weights_out->temp_path(), weights_image(plan.model_name, blob));
   }
   std::unique_ptr<llvm::MemoryBuffer> artifact =
-      write_binary(object, *tm, opts.emit, name, out_path);
+      write_binary(object, *tm, opts.emit, name, out_path, reserved);
   timer.done(opts.emit == EmitKind::SharedLibrary ? "link (lld)" : "write");
   CpuArtifactInfo info;
   info.measured = true;
   try {
-    info.code_bytes = code_size(artifact->getBuffer(), embedded_weights_bytes(object));
+    info.code_bytes = code_size(artifact->getBuffer(),
+                                reserved.bytes ? reserved.bytes : embedded_weights_bytes(object));
     info.stack_bytes = stack_estimate(object);
     if (weights_out)
       weights_out->commit();

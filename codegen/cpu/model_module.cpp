@@ -17,6 +17,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 #include <tuple>
 
@@ -36,12 +37,38 @@ uint64_t bytes_with_dims(const Value &v, const std::vector<int64_t> &dims) {
 /// Size in bytes of a value with a static type.
 uint64_t value_bytes(const Value &v) { return bytes_with_dims(v, v.type.static_dims()); }
 
+/// The plan's weights by offset, checked: each has data and none overlaps the previous one.
+std::vector<const Value *> sorted_weights(const ExecutionPlan &plan) {
+  std::vector<const Value *> sorted(plan.weights.begin(), plan.weights.end());
+  std::sort(sorted.begin(), sorted.end(),
+            [](const Value *a, const Value *b) { return a->offset < b->offset; });
+  uint64_t end = 0;
+  for (const Value *w : sorted) {
+    if (!w->constant)
+      fail("internal error: weight '{}' has no constant data", w->name);
+    if (w->offset < 0 || static_cast<uint64_t>(w->offset) < end)
+      fail("internal error: weight '{}' at offset {} overlaps the previous weight", w->name,
+           w->offset);
+    end = static_cast<uint64_t>(w->offset) + w->constant->nbytes();
+  }
+  return sorted;
+}
+
+/// The blob's size: the plan's, or the end of the last weight if that is further.
+uint64_t blob_size(const ExecutionPlan &plan, const std::vector<const Value *> &sorted) {
+  uint64_t size = static_cast<uint64_t>(std::max<int64_t>(plan.weights_size, 0));
+  for (const Value *w : sorted)
+    size = std::max<uint64_t>(size, static_cast<uint64_t>(w->offset) + w->constant->nbytes());
+  return size;
+}
+
 class ModelModuleBuilder {
 public:
-  ModelModuleBuilder(const ExecutionPlan &plan, llvm::LLVMContext &ctx,
+  ModelModuleBuilder(const ExecutionPlan &plan, llvm::LLVMContext &ctx, WeightsPlacement placement,
                      std::vector<uint8_t> *external, bool profile)
-      : plan_(plan), external_(external), ctx_(ctx), profile_(profile),
-        i8_(llvm::Type::getInt8Ty(ctx)), i32_(llvm::Type::getInt32Ty(ctx)),
+      : plan_(plan), placement_(placement),
+        external_(placement == WeightsPlacement::External ? external : nullptr), ctx_(ctx),
+        profile_(profile), i8_(llvm::Type::getInt8Ty(ctx)), i32_(llvm::Type::getInt32Ty(ctx)),
         i64_(llvm::Type::getInt64Ty(ctx)), ptr_(llvm::PointerType::getUnqual(ctx)) {}
 
   std::unique_ptr<llvm::Module> build(const std::string &triple, const llvm::DataLayout &dl) {
@@ -83,20 +110,20 @@ private:
   // ---- weights ---------------------------------------------------------------------------
   /// One read-only 64-byte-aligned blob holding every weight at the plan's offset.
   void build_weights() {
-    std::vector<const Value *> sorted(plan_.weights.begin(), plan_.weights.end());
-    std::sort(sorted.begin(), sorted.end(),
-              [](const Value *a, const Value *b) { return a->offset < b->offset; });
-    uint64_t size = static_cast<uint64_t>(std::max<int64_t>(plan_.weights_size, 0)), end = 0;
-    for (const Value *w : sorted) {
-      if (!w->constant)
-        fail("internal error: weight '{}' has no constant data", w->name);
-      if (w->offset < 0 || static_cast<uint64_t>(w->offset) < end)
-        fail("internal error: weight '{}' at offset {} overlaps the previous weight", w->name,
-             w->offset);
-      end = static_cast<uint64_t>(w->offset) + w->constant->nbytes();
-      size = std::max(size, end);
-    }
+    const std::vector<const Value *> sorted = sorted_weights(plan_);
+    const uint64_t size = blob_size(plan_, sorted);
     weights_size_ = size;
+    if (placement_ == WeightsPlacement::Linked) {
+      if (size == 0)
+        return;
+      weights_ = new llvm::GlobalVariable(*module_, llvm::ArrayType::get(i8_, size),
+                                          /*isConstant=*/true, llvm::GlobalValue::ExternalLinkage,
+                                          nullptr, kLinkedWeightsSymbol);
+      weights_->setVisibility(llvm::GlobalValue::HiddenVisibility);
+      weights_->setDSOLocal(true);
+      weights_->setAlignment(llvm::Align(ExecutionPlan::kArenaAlignment));
+      return;
+    }
     if (size == 0 && !external_)
       return;
     std::vector<uint8_t> blob(size, 0);
@@ -526,6 +553,7 @@ private:
   }
 
   const ExecutionPlan &plan_;
+  WeightsPlacement placement_;
   std::vector<uint8_t> *external_; ///< non-null: the blob goes here, not into the module
   uint64_t checksum_ = 0;
   llvm::LLVMContext &ctx_;
@@ -544,12 +572,34 @@ private:
 
 } // namespace
 
-std::unique_ptr<llvm::Module> build_model_module(const ExecutionPlan &plan, llvm::LLVMContext &ctx,
-                                                 const std::string &triple,
-                                                 const llvm::DataLayout &layout,
-                                                 std::vector<uint8_t> *external_weights,
-                                                 bool profile) {
-  return ModelModuleBuilder(plan, ctx, external_weights, profile).build(triple, layout);
+std::unique_ptr<llvm::Module>
+build_model_module(const ExecutionPlan &plan, llvm::LLVMContext &ctx, const std::string &triple,
+                   const llvm::DataLayout &layout, WeightsPlacement placement,
+                   std::vector<uint8_t> *external_weights, bool profile) {
+  if (placement == WeightsPlacement::External && !external_weights)
+    fail("internal error: external weights need a blob to go to");
+  return ModelModuleBuilder(plan, ctx, placement, external_weights, profile).build(triple, layout);
+}
+
+uint64_t weights_blob_size(const ExecutionPlan &plan) {
+  return blob_size(plan, sorted_weights(plan));
+}
+
+void write_linked_weights(const ExecutionPlan &plan, const std::string &path,
+                          uint64_t file_offset) {
+  std::fstream f(path, std::ios::binary | std::ios::in | std::ios::out);
+  if (!f)
+    fail("cannot write the weights into '{}': cannot open it", path);
+  for (const Value *w : sorted_weights(plan)) {
+    if (w->constant->nbytes() == 0)
+      continue;
+    f.seekp(static_cast<std::streamoff>(file_offset + static_cast<uint64_t>(w->offset)));
+    f.write(reinterpret_cast<const char *>(w->constant->data()),
+            static_cast<std::streamsize>(w->constant->nbytes()));
+  }
+  f.flush();
+  if (!f)
+    fail("cannot write the weights into '{}': I/O error", path);
 }
 
 } // namespace onnxc

@@ -17,19 +17,45 @@ class Module;
 
 namespace onnxc {
 
+/// Where the weight blob of a model module goes.
+enum class WeightsPlacement {
+  /// A private constant of the module (section .rodata.onnxc_weights): objects, static
+  /// libraries, text output, the tile plans of a run-time batch.
+  InModule,
+  /// Not in the module: the code reads weights through the `weights` argument of
+  /// onnxc__model_run (the context's blob, from a weights file), whose size and checksum the
+  /// descriptor records; the blob goes to `external_weights`.
+  External,
+  /// Declared only (kLinkedWeightsSymbol, hidden, 64-byte aligned): the linker reserves the
+  /// blob's space in the shared library (link_shared_library) and write_linked_weights copies
+  /// the weights into the file, so the weights never pass through LLVM or the linker.
+  Linked,
+};
+
+/// The symbol of the weight blob that WeightsPlacement::Linked leaves to the linker.
+inline constexpr char kLinkedWeightsSymbol[] = "onnxc.weights";
+
 /// The module for `plan` (kernels and runtime helpers only declared). Each kernel call is
 /// marked always-inline so that, once linked with the kernel bitcode, LLVM specialises the
 /// kernel for its constant params. Throws Error if a value has no storage assigned or the plan
 /// is inconsistent (weights outside the blob, ...). The result passes the IR verifier.
-/// With `external_weights` non-null the blob is not embedded: it is moved there, and the code
-/// reads weights through the `weights` argument of onnxc__model_run (the context's blob),
-/// whose size and checksum the descriptor records. With `profile`, the descriptor also describes
-/// every kernel call (PlannedCall::profile) and onnxc__model_run times each call
-/// (onnxc_rt_profile_begin / onnxc_rt_profile_node); without it, nothing of either is emitted.
-std::unique_ptr<llvm::Module> build_model_module(const ExecutionPlan &plan, llvm::LLVMContext &ctx,
-                                                 const std::string &triple,
-                                                 const llvm::DataLayout &layout,
-                                                 std::vector<uint8_t> *external_weights = nullptr,
-                                                 bool profile = false);
+/// `external_weights` receives the blob with WeightsPlacement::External (and must be non-null
+/// then). With `profile`, the descriptor also describes every kernel call
+/// (PlannedCall::profile) and onnxc__model_run times each call (onnxc_rt_profile_begin /
+/// onnxc_rt_profile_node); without it, nothing of either is emitted.
+std::unique_ptr<llvm::Module>
+build_model_module(const ExecutionPlan &plan, llvm::LLVMContext &ctx, const std::string &triple,
+                   const llvm::DataLayout &layout,
+                   WeightsPlacement placement = WeightsPlacement::InModule,
+                   std::vector<uint8_t> *external_weights = nullptr, bool profile = false);
+
+/// Size in bytes of `plan`'s weight blob (every weight at its offset). Throws Error when
+/// weights overlap or lack data.
+uint64_t weights_blob_size(const ExecutionPlan &plan);
+
+/// Writes `plan`'s weights into the file at `path`, the blob starting at `file_offset` (bytes
+/// between weights are left as they are: zero in a linker-reserved section). Streams from the
+/// plan's tensors; throws Error naming `path` on an I/O error.
+void write_linked_weights(const ExecutionPlan &plan, const std::string &path, uint64_t file_offset);
 
 } // namespace onnxc

@@ -4,9 +4,12 @@
 #include "codegen/cpu/output_files.h"
 #include "compiler/ir/error.h"
 
+#include <fmt/format.h>
+
 #include <lld/Common/Driver.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Object/ObjectFile.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/Regex.h>
@@ -22,6 +25,9 @@ LLD_HAS_DRIVER(elf)
 
 namespace onnxc {
 namespace {
+
+constexpr char kReservedWeightsSection[] = ".onnxc_weights";
+constexpr uint64_t kReservedWeightsAlignment = 64;
 
 /// Functions glibc exports from libm.so.6 (each also with f and l suffixes).
 const std::set<std::string> &libm_functions() {
@@ -152,10 +158,41 @@ std::string stub_object(const std::vector<std::string> &symbols, llvm::TargetMac
   return emit_machine_code(m, tm, /*assembly=*/false);
 }
 
+/// The linker script (an INSERT into lld's default layout) that reserves the weight section.
+std::string reserved_weights_script(const ReservedWeights &w) {
+  return fmt::format("SECTIONS {{\n"
+                     "  {} : ALIGN({}) {{ HIDDEN(\"{}\" = .); . += {}; }}\n"
+                     "}} INSERT AFTER .rodata;\n",
+                     kReservedWeightsSection, kReservedWeightsAlignment, w.symbol, w.bytes);
+}
+
+/// The file offset of the reserved weight section of the linked library at `path`, checked to
+/// hold `bytes` of file contents.
+uint64_t reserved_weights_offset(const std::string &path, uint64_t bytes) {
+  auto file = llvm::object::ObjectFile::createObjectFile(path);
+  if (!file)
+    fail("internal error: cannot read the linked library back: {}",
+         llvm::toString(file.takeError()));
+  for (const llvm::object::SectionRef &s : file->getBinary()->sections()) {
+    auto name = s.getName();
+    if (!name || *name != kReservedWeightsSection)
+      continue;
+    llvm::object::ELFSectionRef elf(s);
+    if (elf.getType() != llvm::ELF::SHT_PROGBITS || s.getSize() < bytes ||
+        s.getAddress() % kReservedWeightsAlignment != 0)
+      fail("internal error: the linker laid out the weight section {} unusably (type {}, {} "
+           "bytes at address {:#x})",
+           kReservedWeightsSection, elf.getType(), s.getSize(), s.getAddress());
+    return elf.getOffset();
+  }
+  fail("internal error: the linked library has no weight section {}", kReservedWeightsSection);
+}
+
 } // namespace
 
 void link_shared_library(const std::string &object, llvm::TargetMachine &tm,
-                         const std::string &out_path, const TempDir &temp) {
+                         const std::string &out_path, const TempDir &temp,
+                         const ReservedWeights &weights) {
   std::string object_path = temp.file("model.o");
   write_file(object_path, object);
   std::vector<std::string> stubs;
@@ -187,7 +224,14 @@ void link_shared_library(const std::string &object, llvm::TargetMachine &tm,
                                    out.temp_path(),
                                    "--as-needed"};
   args.insert(args.end(), stubs.begin(), stubs.end());
+  if (weights.bytes > 0) {
+    std::string script = temp.file("weights.lds");
+    write_file(script, reserved_weights_script(weights));
+    args.insert(args.end(), {"-T", script});
+  }
   run_lld(args);
+  if (weights.bytes > 0)
+    weights.write(out.temp_path(), reserved_weights_offset(out.temp_path(), weights.bytes));
   out.commit();
 }
 

@@ -4,6 +4,7 @@
 #include "compiler/driver/progress.h"
 #include "compiler/frontend/onnx_loader.h"
 #include "compiler/ir/error.h"
+#include "compiler/ir/memory_usage.h"
 #include "compiler/passes/bind_shapes.h"
 #include "compiler/passes/check_supported.h"
 #include "compiler/passes/desugar_sequences.h"
@@ -192,7 +193,6 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
   auto start = std::chrono::steady_clock::now();
   Progress progress(o.model_path);
   progress.stage("loading");
-  auto model = load_model(o.model_path);
 
   PipelineOptions popts = o.pipeline;
   popts.model_name =
@@ -201,8 +201,22 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
     const VectorRegisters vr = vector_registers(resolve_cpu_target(o.codegen.target));
     popts.gemm_tile_rows = onnxc_k::gemm::gemm_tile_rows(vr.count, vr.bytes);
   }
+  // The run-time dims come from a symbolic load of the model, done (and freed) before the
+  // model is loaded for the pipeline, so the weights are not held twice.
   std::vector<PassTiming> timings;
+  auto step_start = std::chrono::steady_clock::now();
+  auto time_step = [&](const char *name) {
+    if (!o.pipeline.time_passes)
+      return;
+    auto now = std::chrono::steady_clock::now();
+    timings.push_back({name, std::chrono::duration<double>(now - step_start).count(),
+                       current_rss_bytes(), peak_rss_bytes()});
+    step_start = now;
+  };
   RunTimeDims rt_dims = plan_run_time_dims(o.model_path, popts.bindings);
+  time_step("run-time-dims");
+  auto model = load_model(o.model_path);
+  time_step("load-model");
   std::optional<RunTimeBatchFacts> &batch = rt_dims.batch;
   if (batch) { // compile one sample; onnxc_run loops over the batch
     popts.bindings.dims[batch->symbol] = 1;
@@ -272,7 +286,8 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
   CpuArtifactInfo budget = compile_cpu(plan, o.codegen, o.out_path);
   timings.push_back(
       {"codegen-cpu",
-       std::chrono::duration<double>(std::chrono::steady_clock::now() - cg_start).count()});
+       std::chrono::duration<double>(std::chrono::steady_clock::now() - cg_start).count(),
+       popts.time_passes ? current_rss_bytes() : -1, popts.time_passes ? peak_rss_bytes() : -1});
 
   CompileSummary s;
   s.budget = budget;
@@ -330,8 +345,11 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
   if (popts.time_passes) {
     std::ostream &log = popts.log ? *popts.log : std::cerr;
     log << "=== onnxc pass timings ===\n";
+    log << "         ms  RSS MiB after  peak MiB  step\n";
+    auto mib = [](int64_t b) { return b < 0 ? std::string("-") : std::to_string(b >> 20); };
     for (const PassTiming &t : timings)
-      log << fmt::format("  {:>9.3f} ms  {}\n", t.seconds * 1e3, t.pass);
+      log << fmt::format("  {:>9.3f}  {:>13}  {:>8}  {}\n", t.seconds * 1e3, mib(t.rss),
+                         mib(t.peak_rss), t.pass);
     log << fmt::format("  {:>9.3f} ms  total\n", s.seconds * 1e3);
   }
   return s;

@@ -27,8 +27,10 @@ Dim convert_dim(const onnx::TensorShapeProto_Dimension &d) {
 
 class GraphConverter {
 public:
-  GraphConverter(const onnx::GraphProto &p, Graph &g, const LoadContext &ctx)
-      : p_(p), g_(g), ctx_(ctx) {
+  /// `consumable`: the same proto, whose initializer data may be released once converted.
+  GraphConverter(const onnx::GraphProto &p, Graph &g, const LoadContext &ctx,
+                 onnx::GraphProto *consumable = nullptr)
+      : p_(p), consumable_(consumable), g_(g), ctx_(ctx) {
     g_.name = p.name();
     where_ = g.parent ? fmt::format("{}: subgraph '{}'", ctx.model_path, p.name()) : ctx.model_path;
   }
@@ -49,13 +51,19 @@ private:
       fail("{}: the graph has sparse initializers (first: '{}'), which onnxc does not support; "
            "store them as dense initializers",
            where_, p_.sparse_initializer(0).values().name());
-    for (const auto &t : p_.initializer()) {
+    for (int i = 0; i < p_.initializer_size(); ++i) {
+      const onnx::TensorProto &t = p_.initializer(i);
       if (t.name().empty())
         fail("{}: an initializer has no name", where_);
       if (g_.find_value(t.name()))
         fail("{}: initializer '{}' is defined twice", where_, t.name());
       auto tensor = std::make_shared<const Tensor>(tensor_from_proto(t, ctx_.base_dir, where_));
       g_.initializers.push_back(g_.add_constant(t.name(), std::move(tensor)));
+      if (consumable_) { // the name stays (topological_order reads it), the data goes
+        onnx::TensorProto *done = consumable_->mutable_initializer(i);
+        std::string().swap(*done->mutable_raw_data());
+        google::protobuf::RepeatedField<float>().Swap(done->mutable_float_data());
+      }
     }
   }
 
@@ -230,6 +238,7 @@ private:
   }
 
   const onnx::GraphProto &p_;
+  onnx::GraphProto *consumable_;
   Graph &g_;
   const LoadContext &ctx_;
   std::string where_;
@@ -274,6 +283,10 @@ Value *find_in_scopes(const Graph &graph, const std::string &name) {
 
 void convert_graph(const onnx::GraphProto &proto, Graph &graph, const LoadContext &ctx) {
   GraphConverter(proto, graph, ctx).run();
+}
+
+void convert_graph_consuming(onnx::GraphProto &proto, Graph &graph, const LoadContext &ctx) {
+  GraphConverter(proto, graph, ctx, &proto).run();
 }
 
 } // namespace onnxc

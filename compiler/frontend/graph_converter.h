@@ -28,6 +28,9 @@ struct LoadContext {
 /// Converts `proto` into `graph`, which must be empty; `graph.parent` must already be set for a
 /// subgraph. Throws Error naming the model file, node, op and reason.
 void convert_graph(const onnx::GraphProto &proto, Graph &graph, const LoadContext &ctx);
+/// As convert_graph, releasing each initializer's data in `proto` once it is copied into the IR
+/// (the loader's main graph: its weights are then held once while the model loads).
+void convert_graph_consuming(onnx::GraphProto &proto, Graph &graph, const LoadContext &ctx);
 
 /// The IR type of an ONNX TypeProto: a tensor type's dtype and dims (dim_value -> static,
 /// dim_param -> named symbolic, neither -> unnamed symbolic; no shape -> rank unknown). Non-tensor

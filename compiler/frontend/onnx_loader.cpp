@@ -25,7 +25,9 @@ LoadContext make_context(const onnx::ModelProto &mp, const std::string &path,
   return ctx;
 }
 
-std::unique_ptr<Model> convert_model(const onnx::ModelProto &mp, const std::string &path,
+/// Converts `mp`, releasing the main graph's initializer data as it is copied into the IR (so
+/// the model's weights are held once, not twice, while it loads).
+std::unique_ptr<Model> convert_model(onnx::ModelProto &mp, const std::string &path,
                                      const std::string &base_dir) {
   if (!mp.has_graph())
     fail("{}: the model has no graph", path);
@@ -38,7 +40,7 @@ std::unique_ptr<Model> convert_model(const onnx::ModelProto &mp, const std::stri
   model->path = path;
   model->opsets = ctx.opsets;
   model->graph = std::make_unique<Graph>();
-  convert_graph(mp.graph(), *model->graph, ctx);
+  convert_graph_consuming(*mp.mutable_graph(), *model->graph, ctx);
   // A graph without outputs computes nothing: compiling it would give an empty library that
   // silently does nothing, so it is refused like a missing graph.
   if (mp.graph().output_size() == 0)
@@ -48,30 +50,31 @@ std::unique_ptr<Model> convert_model(const onnx::ModelProto &mp, const std::stri
   return model;
 }
 
-std::unique_ptr<Model> parse_and_convert(const std::string &bytes, const std::string &path,
-                                         const std::string &base_dir, const LoadOptions &opts) {
-  onnx::ModelProto mp;
-  if (!parse_bounded(bytes, mp, opts.limits))
-    fail("{}: not a valid ONNX model: protobuf parsing failed (the file is truncated or "
-         "corrupted, is not an ONNX model, is larger than {} bytes, or nests subgraphs deeper "
-         "than {} levels)",
-         path, opts.limits.max_bytes, opts.limits.recursion_limit);
-  return convert_model(mp, path, base_dir);
+[[noreturn]] void fail_unparsable(const std::string &path, const LoadOptions &opts) {
+  fail("{}: not a valid ONNX model: protobuf parsing failed (the file is truncated or "
+       "corrupted, is not an ONNX model, is larger than {} bytes, or nests subgraphs deeper "
+       "than {} levels)",
+       path, opts.limits.max_bytes, opts.limits.recursion_limit);
 }
 
 } // namespace
 
 std::unique_ptr<Model> load_model(const std::string &path, const LoadOptions &opts) {
-  std::string bytes = read_file_bytes(path, "model", opts.limits.max_bytes);
+  onnx::ModelProto mp;
+  if (!parse_file_bounded(path, "model", mp, opts.limits))
+    fail_unparsable(path, opts);
   std::string dir = std::filesystem::path(path).parent_path().string();
-  return parse_and_convert(bytes, path, dir.empty() ? "." : dir, opts);
+  return convert_model(mp, path, dir.empty() ? "." : dir);
 }
 
 std::unique_ptr<Model> load_model_from_bytes(const std::string &bytes,
                                              const std::string &base_dir_for_external_data,
                                              const LoadOptions &opts) {
   std::string name = opts.display_name.empty() ? "<in-memory model>" : opts.display_name;
-  return parse_and_convert(bytes, name, base_dir_for_external_data, opts);
+  onnx::ModelProto mp;
+  if (!parse_bounded(bytes, mp, opts.limits))
+    fail_unparsable(name, opts);
+  return convert_model(mp, name, base_dir_for_external_data);
 }
 
 } // namespace onnxc

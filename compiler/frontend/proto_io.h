@@ -23,6 +23,13 @@ struct ParseLimits {
 bool parse_bounded(const std::string &bytes, google::protobuf::MessageLite &msg,
                    const ParseLimits &limits);
 
+/// Parses the file at `path` into `msg` within `limits`, streaming it (no copy of the whole file
+/// is held beside the message). Throws Error naming `path` and `what` when the file cannot be
+/// read or is larger than `limits.max_bytes`; returns false when its bytes are not one complete
+/// valid message.
+bool parse_file_bounded(const std::string &path, const std::string &what,
+                        google::protobuf::MessageLite &msg, const ParseLimits &limits);
+
 /// Reads a whole file. Throws Error naming `path` and `what` ("model", "tensor file") if the file
 /// cannot be opened or is larger than `max_bytes`.
 std::string read_file_bytes(const std::string &path, const std::string &what, int64_t max_bytes);

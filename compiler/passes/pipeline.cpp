@@ -1,5 +1,6 @@
 #include "compiler/passes/pipeline.h"
 #include "compiler/ir/error.h"
+#include "compiler/ir/memory_usage.h"
 #include "compiler/ir/printer.h"
 #include "compiler/passes/check_supported.h"
 #include "compiler/passes/conv_paths.h"
@@ -38,7 +39,8 @@ public:
     pass();
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (timings_)
-      timings_->push_back({name, s});
+      timings_->push_back({name, s, o_.time_passes ? current_rss_bytes() : -1,
+                           o_.time_passes ? peak_rss_bytes() : -1});
     if (o_.verify_each)
       verify_graph(g_, name);
     if (o_.print_after == name || o_.print_after == "all")

@@ -7,6 +7,7 @@
 #include "compiler/passes/lower_regions.h"
 #include "compiler/passes/plan_memory.h"
 
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -42,6 +43,8 @@ struct PipelineOptions {
 struct PassTiming {
   std::string pass;
   double seconds;
+  int64_t rss = -1;      ///< resident bytes after the step (with --time-passes; -1: unknown)
+  int64_t peak_rss = -1; ///< the process's peak resident bytes so far
 };
 
 /// The names of the passes, in order (for --print-after and docs).
