@@ -355,8 +355,8 @@ ONNXC_DW_INLINE void dw_copy_rows(const ConvGeom &g, const T *xp, i64 ih0, i64 r
 /// into this work item's part of the scratch: every row is vectors left to right (4, then 1,
 /// the last overlapping its neighbour; rows narrower than a vector store part of one).
 template <typename T, i64 S>
-ONNXC_DW_INLINE void dw_padded_rows(const ConvGeom &g, const Act<T> &act, const T *xp, const T *wp,
-                                    T b0, T *yp, i64 l0, i64 l1, T *buf, i64 wb) {
+ONNXC_DW_INLINE void dw_padded_block(const ConvGeom &g, const Act<T> &act, const T *xp, const T *wp,
+                                     T b0, T *yp, i64 l0, i64 l1, T *buf, i64 wb) {
   constexpr i64 L = kLanes<T>;
   const i64 W = g.out[2];
   dw_copy_rows(g, xp, l0 * g.s[1] - g.p[1], (l1 - l0 - 1) * g.s[1] + (g.k[1] - 1) * g.d[1] + 1, wb,
@@ -382,6 +382,15 @@ ONNXC_DW_INLINE void dw_padded_rows(const ConvGeom &g, const Act<T> &act, const 
     apply_act_row(act, yp + l0 * W, (l1 - l0) * W, 1);
 }
 
+/// Output rows [l0, l1) in blocks of at most `block` rows (conv_dw_block_lines), each from its
+/// own copy of the input rows in buf.
+template <typename T, i64 S>
+ONNXC_DW_INLINE void dw_padded_rows(const ConvGeom &g, const Act<T> &act, const T *xp, const T *wp,
+                                    T b0, T *yp, i64 l0, i64 l1, T *buf, i64 wb, i64 block) {
+  for (i64 b = l0; b < l1; b += block)
+    dw_padded_block<T, S>(g, act, xp, wp, b0, yp, b, gemm::min_i(b + block, l1), buf, wb);
+}
+
 /// Output rows [l0, l1) of output channel m of image n; buf: the work item's part of the scratch.
 template <typename T>
 ONNXC_DW_INLINE void dw_rows(const ConvParams &q, const Act<T> &act, const ConvPtrs<T> &t, i64 n,
@@ -391,13 +400,13 @@ ONNXC_DW_INLINE void dw_rows(const ConvParams &q, const Act<T> &act, const ConvP
   const T *xp = t.x + (n * g.C + c) * g.in_size(), *wp = t.w + m * ks;
   T *yp = t.y + (n * g.M + m) * g.out_size();
   const T b0 = t.bias ? t.bias[m] : T(0);
-  const i64 wb = conv_dw_row_elems(q, sizeof(T));
+  const i64 wb = conv_dw_row_elems(q, sizeof(T)), block = conv_dw_block_lines(q);
   if (g.s[2] == 1)
-    dw_padded_rows<T, 1>(g, act, xp, wp, b0, yp, l0, l1, buf, wb);
+    dw_padded_rows<T, 1>(g, act, xp, wp, b0, yp, l0, l1, buf, wb, block);
   else if (g.s[2] == 2)
-    dw_padded_rows<T, 2>(g, act, xp, wp, b0, yp, l0, l1, buf, wb);
+    dw_padded_rows<T, 2>(g, act, xp, wp, b0, yp, l0, l1, buf, wb, block);
   else
-    dw_padded_rows<T, 0>(g, act, xp, wp, b0, yp, l0, l1, buf, wb);
+    dw_padded_rows<T, 0>(g, act, xp, wp, b0, yp, l0, l1, buf, wb, block);
 }
 
 /// Depthwise: work items are (image, channel, block of output rows), enough for every thread.

@@ -187,6 +187,12 @@ CASES = {
                                     pads=[2, 2, 2, 2], act="HardSwish"),
     "dw_leaky_w3_few_planes": conv([1, 1, 30, 3], [1, 1, 3, 3], group=1, pads=[1, 1, 1, 1],
                                    act="LeakyRelu"),
+    # Several blocks of output rows per work item (kConvDwBlockRows): stride 2 with a partial
+    # last block and a transcendental activation (applied per block), stride 1 with three.
+    "dw_silu_stride2_blocks": conv([1, 16, 40, 33], [16, 1, 3, 3], group=16, strides=[2, 2],
+                                   pads=[1, 1, 1, 1], act="SiLU"),
+    "dw_clip_blocks": conv([1, 16, 21, 19], [16, 1, 3, 3], group=16, pads=[1, 1, 1, 1],
+                           act="Clip"),
     "conv_pointwise_grouped": conv([1, 12, 30, 30], [16, 3, 1, 1], group=4),
     # Winograd F(2x2, 3x3) (3x3 stride 1, constant W): odd output sizes (partial tiles), padding
     # 0/1/asymmetric, batch > 1, more tiles than a row block (kMC), C above the K block (KC), M
