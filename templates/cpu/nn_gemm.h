@@ -162,7 +162,11 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
        the results are the same). */
     const T alpha = p.alpha, beta = p.beta;
     const bool act_here = last && p.act.kind != kActNone;
-    for (int i = 0; i < R && i < rows; ++i) {
+    /* Unrolled, so that acc[i] is a register, not a stack slot indexed at run time. */
+#pragma GCC unroll 8
+    for (int i = 0; i < R; ++i) {
+      if (i >= rows)
+        break;
       T *y = p.y + (i0 + i) * p.rsy + j0;
       V out[NV];
       if (k0 > 0) {
@@ -202,7 +206,10 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
       apply_act_rows(p.act, p.y + i0 * p.rsy + j0, rows < R ? rows : R, cols, p.rsy);
     return;
   }
-  for (int i = 0; i < R && i < rows; ++i) {
+#pragma GCC unroll 8
+  for (int i = 0; i < R; ++i) {
+    if (i >= rows)
+      break;
     T r[NV * VL];
     __builtin_memcpy(r, &acc[i][0], sizeof r);
     store_row(p, i0 + i, j0, cols, r, k0, last);
