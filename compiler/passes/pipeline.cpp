@@ -13,6 +13,8 @@
 #include "compiler/passes/fuse_bias.h"
 #include "compiler/passes/fuse_gelu.h"
 #include "compiler/passes/fuse_qdq.h"
+#include "compiler/passes/fuse_residual.h"
+#include "compiler/passes/fuse_scale.h"
 #include "compiler/passes/lower_extent.h"
 #include "compiler/passes/lower_regions.h"
 #include "compiler/passes/materialize_strings.h"
@@ -57,17 +59,22 @@ private:
 } // namespace
 
 std::vector<std::string> pipeline_pass_names() {
-  return {"check-supported", "desugar-sequences", "bind-shapes",         "infer-shapes",
-          "fuse-half-casts", "fuse-qdq",          "fold-constants",      "fold-batchnorm",
-          "fuse-gelu",       "fuse-bias",         "fuse-activation",     "dce",
-          "pack-weights",    "conv-paths",        "materialize-strings", "form-regions",
-          "lower-regions",   "plan-memory"};
+  return {"check-supported",     "desugar-sequences",
+          "bind-shapes",         "infer-shapes",
+          "fuse-half-casts",     "fuse-qdq",
+          "fold-constants",      "fold-batchnorm",
+          "fuse-gelu",           "fuse-scale",
+          "fuse-bias",           "fuse-residual",
+          "fuse-activation",     "dce",
+          "pack-weights",        "conv-paths",
+          "materialize-strings", "form-regions",
+          "lower-regions",       "plan-memory"};
 }
 
 std::vector<std::string> optional_pass_names() {
-  return {"fuse-half-casts", "fuse-qdq",        "fold-batchnorm",       "fuse-gelu",
-          "fuse-bias",       "fuse-activation", "pack-weights",         "conv-paths",
-          kWinogradPass,     kInplacePass,      kSpecialiseParallelPass};
+  return {"fuse-half-casts", "fuse-qdq",      "fold-batchnorm",       "fuse-gelu",    "fuse-scale",
+          "fuse-bias",       "fuse-residual", "fuse-activation",      "pack-weights", "conv-paths",
+          kWinogradPass,     kInplacePass,    kSpecialiseParallelPass};
 }
 
 bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
@@ -148,7 +155,9 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   // Gelu written out as element-wise ops (exporters below opset 20): one Gelu node.
   run("fuse-gelu", [&] { fuse_gelu(g); });
   // MatMul followed by the Add of a per-column constant (a Linear layer's bias): one GEMM.
+  run("fuse-scale", [&] { fuse_scale(g); });
   run("fuse-bias", [&] { fuse_bias(g); });
+  run("fuse-residual", [&] { fuse_residual(g); });
   run("fuse-activation", [&] { fuse_activation(g); });
   // Nodes that no graph output depends on are removed.
   run("dce", [&] { eliminate_dead_code(g); });

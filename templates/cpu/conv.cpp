@@ -20,7 +20,8 @@
  * normally pre-packed at compile time (w_packed: the pack-weights pass; conv_pack_weights). The
  * fused activation (templates/cpu/activation.h) is applied to each output element when it is
  * final.
- * tensors {X, W (or packed W), B (may be null), Y, scratch (GEMM algos: one packed K x N)}.
+ * tensors {X, W (or packed W), B (may be null), Y, [R: the fused residual (has_residual)],
+ * scratch (GEMM algos: one packed K x N)}. R is added after the bias, before the activation.
  */
 #include "templates/cpu/activation.h"
 #include "templates/cpu/conv_params.h"
@@ -144,6 +145,7 @@ void pack_cols(const ConvGeom &g, const T *xg, T *packed, i64 K, i64 oa, i64 ob)
 template <typename T> struct ConvPtrs {
   const T *x, *w, *bias;
   T *y, *packed;
+  const T *res = nullptr; /* the fused residual (has_residual), Y's shape */
 };
 
 /// The GEMM of image n, group grp: Y block = W block * (packed columns in the group's scratch).
@@ -173,6 +175,10 @@ gemm::Problem<T> group_problem(const ConvParams &q, const ConvPtrs<T> &t, i64 n,
                 0,
                 make_act<T>(q.act)};
   pr.mr = q.gemm_mr;
+  if (t.res) {
+    pr.r = t.res + (n * g.M + grp * Mg) * Nsp;
+    pr.rsr = Nsp;
+  }
   if (g.w_packed) {
     pr.a = t.w + grp * packed_a_elems(Mg, K);
     pr.a_packed = 1;
@@ -440,9 +446,12 @@ namespace {
 template <typename T>
 ONNXC_GEMM_INLINE int32_t conv_kernel(onnxc_rt *rt, void *const *t, const i64 *p) {
   const ConvParams cp = params_of<ConvParams>(p);
-  const ConvPtrs<T> ptrs{static_cast<const T *>(t[0]), static_cast<const T *>(t[1]),
+  const ConvPtrs<T> ptrs{static_cast<const T *>(t[0]),
+                         static_cast<const T *>(t[1]),
                          cp.has_bias ? static_cast<const T *>(t[2]) : nullptr,
-                         static_cast<T *>(t[3]), static_cast<T *>(t[4])};
+                         static_cast<T *>(t[3]),
+                         static_cast<T *>(t[cp.has_residual ? 5 : 4]),
+                         cp.has_residual ? static_cast<const T *>(t[4]) : nullptr};
   if (cp.algo == kConvDirect)
     conv_depthwise(rt, p, ptrs);
   else if (cp.algo == kConvWinograd)

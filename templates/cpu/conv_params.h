@@ -25,6 +25,9 @@ struct ConvParams {
   int64_t w_packed; ///< 0/1: tensor 1 is W pre-packed per group (conv_pack_weights), GEMM algos
   ActParams act;    ///< fused activation, applied as each output element is final
   int64_t gemm_mr;  ///< GEMM micro-tile rows (GemmParams::mr); 0: gemm::kMR
+  /// 0/1: tensor 4 is a residual R of Y's shape, Y = act(conv + bias + R) (the fuse-residual
+  /// pass); the scratch is then tensor 5. GEMM algos and Winograd only.
+  int64_t has_residual;
 };
 
 /// GEMM panel width in elements for an element of `elem_bytes` (gemm::panel_width).

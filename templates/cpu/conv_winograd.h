@@ -153,7 +153,7 @@ ONNXC_GEMM_INLINE void wino_out_chunk(const ConvParams &q, const T *prod, i64 st
 
 /// Phase 3 for tile row th of image n (its tiles at row `row0` of the P_xi at prod, `stride`
 /// apart) and channels [m0, m0 + kWinoOutChannels) clipped to M: the two output rows (one when
-/// the output height is odd), bias added, then the activation.
+/// the output height is odd), bias added, then the fused residual, then the activation.
 template <typename T>
 ONNXC_GEMM_INLINE void wino_out_row(const ConvParams &q, const Act<T> &act, const ConvPtrs<T> &t,
                                     const T *prod, i64 stride, i64 row0, i64 n, i64 th, i64 m0) {
@@ -167,10 +167,18 @@ ONNXC_GEMM_INLINE void wino_out_row(const ConvParams &q, const Act<T> &act, cons
     wino_out_chunk(q, prod, stride, row0, j0, nj, m0, mb, buf);
     for (i64 c = 0; c < mb; ++c) {
       const T b0 = t.bias ? t.bias[m0 + c] : T(0);
-      T *y = t.y + ((n * q.M + m0 + c) * OH + oh) * OW + 2 * j0;
-      for (i64 i = 0; i < nr; ++i)
-        for (i64 k = 0; k < cols; ++k)
-          y[i * OW + k] = buf[i][k][c] + b0;
+      const i64 at = ((n * q.M + m0 + c) * OH + oh) * OW + 2 * j0;
+      T *y = t.y + at;
+      if (t.res) { /* the fused residual Add, after the bias */
+        const T *r = t.res + at;
+        for (i64 i = 0; i < nr; ++i)
+          for (i64 k = 0; k < cols; ++k)
+            y[i * OW + k] = (buf[i][k][c] + b0) + r[i * OW + k];
+      } else {
+        for (i64 i = 0; i < nr; ++i)
+          for (i64 k = 0; k < cols; ++k)
+            y[i * OW + k] = buf[i][k][c] + b0;
+      }
     }
   }
   if (act.kind != kActNone)

@@ -1,6 +1,7 @@
 /* Cache-blocked GEMM shared by the MatMul/Gemm, Conv and recurrent kernels.
  *
- *   Y[i, j] = act(alpha * sum_k A[i, k] * B[k, j]  +  beta * C[i, j])      (C, act optional)
+ *   Y[i, j] = act(alpha * sum_k A[i, k] * B[k, j]  +  beta * C[i, j]  +  R[i, j])
+ *                                                            (C, the residual R, act optional)
  *
  * A, Y and C are read/written through (row, column) element strides, so transposed operands and
  * broadcast C (stride 0) cost nothing. B is first packed (by the caller's packer, e.g. im2col)
@@ -74,6 +75,10 @@ template <typename T> struct Problem {
   Act<T> act;       /* applied to the finished Y elements */
   i64 a_packed = 0; /* 1: a is packed A (gemm_params.h), rsa/csa unused */
   i64 mr = kMR;     /* micro-tile rows: 1, 2, 4 or kMR (GemmParams::mr) */
+  /* A residual R (row stride rsr, columns contiguous) added after the C term, before the
+     activation: Y = act(alpha * A B + beta * C + R) (a Conv's fused residual Add). */
+  const T *r = nullptr;
+  i64 rsr = 0;
 };
 
 /// Packs panel `p` of B (gemm_params.h's pack_b_panel).
@@ -97,13 +102,22 @@ enum ALayout { kAPacked, kARowMajor, kAStrided };
 template <typename T>
 inline void store_row(const Problem<T> &p, i64 i, i64 j0, i64 cols, const T *r, i64 k0, bool last) {
   T *y = p.y + i * p.rsy + j0 * p.csy;
+  /* The residual is read in the expression that writes y: Y may share R's buffer. */
+  const T *res = k0 == 0 && p.r ? p.r + i * p.rsr + j0 : nullptr;
   if (k0 > 0) {
     for (i64 j = 0; j < cols; ++j)
       y[j * p.csy] += p.alpha * r[j];
+  } else if (p.c && res) {
+    const T *c = p.c + i * p.rsc + j0 * p.csc;
+    for (i64 j = 0; j < cols; ++j)
+      y[j * p.csy] = p.alpha * r[j] + p.beta * c[j * p.csc] + res[j];
   } else if (p.c) {
     const T *c = p.c + i * p.rsc + j0 * p.csc;
     for (i64 j = 0; j < cols; ++j)
       y[j * p.csy] = p.alpha * r[j] + p.beta * c[j * p.csc];
+  } else if (res) {
+    for (i64 j = 0; j < cols; ++j)
+      y[j * p.csy] = p.alpha * r[j] + res[j];
   } else {
     for (i64 j = 0; j < cols; ++j)
       y[j * p.csy] = p.alpha * r[j];
@@ -193,6 +207,15 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
 #pragma GCC unroll 4
         for (int v = 0; v < NV; ++v)
           out[v] = alpha * acc[i][v];
+      }
+      if (k0 == 0 && p.r) { /* the residual, once, with the first K block */
+        const T *res = p.r + (i0 + i) * p.rsr + j0;
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) {
+          V rv;
+          __builtin_memcpy(&rv, res + v * VL, sizeof(V));
+          out[v] += rv;
+        }
       }
       if (act_here && act_is_cheap(p.act.kind))
 #pragma GCC unroll 4
@@ -301,6 +324,8 @@ template <typename T> inline void store(const Problem<T> &p, i64 i, i64 j, T acc
   T v = p.alpha * acc;
   if (p.c)
     v += p.beta * p.c[i * p.rsc + j * p.csc];
+  if (p.r)
+    v += p.r[i * p.rsr + j];
   p.y[i * p.rsy + j * p.csy] = p.act(v);
 }
 

@@ -89,6 +89,10 @@ class Case:
         fn = {"Mul": np.multiply, "Add": np.add}[op]
         return self.node(op, [x, cv], fn(self.val[x], self.val[cv]))
 
+    def add_values(self, a, b):
+        """Add of two computed values (a residual connection, or a broadcast)."""
+        return self.node("Add", [a, b], self.val[a] + self.val[b])
+
     def clip(self, x, lo, hi):
         ins = [x, self.const(np.float32(lo)), self.const(np.float32(hi))]
         return self.node("Clip", ins, np.clip(self.val[x], lo, hi))
@@ -118,6 +122,14 @@ class Case:
     def matmul(self, x, n):
         b = self.const(RNG.uniform(-0.3, 0.3, (self.val[x].shape[-1], n)))
         return self.node("MatMul", [x, b], self.val[x] @ self.val[b])
+
+    def attention_scores(self, x, scale_op, s):
+        """x Transpose(x) (a Q K^T), then scale_op by the scalar s, then Softmax."""
+        t = self.node("Transpose", [x], np.swapaxes(self.val[x], -1, -2), perm=[0, 2, 1])
+        mm = self.node("MatMul", [x, t], self.val[x] @ self.val[t])
+        sc = self.scalar_op(scale_op, mm, s)
+        e = np.exp(self.val[sc] - self.val[sc].max(axis=-1, keepdims=True))
+        return self.node("Softmax", [sc], e / e.sum(axis=-1, keepdims=True), axis=-1)
 
     def bias(self, x, shape, left=False):
         """Add(x, b) (or Add(b, x)) of a constant b of `shape` (fuse-bias: N values)."""
@@ -224,6 +236,40 @@ def build_cases():
     add("matmul_gelu_tanh", (2, 9, 30), lambda c: [c.gelu_tanh(c.matmul("x", 50))], 1)
     add("gelu_erf_alone", (3, 70), lambda c: [c.gelu_erf("x")], 1)
     add("not_gelu_kept", (3, 70), lambda c: [c.gelu_erf("x", half=0.6)], 5)
+    # fuse-scale: attention's Q K^T / sqrt(d) (a product of two computed values) and a Mul by a
+    # scalar before a bias and Relu become the GEMM's alpha; c / (A B) is not a scale.
+    add("matmul_div_scale_softmax", (2, 10, 16),
+        lambda c: [c.attention_scores("x", "Div", 4.0)], 3)
+    add("matmul_mul_scale_bias_relu", (2, 10, 70),
+        lambda c: [c.act("Relu", c.bias(c.scalar_op("Mul", c.matmul("x", 40), 0.125), 40))], 1)
+    add("matmul_scalar_over_product_kept", (3, 70),
+        lambda c: [c.scalar_op("Div", c.matmul("x", 20), 2.0, left=True)], 2)
+    # fuse-residual: Conv + Add(., identity) (+ Relu) is one call: Winograd (3x3, 16 channels);
+    # a pointwise pair like ResNet's downsample, whose residual is computed after the Conv it
+    # joins (the Conv moves to the Add); the residual on the left of a 5x5 im2col Conv over two
+    # K blocks (added once). Not fused: depthwise, a broadcast operand, an activation between.
+    add("conv_residual_relu", (1, 16, 12, 12),
+        lambda c: [c.act("Relu", c.add_values(c.conv("x", 16), "x"))], 1)
+    add("pointwise_residual_downsample", (1, 8, 9, 9),
+        lambda c: (lambda a: [c.act("Relu", c.add_values(a, c.conv("x", 16, k=1, pad=0)))])(
+            c.conv("x", 16, k=1, pad=0)), 2)
+    add("conv5x5_residual_left_bigk", (1, 32, 10, 10),
+        lambda c: [c.add_values("x", c.conv("x", 32, k=5, pad=2))], 1)
+    # The residual is an intermediate (not the Conv's input) whose last use is the fused Conv,
+    # and the sum is one too, so the output takes the residual's buffer (in place); 7x7 = 49
+    # columns: the last one goes through the per-element store.
+    add("pointwise_residual_inplace", (1, 8, 7, 7),
+        lambda c: (lambda a: [c.conv(c.add_values(
+            c.conv(c.act("Relu", c.conv(a, 16, k=1, pad=0)), 16, k=1, pad=0), a), 8, k=1, pad=0)])(
+            c.act("Relu", c.conv("x", 16, k=1, pad=0))), 4)
+    add("depthwise_residual_kept", (1, 8, 10, 10),
+        lambda c: [c.add_values(c.conv("x", 8, group=8), "x")], 2)
+    add("conv_broadcast_add_kept", (1, 6, 8, 8),
+        lambda c: [c.add_values(c.conv("x", 6, k=1, pad=0),
+                                c.node("GlobalAveragePool", ["x"],
+                                       c.val["x"].mean(axis=(2, 3), keepdims=True)))], 3)
+    add("conv_relu_then_residual", (1, 8, 8, 8),
+        lambda c: [c.add_values(c.act("Relu", c.conv("x", 8)), "x")], 2)
     # The Conv output is also a graph output / used twice: nothing may be fused.
     add("conv_shared_output", (1, 3, 6, 6),
         lambda c: (lambda y: [y, c.act("Relu", y)])(c.conv("x", 4)), 2)

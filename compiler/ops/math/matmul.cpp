@@ -47,9 +47,9 @@ const OpDef &op_MatMul() {
       if (a.back() != b[b.size() > 1 ? b.size() - 2 : 0])
         node_fail(n, "inner dimensions differ: A is {} and B is {}", sym_dims_to_string(a),
                   sym_dims_to_string(b));
-      std::vector<SymInt> out = broadcast_sym_shapes(
-          n, {{a.begin(), a.end() - std::min<size_t>(a.size(), 2)},
-              {b.begin(), b.end() - std::min<size_t>(b.size(), 2)}});
+      std::vector<SymInt> out =
+          broadcast_sym_shapes(n, {{a.begin(), a.end() - std::min<size_t>(a.size(), 2)},
+                                   {b.begin(), b.end() - std::min<size_t>(b.size(), 2)}});
       if (a.size() > 1)
         out.push_back(a[a.size() - 2]);
       if (b.size() > 1)
@@ -69,6 +69,12 @@ const OpDef &op_MatMul() {
       s.a_count = product(ab), s.b_count = product(bb);
       if (attr_int(n, kBiasAttr, 0) != 0 && n.input(2)) /* fuse-bias: C = the bias per column */
         s.c = n.inputs[2], s.rsc = 0, s.csc = 1;
+      if (n.attr(kScaleAttr)) { /* fuse-scale: alpha */
+        const std::vector<float> sc = attr_floats(n, kScaleAttr);
+        if (sc.size() != 2 || sc[0] == 0)
+          node_fail(n, "internal error: malformed {} attribute", kScaleAttr);
+        s.alpha = sc[1] != 0 ? 1.0 / static_cast<double>(sc[0]) : static_cast<double>(sc[0]);
+      }
       return gemm_call(n, s);
     };
     return d;

@@ -5,7 +5,9 @@
 // transformed at compile time; also needs pack-weights), and all others as a GEMM on im2col
 // panels packed into the scratch buffer; the first three only when the conv-paths pass marked
 // the node (compiler/passes/conv_paths.h). A constant W of the GEMM algorithms is stored
-// pre-packed (the pack-weights pass marks the node; gemm_params.h has the layout).
+// pre-packed (the pack-weights pass marks the node; gemm_params.h has the layout). A residual
+// fused by fuse-residual (kResidualAttr, input 3) is added after the bias, before the
+// activation.
 #include "compiler/ops/nn/nn_util.h"
 #include "templates/cpu/conv_params.h"
 
@@ -96,13 +98,24 @@ void winograd_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCall &c
 KernelCall lower_conv(const Node &n) {
   ConvShape s = conv_shape(n);
   const onnxc_k::WindowGeom geom = window_geom(n, s.win);
-  onnxc_k::ConvParams p{s.N, s.C, s.M, s.group, geom, 0, n.has_input(2), 0, activation(n), 0};
+  onnxc_k::ConvParams p{s.N, s.C, s.M, s.group, geom, 0, n.has_input(2), 0, activation(n), 0, 0};
   p.algo = choose_algo(n, s, p); /* reads the window geometry from p */
   p.gemm_mr = attr_int(n, kGemmTileRowsAttr, 0);
   KernelCall call;
   const DType dt = input_dtype(n, 0);
   call.kernel = kernel_name(n, "conv", dt);
   call.args = {n.inputs[0], n.inputs[1], n.input(2), n.outputs[0]};
+  if (attr_int(n, kResidualAttr, 0) != 0) { // fuse-residual: Y = act(conv + B + R)
+    if (!n.input(3) || p.algo == onnxc_k::kConvDirect)
+      node_fail(n, "internal error: a fused residual needs input 3 and a GEMM or Winograd "
+                   "algorithm");
+    p.has_residual = 1;
+    call.args.push_back(n.inputs[3]);
+    // Each element of R is read just before Y's is written, so Y may take R's buffer, unless R
+    // is also the Conv's input X, which the kernel reads throughout (y = conv(x) + x).
+    if (n.inputs[3] != n.inputs[0])
+      call.inplace = {{4, 3}};
+  }
   if (p.algo == onnxc_k::kConvWinograd) {
     p.w_packed = 1;
     if (dt == DType::Float)

@@ -51,6 +51,16 @@ inline constexpr char kActivationParamsAttr[] = "onnxc.activation_params"; ///< 
 /// N values added to every row of the product (compiler/passes/fuse_bias.h).
 inline constexpr char kBiasAttr[] = "onnxc.bias";
 
+/// Floats attribute {s, divide} by which the fuse-scale pass marks a MatMul whose product is
+/// multiplied by s (divide 0) or divided by s (divide 1): the GEMM's alpha
+/// (compiler/passes/fuse_scale.h).
+inline constexpr char kScaleAttr[] = "onnxc.scale";
+
+/// Int attribute (1) by which the fuse-residual pass marks a Conv whose fourth input is a
+/// residual of the output's shape, added after the bias and before any fused activation
+/// (compiler/passes/fuse_residual.h).
+inline constexpr char kResidualAttr[] = "onnxc.residual";
+
 /// Int attribute (1) by which the pack-weights pass lets a Conv, Gemm or MatMul lowering store
 /// its constant weight operand pre-packed (templates/cpu/gemm_params.h).
 inline constexpr char kPackWeightsAttr[] = "onnxc.pack_weights";
