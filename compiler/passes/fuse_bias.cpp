@@ -51,12 +51,7 @@ int fuse_bias(Graph &g) {
     Node *add = bias_add(n, slot);
     if (!add)
       continue;
-    g.set_input(&n, 2, add->inputs[slot]);
-    Attribute one;
-    one.kind = Attribute::Kind::Int;
-    one.i = 1;
-    n.attrs[kBiasAttr] = one;
-    take_over_output(n, *add);
+    absorb_operand(g, n, 2, add->inputs[slot], kBiasAttr, *add);
     dead.insert(add);
   }
   erase_fused(g, dead);

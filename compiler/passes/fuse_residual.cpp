@@ -48,12 +48,7 @@ int fuse_residual(Graph &g) {
     Node *add = residual_add(n, slot);
     if (!add)
       continue;
-    g.set_input(&n, 3, add->inputs[slot]);
-    Attribute one;
-    one.kind = Attribute::Kind::Int;
-    one.i = 1;
-    n.attrs[kResidualAttr] = one;
-    take_over_output(n, *add);
+    absorb_operand(g, n, 3, add->inputs[slot], kResidualAttr, *add);
     dead.insert(add);
     // The Conv now reads the residual, which may be computed after it: it runs where the Add
     // ran (its other inputs are all defined by then, and only the Add used its output).

@@ -13,6 +13,16 @@ Node *sole_user(const Value *v) {
 
 bool is_op(const Node &n, const char *op) { return n.domain.empty() && n.op_type == op; }
 
+void absorb_operand(Graph &g, Node &producer, size_t slot, Value *operand, const char *marker,
+                    Node &consumer) {
+  g.set_input(&producer, slot, operand);
+  Attribute one;
+  one.kind = Attribute::Kind::Int;
+  one.i = 1;
+  producer.attrs[marker] = one;
+  take_over_output(producer, consumer);
+}
+
 void record_fused(Node &n, const Node &fused) {
   Attribute &a = n.attrs[kFusedNodesAttr];
   a.kind = Attribute::Kind::Strings;

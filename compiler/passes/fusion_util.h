@@ -21,6 +21,12 @@ bool is_op(const Node &n, const char *op);
 /// consumer's other outputs must be unused.
 void take_over_output(Node &producer, Node &consumer);
 
+/// Makes `producer` compute `consumer`'s output with `operand` as its input `slot`, marked by the
+/// Int attribute `marker` = 1 (fuse-bias's bias, fuse-residual's residual): sets the input and
+/// the marker, then take_over_output. The caller erases `consumer`.
+void absorb_operand(Graph &g, Node &producer, size_t slot, Value *operand, const char *marker,
+                    Node &consumer);
+
 /// Records `fused` (by describe()) in n's kFusedNodesAttr without moving any value.
 void record_fused(Node &n, const Node &fused);
 
