@@ -42,7 +42,7 @@ int fuse_residual(Graph &g) {
   std::unordered_set<const Node *> dead;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     Node &n = *g.nodes[i];
-    if (dead.count(&n) || !residual_producer(n))
+    if (!residual_producer(n)) // (the Adds in `dead` are never Convs)
       continue;
     size_t slot = 0;
     Node *add = residual_add(n, slot);
@@ -52,11 +52,9 @@ int fuse_residual(Graph &g) {
     dead.insert(add);
     // The Conv now reads the residual, which may be computed after it: it runs where the Add
     // ran (its other inputs are all defined by then, and only the Add used its output).
-    auto at = [&](const Node *x) {
-      return std::find_if(g.nodes.begin(), g.nodes.end(),
-                          [x](const auto &p) { return p.get() == x; });
-    };
-    auto conv_it = at(&n), add_it = at(add);
+    auto conv_it = g.nodes.begin() + static_cast<std::ptrdiff_t>(i);
+    auto add_it =
+        std::find_if(conv_it, g.nodes.end(), [add](const auto &p) { return p.get() == add; });
     std::rotate(conv_it, conv_it + 1, add_it); // the Conv lands just before the Add
     --i;                                       // the node now at i has not been visited
   }
