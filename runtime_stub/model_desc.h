@@ -58,6 +58,31 @@ typedef struct onnxc_profile_node_desc {
   uint64_t flops;            ///< estimated floating-point operations of one call
 } onnxc_profile_node_desc;
 
+/// One GPU code image of a CUDA-target library (codegen/cuda): a cubin for one architecture, or
+/// PTX that the driver compiles for newer GPUs.
+typedef struct onnxc_device_image {
+  int32_t sm;         ///< compute capability major * 10 + minor (80: sm_80)
+  int32_t ptx;        ///< 1: PTX text (NUL-terminated), 0: a cubin
+  const void *data;
+  uint64_t size;      ///< bytes of data
+} onnxc_device_image;
+
+/// The device side of a CUDA-target library (runtime_stub/cuda.c): onnxc__model_run then runs
+/// with device addresses (the device arena, the device copy of the weights, device staging
+/// buffers for the inputs and outputs) and its kernel calls are onnxc_k_cuda_launch calls that
+/// launch `kernels` by index; the run is captured once as a CUDA graph and replayed.
+typedef struct onnxc_device_desc {
+  uint32_t num_images;
+  uint32_t num_kernels;
+  const onnxc_device_image *images;
+  const char *const *kernels;   ///< extern "C" names of the __global__ functions
+  const unsigned char *weights; ///< the host copy of the weight blob (weights_size bytes)
+  /// A `--target cpu,cuda` library: its CPU code (onnxc__model_run's arguments, host
+  /// addresses), which runs when no usable GPU is found; NULL for a CUDA-only library.
+  int32_t (*run_cpu)(onnxc_rt *rt, unsigned char *arena, const unsigned char *weights,
+                     const void *const *inputs, void *const *outputs);
+} onnxc_device_desc;
+
 /// The whole model as generated code describes it.
 typedef struct onnxc_model_desc {
   uint32_t abi_version; ///< ONNXC_ABI_VERSION the code was generated for
@@ -88,6 +113,8 @@ typedef struct onnxc_model_desc {
   /// has the batch as its run-time extent (symbol 0 is the count), and onnxc_run runs the batch
   /// in chunks of up to this many samples (no tiles then).
   uint32_t chunk_batch;
+  /// A CUDA-target library: its device code (NULL: a CPU library).
+  const onnxc_device_desc *device;
 } onnxc_model_desc;
 
 /// Defined by generated code.

@@ -125,6 +125,10 @@ typedef struct onnxc_profile_node_info {
   uint64_t count;            ///< number of runs summed in total_ns
 } onnxc_profile_node_info;
 
+/// Where the context runs the model: "cuda" (a GPU) or "cpu"; "" for NULL. A library compiled
+/// with --target cpu,cuda runs on the GPU when one is usable at onnxc_create, else on the CPU.
+const char *onnxc_backend(const onnxc_context *ctx);
+
 /// The ABI version the library implements (ONNXC_ABI_VERSION it was built with).
 uint32_t onnxc_abi_version(void);
 /// The model's name (a C identifier, the NAME of NAME.h).

@@ -174,8 +174,11 @@ static onnxc_status check_rank_fits(onnxc_rt *rt, const char *what, int32_t i,
 }
 
 static onnxc_status run_model(onnxc_context *ctx, int tile) {
-  int32_t st = (tile ? onnxc__model.run_tile : onnxc__model_run)(
-      &ctx->rt, ctx->arena, ctx->weights, ctx->input_ptrs, (void *const *)ctx->output_ptrs);
+  int32_t st = onnxc__model.device
+                   ? onnxc_cuda_run(ctx)
+                   : (tile ? onnxc__model.run_tile : onnxc__model_run)(
+                         &ctx->rt, ctx->arena, ctx->weights, ctx->input_ptrs,
+                         (void *const *)ctx->output_ptrs);
   if (st == ONNXC_OK)
     return ONNXC_OK;
   if (ctx->rt.error[0] == '\0')

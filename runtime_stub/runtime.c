@@ -158,6 +158,10 @@ onnxc_status onnxc_create_owned(onnxc_context **out) {
     ctx->arena = (unsigned char *)arena;
     ctx->owns_arena = 1;
   }
+  if (onnxc__model.device && (st = onnxc_cuda_create(ctx)) != ONNXC_OK) {
+    onnxc_destroy(ctx);
+    return st; /* onnxc_cuda_create recorded the message */
+  }
   *out = ctx;
   return onnxc_set_create_error(ONNXC_OK, 0);
 }
@@ -204,6 +208,10 @@ ONNXC_API onnxc_status onnxc_create_with_arena(void *arena, uint64_t arena_bytes
   if (st != ONNXC_OK)
     return st;
   ctx->arena = (unsigned char *)arena;
+  if (onnxc__model.device && (st = onnxc_cuda_create(ctx)) != ONNXC_OK) {
+    onnxc_destroy(ctx);
+    return st; /* onnxc_cuda_create recorded the message */
+  }
   *out = ctx;
   return onnxc_set_create_error(ONNXC_OK, 0);
 }
@@ -211,6 +219,8 @@ ONNXC_API onnxc_status onnxc_create_with_arena(void *arena, uint64_t arena_bytes
 ONNXC_API void onnxc_destroy(onnxc_context *ctx) {
   if (!ctx)
     return;
+  if (ctx->device)
+    onnxc_cuda_destroy(ctx);
   onnxc_pool_destroy(&ctx->rt.pool);
   onnxc_dyn_reset(&ctx->rt);
   if (ctx->owns_arena)

@@ -113,6 +113,10 @@ struct onnxc_context {
   const unsigned char *weights; ///< the weight blob of a model with external weights, else NULL
   void *weights_map;            ///< what onnxc_create_with_weights mapped (munmap on destroy)
   uint64_t weights_map_size;
+  /// A CUDA-target library (onnxc_model_desc::device): its device state (cuda.c), NULL when it
+  /// runs on the CPU; on_cpu is 1 when a `--target cpu,cuda` library found no usable GPU.
+  void *device;
+  int on_cpu;
 };
 
 /* ---- messages (messages.c): bounded string building without libc ---- */
@@ -158,6 +162,18 @@ ONNXC_HIDDEN int onnxc_is_held_output(const onnxc_tensor_desc *d);
 /// Bytes of d with every symbolic dim at its symbol's largest value (size_bytes, the largest
 /// result, for dims set by the run).
 ONNXC_HIDDEN uint64_t onnxc_max_bytes(const onnxc_tensor_desc *d);
+
+/* ---- CUDA-target libraries (cuda.c) ---- */
+
+/// Most tensors a CUDA kernel call takes.
+#define ONNXC_CUDA_MAX_ARGS 64
+/// Loads the driver and sets up the context's device state (or its CPU fallback); records the
+/// failure with onnxc_set_create_error.
+ONNXC_HIDDEN onnxc_status onnxc_cuda_create(onnxc_context *ctx);
+/// Frees the device state (nothing if none).
+ONNXC_HIDDEN void onnxc_cuda_destroy(onnxc_context *ctx);
+/// Runs the model on the context's input_ptrs / output_ptrs (host buffers, validated).
+ONNXC_HIDDEN int32_t onnxc_cuda_run(onnxc_context *ctx);
 
 /* ---- dynamic memory (dyn_alloc.c) ---- */
 

@@ -116,6 +116,24 @@ void link_tile_module(llvm::Module &module, const ExecutionPlan &tile_plan,
     fail("internal error: cannot link the run-time batch's tile code");
 }
 
+/// Links the module of a `--target cpu,cuda` library's CPU plan into `module`: its run function
+/// becomes `symbol` (which the device descriptor points to), its descriptor is dropped; its
+/// weights stay in the module (the device module's are the device plan's).
+void link_cpu_fallback_module(llvm::Module &module, const ExecutionPlan &cpu_plan,
+                              const std::string &triple, const llvm::DataLayout &layout,
+                              const std::string &symbol) {
+  std::unique_ptr<llvm::Module> cpu = build_model_module(cpu_plan, module.getContext(), triple,
+                                                         layout, WeightsPlacement::InModule);
+  llvm::GlobalVariable *desc = cpu->getGlobalVariable(std::string(kModelDescSymbol));
+  llvm::Function *run = cpu->getFunction(std::string(kModelRunSymbol));
+  if (!desc || !run)
+    fail("internal error: the CPU fallback module lacks its descriptor or run function");
+  desc->eraseFromParent();
+  run->setName(symbol);
+  if (llvm::Linker::linkModules(module, std::move(cpu)))
+    fail("internal error: cannot link the CPU fallback code");
+}
+
 /// String tensors are arrays of 8-byte `const char *` slots (dtype_slot_bits): refuses them on
 /// targets whose pointers are narrower, and string constants that reached the weights.
 void check_string_slots(const ExecutionPlan &plan, const llvm::DataLayout &dl,
@@ -170,8 +188,18 @@ CpuArtifactInfo compile_cpu(const ExecutionPlan &plan, const CpuCodegenOptions &
       write_linked_weights(plan, path, offset);
     };
   }
-  std::unique_ptr<llvm::Module> module = build_model_module(
-      plan, ctx, target.triple, tm->createDataLayout(), placement, &blob, opts.profile);
+  DeviceCode device;
+  if (opts.device) {
+    device = *opts.device;
+    if (opts.cpu_fallback)
+      device.cpu_run_symbol = "onnxc__model_run_cpu";
+  }
+  std::unique_ptr<llvm::Module> module =
+      build_model_module(plan, ctx, target.triple, tm->createDataLayout(), placement, &blob,
+                         opts.profile, opts.device ? &device : nullptr);
+  if (opts.device && opts.cpu_fallback)
+    link_cpu_fallback_module(*module, *opts.cpu_fallback, target.triple, tm->createDataLayout(),
+                             device.cpu_run_symbol);
   if (plan.batch && plan.batch->tile_plan)
     link_tile_module(*module, *plan.batch->tile_plan, target.triple, tm->createDataLayout());
   timer.done("build IR");

@@ -3,6 +3,7 @@
 // library (linked in-process by lld; needs only libc.so.6 and libm.so.6 at load time).
 #pragma once
 
+#include "codegen/cpu/model_module.h"
 #include "compiler/passes/execution_plan.h"
 
 #include <string>
@@ -42,6 +43,12 @@ struct CpuCodegenOptions {
   /// Non-empty: write the weights to this file (runtime_stub/weights_format.h) instead of
   /// embedding them; contexts are then created with NAME_create_with_weights[_buffer].
   std::string weights_file;
+  /// Non-null: the host side of a CUDA-target library (codegen/cuda/cuda_backend.h): the
+  /// module carries this device code and addresses tensors on the device.
+  const DeviceCode *device = nullptr;
+  /// With `device`: a plan lowered for the CPU, linked in as the code a `--target cpu,cuda`
+  /// library runs when no GPU is usable (DeviceCode::cpu_run_symbol).
+  const ExecutionPlan *cpu_fallback = nullptr;
 };
 
 /// What compile_cpu measured (the edge budget, budget.h). Zero for LLVM IR and assembly.

@@ -65,8 +65,8 @@ uint64_t blob_size(const ExecutionPlan &plan, const std::vector<const Value *> &
 class ModelModuleBuilder {
 public:
   ModelModuleBuilder(const ExecutionPlan &plan, llvm::LLVMContext &ctx, WeightsPlacement placement,
-                     std::vector<uint8_t> *external, bool profile)
-      : plan_(plan), placement_(placement),
+                     std::vector<uint8_t> *external, bool profile, const DeviceCode *device)
+      : plan_(plan), device_(device), placement_(placement),
         external_(placement == WeightsPlacement::External ? external : nullptr), ctx_(ctx),
         profile_(profile), i8_(llvm::Type::getInt8Ty(ctx)), i32_(llvm::Type::getInt32Ty(ctx)),
         i64_(llvm::Type::getInt64Ty(ctx)), ptr_(llvm::PointerType::getUnqual(ctx)) {}
@@ -224,9 +224,9 @@ private:
         llvm::ConstantArray::get(llvm::ArrayType::get(type, descs.size()), descs), "onnxc.symbols");
   }
   void build_model_desc() {
-    auto *type =
-        llvm::StructType::get(ctx_, {i32_, i32_, i32_, i32_, i64_, i64_, ptr_, ptr_, ptr_, ptr_,
-                                     i64_, i64_, i32_, i32_, ptr_, ptr_, i32_, i32_, ptr_, i32_});
+    auto *type = llvm::StructType::get(ctx_, {i32_, i32_, i32_, i32_, i64_, i64_, ptr_,
+                                              ptr_, ptr_, ptr_, i64_, i64_, i32_, i32_,
+                                              ptr_, ptr_, i32_, i32_, ptr_, i32_, ptr_});
     const bool tiles = plan_.batch && plan_.batch->tile_plan;
     llvm::Constant *run_tile = llvm::ConstantPointerNull::get(ptr_);
     if (tiles) { // defined by the tile plan's module, linked in by the backend
@@ -254,10 +254,56 @@ private:
                llvm::ConstantInt::get(i32_, plan_.batch ? 1 /* ONNXC_EXEC_PER_SAMPLE */ : 0),
                llvm::ConstantInt::get(i32_, tiles ? plan_.batch->tile : 0),
                run_tile,
-               llvm::ConstantInt::get(i32_, plan_.batch ? plan_.batch->chunk : 0)});
+               llvm::ConstantInt::get(i32_, plan_.batch ? plan_.batch->chunk : 0),
+               device_desc()});
     auto *gv = new llvm::GlobalVariable(*module_, type, true, llvm::GlobalValue::ExternalLinkage,
                                         init, std::string(kModelDescSymbol));
     gv->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  }
+
+  /// onnxc_device_desc of a CUDA-target library (NULL for a CPU one).
+  llvm::Constant *device_desc() {
+    if (!device_)
+      return llvm::ConstantPointerNull::get(ptr_);
+    auto *image_type = llvm::StructType::get(ctx_, {i32_, i32_, ptr_, i64_});
+    std::vector<llvm::Constant *> images, kernels;
+    for (size_t i = 0; i < device_->images.size(); ++i) {
+      const DeviceImage &im = device_->images[i];
+      std::string data = im.data;
+      if (im.ptx)
+        data.push_back('\0');
+      auto *blob = private_constant(llvm::ConstantDataArray::getRaw(
+                                        data, data.size(), llvm::Type::getInt8Ty(ctx_)),
+                                    "onnxc.device.image." + std::to_string(i), 256);
+      images.push_back(llvm::ConstantStruct::get(
+          image_type, {llvm::ConstantInt::get(i32_, im.sm), llvm::ConstantInt::get(i32_, im.ptx),
+                       blob, llvm::ConstantInt::get(i64_, im.data.size())}));
+    }
+    for (size_t k = 0; k < device_->kernels.size(); ++k)
+      kernels.push_back(c_string(device_->kernels[k], "onnxc.device.kernel." + std::to_string(k)));
+    llvm::Constant *run_cpu = llvm::ConstantPointerNull::get(ptr_);
+    if (!device_->cpu_run_symbol.empty()) {
+      llvm::Function *f = declare(device_->cpu_run_symbol, step_type());
+      f->setVisibility(llvm::GlobalValue::HiddenVisibility);
+      run_cpu = f;
+    }
+    auto array = [&](llvm::Type *t, std::vector<llvm::Constant *> v,
+                     const std::string &name) -> llvm::Constant * {
+      if (v.empty())
+        return llvm::ConstantPointerNull::get(ptr_);
+      return private_constant(llvm::ConstantArray::get(llvm::ArrayType::get(t, v.size()), v),
+                              name);
+    };
+    auto *type = llvm::StructType::get(ctx_, {i32_, i32_, ptr_, ptr_, ptr_, ptr_});
+    llvm::Constant *weights =
+        weights_ ? static_cast<llvm::Constant *>(weights_) : llvm::ConstantPointerNull::get(ptr_);
+    return private_constant(
+        llvm::ConstantStruct::get(
+            type, {llvm::ConstantInt::get(i32_, images.size()),
+                   llvm::ConstantInt::get(i32_, kernels.size()),
+                   array(image_type, images, "onnxc.device.images"),
+                   array(ptr_, kernels, "onnxc.device.kernels"), weights, run_cpu}),
+        "onnxc.device");
   }
 
   // ---- code ------------------------------------------------------------------------------
@@ -297,7 +343,8 @@ private:
       if ((!weights_ && !external_) || v->offset < 0 || v->offset + value_bytes(*v) > weights_size_)
         fail("internal error: weight '{}' at offset {} lies outside the weight blob", v->name,
              v->offset);
-      if (external_) // the context's blob: one add per weight, in the node function
+      // the context's blob (a weights file's, or the device copy): one add per weight
+      if (external_ || device_)
         return b.CreateInBoundsGEP(i8_, f->getArg(2), b.getInt64(v->offset), v->name);
       return llvm::ConstantExpr::getInBoundsGetElementPtr(i8_, weights_, b.getInt64(v->offset));
     case Storage::GraphInput:
@@ -553,6 +600,7 @@ private:
   }
 
   const ExecutionPlan &plan_;
+  const DeviceCode *device_; ///< non-null: a CUDA-target library's host module
   WeightsPlacement placement_;
   std::vector<uint8_t> *external_; ///< non-null: the blob goes here, not into the module
   uint64_t checksum_ = 0;
@@ -575,10 +623,15 @@ private:
 std::unique_ptr<llvm::Module>
 build_model_module(const ExecutionPlan &plan, llvm::LLVMContext &ctx, const std::string &triple,
                    const llvm::DataLayout &layout, WeightsPlacement placement,
-                   std::vector<uint8_t> *external_weights, bool profile) {
+                   std::vector<uint8_t> *external_weights, bool profile,
+                   const DeviceCode *device) {
   if (placement == WeightsPlacement::External && !external_weights)
     fail("internal error: external weights need a blob to go to");
-  return ModelModuleBuilder(plan, ctx, placement, external_weights, profile).build(triple, layout);
+  if (device && placement == WeightsPlacement::External)
+    fail("a CUDA-target library embeds its weights (--weights-file is not supported with "
+         "--target cuda yet)");
+  return ModelModuleBuilder(plan, ctx, placement, external_weights, profile, device)
+      .build(triple, layout);
 }
 
 uint64_t weights_blob_size(const ExecutionPlan &plan) {

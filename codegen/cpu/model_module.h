@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace llvm {
@@ -32,6 +33,23 @@ enum class WeightsPlacement {
   Linked,
 };
 
+/// Device code a host module carries (the CUDA backend's, codegen/cuda): the module's kernel
+/// calls then launch these kernels, and its code addresses the weights through the `weights`
+/// argument of onnxc__model_run (the device copy) while the blob stays in the library for the
+/// upload (runtime_stub/model_desc.h, onnxc_device_desc).
+struct DeviceImage {
+  int32_t sm = 0;   ///< compute capability major * 10 + minor
+  bool ptx = false; ///< PTX text (else a cubin)
+  std::string data;
+};
+struct DeviceCode {
+  std::vector<DeviceImage> images;
+  std::vector<std::string> kernels; ///< __global__ names, indexed by the launch params
+  /// Non-empty: a function of the module (same type as onnxc__model_run) that runs the model
+  /// on the CPU when no GPU is usable (--target cpu,cuda).
+  std::string cpu_run_symbol;
+};
+
 /// The symbol of the weight blob that WeightsPlacement::Linked leaves to the linker.
 inline constexpr char kLinkedWeightsSymbol[] = "onnxc.weights";
 
@@ -47,7 +65,8 @@ std::unique_ptr<llvm::Module>
 build_model_module(const ExecutionPlan &plan, llvm::LLVMContext &ctx, const std::string &triple,
                    const llvm::DataLayout &layout,
                    WeightsPlacement placement = WeightsPlacement::InModule,
-                   std::vector<uint8_t> *external_weights = nullptr, bool profile = false);
+                   std::vector<uint8_t> *external_weights = nullptr, bool profile = false,
+                   const DeviceCode *device = nullptr);
 
 /// Size in bytes of `plan`'s weight blob (every weight at its offset). Throws Error when
 /// weights overlap or lack data.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "codegen/cpu/cpu_backend.h"
+#include "codegen/cuda/cuda_backend.h"
 #include "compiler/passes/pipeline.h"
 
 #include <string>
@@ -16,6 +17,11 @@ struct CompileOptions {
   std::string name; ///< C identifier; default from the output file name
   CpuCodegenOptions codegen;
   PipelineOptions pipeline;
+  /// --target cuda (or cpu,cuda): device code for NVIDIA GPUs (codegen/cuda), the host code
+  /// for codegen.target.
+  bool cuda = false;
+  bool cuda_cpu_fallback = false; ///< --target cpu,cuda: CPU code too, run without a GPU
+  CudaCodegenOptions cuda_opts;
   bool quiet = false; ///< no summary on stdout
   /// Run-time batch: samples per tile run by code specialised for the tile (--batch-tile);
   /// -1: 8 when per-sample runs make matrix products thin, else none; 0: none.

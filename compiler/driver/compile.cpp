@@ -215,6 +215,13 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
   };
   RunTimeDims rt_dims = plan_run_time_dims(o.model_path, popts.bindings);
   time_step("run-time-dims");
+  if (o.cuda && (rt_dims.batch || !rt_dims.extent.empty()))
+    fail("--target cuda does not support run-time dims yet: bind '{}' with --dim {}=N",
+         rt_dims.batch ? rt_dims.batch->symbol : rt_dims.extent,
+         rt_dims.batch ? rt_dims.batch->symbol : rt_dims.extent);
+  CudaKernels cuda_kernels;
+  if (o.cuda)
+    popts.lower = [&cuda_kernels](const Region &r) { return cuda_kernels.lower(r); };
   auto model = load_model(o.model_path);
   time_step("load-model");
   std::optional<RunTimeBatchFacts> &batch = rt_dims.batch;
@@ -283,9 +290,26 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
   progress.stage(fmt::format("generating machine code: {} kernel calls{}", plan.calls.size(),
                              o.codegen.profile ? " (profiled)" : ""));
   auto cg_start = std::chrono::steady_clock::now();
-  CpuArtifactInfo budget = compile_cpu(plan, o.codegen, o.out_path);
+  CpuArtifactInfo budget;
+  if (o.cuda) {
+    std::unique_ptr<Model> cpu_model; // --target cpu,cuda: the CPU plan's graph
+    ExecutionPlan cpu_plan;
+    CpuCodegenOptions host = o.codegen;
+    if (o.cuda_cpu_fallback) {
+      progress.stage("optimising the graph for the CPU fallback");
+      cpu_model = load_model(o.model_path);
+      PipelineOptions cp = popts;
+      cp.lower = nullptr;
+      cpu_plan = run_pipeline(*cpu_model, cp, nullptr);
+      host.cpu_fallback = &cpu_plan;
+      plan.arena_size = std::max(plan.arena_size, cpu_plan.arena_size);
+    }
+    budget = compile_cuda(plan, cuda_kernels, host, o.cuda_opts, o.out_path);
+  } else {
+    budget = compile_cpu(plan, o.codegen, o.out_path);
+  }
   timings.push_back(
-      {"codegen-cpu",
+      {o.cuda ? "codegen-cuda" : "codegen-cpu",
        std::chrono::duration<double>(std::chrono::steady_clock::now() - cg_start).count(),
        popts.time_passes ? current_rss_bytes() : -1, popts.time_passes ? peak_rss_bytes() : -1});
 

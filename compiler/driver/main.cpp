@@ -68,11 +68,19 @@ struct CompileFlags : BindingFlags {
   std::string emit = "so";
   int opt = 3;
   std::string sanitize; ///< "", "thread" or "address"
+  std::string cuda_archs;
 };
 
 void add_codegen_flags(CLI::App *cmd, CompileOptions &o, CompileFlags &f) {
   cmd->add_option("--name", o.name, "C identifier of the model (header, symbol prefix)");
-  cmd->add_option("--target", o.codegen.target.triple, "Target triple (default: the host)");
+  cmd->add_option("--target", o.codegen.target.triple,
+                  "cpu (default: the host), a target triple, cuda (NVIDIA GPUs) or cpu,cuda "
+                  "(the GPU when one is usable, else the CPU)");
+  cmd->add_option("--cuda-arch", f.cuda_archs,
+                  "--target cuda: GPU architectures to build code for (default sm_80,sm_90; PTX "
+                  "for the newest is added for later GPUs)");
+  cmd->add_option("--emit-cuda", o.cuda_opts.source_path,
+                  "--target cuda: also write the generated CUDA C++ to this file");
   cmd->add_option("--cpu", o.codegen.target.cpu, "Target CPU (default: the host CPU)");
   cmd->add_option("--features", o.codegen.target.features, "Target features, e.g. +avx2,-fma");
   cmd->add_option("-O", f.opt, "Optimisation level: -O0 .. -O3 (default -O3)")
@@ -111,6 +119,26 @@ void add_codegen_flags(CLI::App *cmd, CompileOptions &o, CompileFlags &f) {
 
 void finish_codegen_flags(CompileOptions &o, const CompileFlags &f) {
   o.pipeline.bindings = parse_bindings(f);
+  std::string &target = o.codegen.target.triple;
+  if (target == "cpu")
+    target.clear();
+  else if (target == "cuda" || target == "cpu,cuda" || target == "cuda,cpu") {
+    o.cuda = true;
+    o.cuda_cpu_fallback = target != "cuda";
+    target.clear();
+    if (!cuda_backend_available())
+      fail("--target {}: this onnxc was built without the CUDA Toolkit (NVRTC), so it has no "
+           "CUDA backend; install the CUDA Toolkit and rebuild onnxc, or use --target cpu",
+           o.cuda_cpu_fallback ? "cpu,cuda" : "cuda");
+  }
+  if (!f.cuda_archs.empty()) {
+    if (!o.cuda)
+      fail("--cuda-arch needs --target cuda");
+    o.cuda_opts.archs = parse_cuda_archs(f.cuda_archs);
+  }
+  if (!o.cuda_opts.source_path.empty() && !o.cuda)
+    fail("--emit-cuda needs --target cuda");
+  o.cuda_opts.time_passes = o.pipeline.time_passes;
   o.codegen.opt_level = f.opt;
   o.codegen.time_passes = o.pipeline.time_passes;
   o.codegen.specialise_parallel = pass_enabled(o.pipeline, kSpecialiseParallelPass);

@@ -1,0 +1,294 @@
+// Device code shared by every CUDA kernel onnxc generates (codegen/cuda/cuda_kernels.cpp).
+// Compiled by NVRTC in-process, prepended to the model's translation unit: no headers, no
+// host code. Each generated kernel is `extern "C" __global__ void kN(...)`, specialised on its
+// node's constant shapes, and calls the templates below.
+#pragma once
+
+namespace onnxc {
+
+// ---- math, overloaded per element type -------------------------------------------------------
+__device__ __forceinline__ float m_exp(float x) { return expf(x); }
+__device__ __forceinline__ double m_exp(double x) { return exp(x); }
+__device__ __forceinline__ float m_log(float x) { return logf(x); }
+__device__ __forceinline__ double m_log(double x) { return log(x); }
+__device__ __forceinline__ float m_tanh(float x) { return tanhf(x); }
+__device__ __forceinline__ double m_tanh(double x) { return tanh(x); }
+__device__ __forceinline__ float m_erf(float x) { return erff(x); }
+__device__ __forceinline__ double m_erf(double x) { return erf(x); }
+__device__ __forceinline__ float m_sqrt(float x) { return sqrtf(x); }
+__device__ __forceinline__ double m_sqrt(double x) { return sqrt(x); }
+__device__ __forceinline__ float m_pow(float x, float y) { return powf(x, y); }
+__device__ __forceinline__ double m_pow(double x, double y) { return pow(x, y); }
+__device__ __forceinline__ float m_max(float a, float b) { return a != a || a > b ? a : b; }
+__device__ __forceinline__ float m_min(float a, float b) { return a != a || a < b ? a : b; }
+__device__ __forceinline__ double m_max(double a, double b) { return a != a || a > b ? a : b; }
+__device__ __forceinline__ double m_min(double a, double b) { return a != a || a < b ? a : b; }
+template <typename T> __device__ __forceinline__ T m_max(T a, T b) { return a > b ? a : b; }
+template <typename T> __device__ __forceinline__ T m_min(T a, T b) { return a < b ? a : b; }
+
+#define ONNXC_M1(name, f32, f64)                                                                \
+  __device__ __forceinline__ float m_##name(float x) { return f32(x); }                         \
+  __device__ __forceinline__ double m_##name(double x) { return f64(x); }
+ONNXC_M1(sin, sinf, sin)
+ONNXC_M1(cos, cosf, cos)
+ONNXC_M1(tan, tanf, tan)
+ONNXC_M1(asin, asinf, asin)
+ONNXC_M1(acos, acosf, acos)
+ONNXC_M1(atan, atanf, atan)
+ONNXC_M1(sinh, sinhf, sinh)
+ONNXC_M1(cosh, coshf, cosh)
+ONNXC_M1(asinh, asinhf, asinh)
+ONNXC_M1(acosh, acoshf, acosh)
+ONNXC_M1(atanh, atanhf, atanh)
+ONNXC_M1(floor, floorf, floor)
+ONNXC_M1(ceil, ceilf, ceil)
+ONNXC_M1(rint, rintf, rint)
+ONNXC_M1(log1p, log1pf, log1p)
+ONNXC_M1(expm1, expm1f, expm1)
+ONNXC_M1(fabs, fabsf, fabs)
+#undef ONNXC_M1
+__device__ __forceinline__ float m_fmod(float x, float y) { return fmodf(x, y); }
+__device__ __forceinline__ double m_fmod(double x, double y) { return fmod(x, y); }
+
+template <typename T> __device__ __forceinline__ T lowest() { return T(-1) > T(0) ? T(0) : T(0); }
+template <> __device__ __forceinline__ float lowest<float>() { return -__int_as_float(0x7f800000); }
+template <> __device__ __forceinline__ double lowest<double>() {
+  return -__longlong_as_double(0x7ff0000000000000LL);
+}
+
+// ---- activations fused into Conv / Gemm / MatMul (FusedActivation) --------------------------
+enum Act { kNone, kRelu, kClip, kLeakyRelu, kSigmoid, kHardSigmoid, kHardSwish, kSilu, kGelu,
+           kGeluTanh };
+
+template <int A, typename T> __device__ __forceinline__ T activate(T x, T a, T b) {
+  if (A == kRelu)
+    return x > T(0) ? x : T(0);
+  if (A == kClip)
+    return x < a ? a : (x > b ? b : x);
+  if (A == kLeakyRelu)
+    return x >= T(0) ? x : a * x;
+  if (A == kSigmoid)
+    return T(1) / (T(1) + m_exp(-x));
+  if (A == kHardSigmoid)
+    return m_max(T(0), m_min(T(1), a * x + b));
+  if (A == kHardSwish)
+    return x * m_max(T(0), m_min(T(1), x / T(6) + T(0.5)));
+  if (A == kSilu)
+    return x / (T(1) + m_exp(-x));
+  if (A == kGelu)
+    return T(0.5) * x * (T(1) + m_erf(x * T(0.70710678118654752440)));
+  if (A == kGeluTanh)
+    return T(0.5) * x *
+           (T(1) + m_tanh(T(0.79788456080286535588) * (x + T(0.044715) * x * x * x)));
+  return x;
+}
+
+// ---- element-wise ops: u_<Op>(x, a, b) with the op's float attributes a, b ----------------------
+// Ops for every numeric type:
+template <typename T> __device__ __forceinline__ T u_Relu(T x, T, T) { return x > T(0) ? x : T(0); }
+template <typename T> __device__ __forceinline__ T u_Abs(T x, T, T) { return x < T(0) ? T(-x) : x; }
+template <typename T> __device__ __forceinline__ T u_Neg(T x, T, T) { return T(-x); }
+template <typename T> __device__ __forceinline__ T u_Sign(T x, T, T) {
+  return T((x > T(0)) - (x < T(0)));
+}
+template <typename T> __device__ __forceinline__ T u_Identity(T x, T, T) { return x; }
+// Float ops:
+#define ONNXC_U(name, expr)                                                                    \
+  template <typename T> __device__ __forceinline__ T u_##name(T x, T a, T b) { return expr; }
+ONNXC_U(Exp, m_exp(x))
+ONNXC_U(Log, m_log(x))
+ONNXC_U(Sqrt, m_sqrt(x))
+ONNXC_U(Tanh, m_tanh(x))
+ONNXC_U(Erf, m_erf(x))
+ONNXC_U(Sin, m_sin(x))
+ONNXC_U(Cos, m_cos(x))
+ONNXC_U(Tan, m_tan(x))
+ONNXC_U(Asin, m_asin(x))
+ONNXC_U(Acos, m_acos(x))
+ONNXC_U(Atan, m_atan(x))
+ONNXC_U(Sinh, m_sinh(x))
+ONNXC_U(Cosh, m_cosh(x))
+ONNXC_U(Asinh, m_asinh(x))
+ONNXC_U(Acosh, m_acosh(x))
+ONNXC_U(Atanh, m_atanh(x))
+ONNXC_U(Floor, m_floor(x))
+ONNXC_U(Ceil, m_ceil(x))
+ONNXC_U(Round, m_rint(x))
+ONNXC_U(Reciprocal, T(1) / x)
+ONNXC_U(Sigmoid, T(1) / (T(1) + m_exp(-x)))
+ONNXC_U(Softplus, x > T(0) ? x + m_log1p(m_exp(-x)) : m_log1p(m_exp(x)))
+ONNXC_U(Softsign, x / (T(1) + m_fabs(x)))
+ONNXC_U(Elu, x >= T(0) ? x : a * m_expm1(x))
+ONNXC_U(Selu, b * (x > T(0) ? x : a * m_expm1(x)))
+ONNXC_U(Celu, m_max(T(0), x) + m_min(T(0), a * m_expm1(x / a)))
+ONNXC_U(LeakyRelu, x >= T(0) ? x : a * x)
+ONNXC_U(ThresholdedRelu, x > a ? x : T(0))
+ONNXC_U(HardSigmoid, m_max(T(0), m_min(T(1), a * x + b)))
+ONNXC_U(HardSwish, x * m_max(T(0), m_min(T(1), x / T(6) + T(0.5))))
+ONNXC_U(Mish, x * m_tanh(x > T(0) ? x + m_log1p(m_exp(-x)) : m_log1p(m_exp(x))))
+ONNXC_U(Gelu, T(0.5) * x * (T(1) + m_erf(x * T(0.70710678118654752440))))
+ONNXC_U(GeluTanh,
+        T(0.5) * x * (T(1) + m_tanh(T(0.79788456080286535588) * (x + T(0.044715) * x * x * x))))
+ONNXC_U(Shrink, x < -a ? x + b : (x > a ? x - b : T(0)))
+#undef ONNXC_U
+
+// Binary ops b_<Op>(x, y):
+#define ONNXC_B(name, expr)                                                                    \
+  template <typename T> __device__ __forceinline__ auto b_##name(T x, T y) { return expr; }
+ONNXC_B(Add, T(x + y))
+ONNXC_B(Sub, T(x - y))
+ONNXC_B(Mul, T(x * y))
+ONNXC_B(Div, T(y == T(0) && T(0.5) == T(0) ? T(0) : T(x / y)))
+ONNXC_B(Max, m_max(x, y))
+ONNXC_B(Min, m_min(x, y))
+ONNXC_B(Equal, (unsigned char)(x == y))
+ONNXC_B(Less, (unsigned char)(x < y))
+ONNXC_B(Greater, (unsigned char)(x > y))
+ONNXC_B(LessOrEqual, (unsigned char)(x <= y))
+ONNXC_B(GreaterOrEqual, (unsigned char)(x >= y))
+ONNXC_B(And, (unsigned char)(x && y))
+ONNXC_B(Or, (unsigned char)(x || y))
+ONNXC_B(Xor, (unsigned char)((x != 0) != (y != 0)))
+ONNXC_B(BitwiseAnd, T(x & y))
+ONNXC_B(BitwiseOr, T(x | y))
+ONNXC_B(BitwiseXor, T(x ^ y))
+ONNXC_B(PRelu, T(x < T(0) ? x * y : x))
+ONNXC_B(FMod, T(m_fmod(x, y)))
+#undef ONNXC_B
+template <typename T> __device__ __forceinline__ T b_Mod(T x, T y) { // Python's: sign of y
+  if (y == T(0))
+    return T(0);
+  T r = T(x % y);
+  return r != T(0) && ((r < T(0)) != (y < T(0))) ? T(r + y) : r;
+}
+template <typename T> __device__ __forceinline__ T b_IntMod(T x, T y) { // C's (fmod=1)
+  return y == T(0) ? T(0) : T(x % y);
+}
+__device__ __forceinline__ float b_Pow(float x, float y) { return powf(x, y); }
+__device__ __forceinline__ double b_Pow(double x, double y) { return pow(x, y); }
+template <typename T> __device__ __forceinline__ T b_Pow(T x, T y) {
+  return T(pow(double(x), double(y)));
+}
+template <typename T> __device__ __forceinline__ T b_BitShiftLeft(T x, T y) {
+  return y >= T(sizeof(T) * 8) ? T(0) : T(x << y);
+}
+template <typename T> __device__ __forceinline__ T b_BitShiftRight(T x, T y) {
+  return y >= T(sizeof(T) * 8) ? T(0) : T(x >> y);
+}
+
+// ---- tiled GEMM (SIMT): C[m][n] = sum_k A(m, k) * B(k, n), stored by the epilogue -----------
+// One 64x64 tile of C per block of 256 threads, K in steps of 16 through shared memory; each
+// thread accumulates a 4x4 sub-tile strided by 16 (conflict-free shared reads, coalesced
+// stores). LA(m, k) / LB(k, n) read operands (the conv's input gather, a transposed matrix...),
+// EP(m, n, acc) stores. blockIdx.x: tile of N, blockIdx.y: tile of M, blockIdx.z: batch/group
+// (the caller's lambdas read it).
+constexpr int kGemmBM = 64, kGemmBN = 64, kGemmBK = 16, kGemmThreads = 256;
+
+/// A_KC / B_KC: A(m, k) / B(k, n) is contiguous in k (else in m / n): the tile is loaded with
+/// consecutive threads on consecutive addresses either way.
+template <typename T, int M, int N, int K, bool A_KC, bool B_KC, class LA, class LB, class EP>
+__device__ __forceinline__ void gemm_tile(LA la, LB lb, EP ep) {
+  __shared__ T as[kGemmBK][kGemmBM + 1];
+  __shared__ T bs[kGemmBK][kGemmBN + 1];
+  const int tid = threadIdx.x;
+  const int m0 = blockIdx.y * kGemmBM, n0 = blockIdx.x * kGemmBN;
+  const int tr = tid / 16, tc = tid % 16;
+  T acc[4][4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      acc[i][j] = T(0);
+  for (int k0 = 0; k0 < K; k0 += kGemmBK) {
+#pragma unroll
+    for (int i = tid; i < kGemmBM * kGemmBK; i += kGemmThreads) {
+      const int mm = A_KC ? i / kGemmBK : i % kGemmBM, kk = A_KC ? i % kGemmBK : i / kGemmBM;
+      const int m = m0 + mm, k = k0 + kk;
+      as[kk][mm] = (M % kGemmBM == 0 || m < M) && (K % kGemmBK == 0 || k < K) ? la(m, k) : T(0);
+    }
+#pragma unroll
+    for (int i = tid; i < kGemmBK * kGemmBN; i += kGemmThreads) {
+      const int kk = B_KC ? i % kGemmBK : i / kGemmBN, nn = B_KC ? i / kGemmBK : i % kGemmBN;
+      const int n = n0 + nn, k = k0 + kk;
+      bs[kk][nn] = (N % kGemmBN == 0 || n < N) && (K % kGemmBK == 0 || k < K) ? lb(k, n) : T(0);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int kk = 0; kk < kGemmBK; ++kk) {
+      T a[4], b[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+        a[i] = as[kk][tr + 16 * i];
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+        b[j] = bs[kk][tc + 16 * j];
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          acc[i][j] += a[i] * b[j];
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const int m = m0 + tr + 16 * i, n = n0 + tc + 16 * j;
+      if ((M % kGemmBM == 0 || m < M) && (N % kGemmBN == 0 || n < N))
+        ep(m, n, acc[i][j]);
+    }
+}
+
+// ---- convolution (NCHW) ------------------------------------------------------------------------
+// The input element of the implicit-GEMM B operand: row k = (ci, kh, kw) of the group's input
+// channels, column n = (b, oh, ow); 0 in the padding.
+template <typename T, int CG, int H, int W, int KH, int KW, int SH, int SW, int PH, int PW, int DH,
+          int DW, int OH, int OW, int C>
+__device__ __forceinline__ T conv_input(const T *x, int g, int k, int n) {
+  const int kw = k % KW, kh = (k / KW) % KH, ci = k / (KW * KH);
+  const int ow = n % OW, oh = (n / OW) % OH, b = n / (OW * OH);
+  const int ih = oh * SH - PH + kh * DH, iw = ow * SW - PW + kw * DW;
+  if (ih < 0 || ih >= H || iw < 0 || iw >= W)
+    return T(0);
+  return x[((long long)(b * C + g * CG + ci) * H + ih) * W + iw];
+}
+
+// ---- reductions within a block ---------------------------------------------------------------
+template <typename T> __device__ __forceinline__ T warp_sum(T v) {
+#pragma unroll
+  for (int o = 16; o > 0; o /= 2)
+    v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+template <typename T> __device__ __forceinline__ T warp_max(T v) {
+#pragma unroll
+  for (int o = 16; o > 0; o /= 2)
+    v = m_max(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+/// Sum over the block (blockDim.x a multiple of 32, at most 1024); every thread gets it.
+template <typename T> __device__ __forceinline__ T block_sum(T v) {
+  __shared__ T part[32];
+  v = warp_sum(v);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  __syncthreads();
+  if (lane == 0)
+    part[warp] = v;
+  __syncthreads();
+  v = lane < warps ? part[lane] : T(0);
+  return warp_sum(v);
+}
+template <typename T> __device__ __forceinline__ T block_max(T v) {
+  __shared__ T part[32];
+  v = warp_max(v);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  __syncthreads();
+  if (lane == 0)
+    part[warp] = v;
+  __syncthreads();
+  v = lane < warps ? part[lane] : lowest<T>();
+  return warp_max(v);
+}
+
+} // namespace onnxc
