@@ -9,7 +9,7 @@
 namespace onnxc {
 
 /// Exported ABI entry points, all defined by the runtime stub bitcode.
-inline constexpr std::array<std::string_view, 26> kCpuAbiSymbols = {
+inline constexpr std::array<std::string_view, 27> kCpuAbiSymbols = {
     "onnxc_abi_version",
     "onnxc_model_name",
     "onnxc_signature_json",
@@ -33,6 +33,7 @@ inline constexpr std::array<std::string_view, 26> kCpuAbiSymbols = {
     "onnxc_run_buffers",
     "onnxc_output_result",
     "onnxc_last_error",
+    "onnxc_backend",
     "onnxc_profile_num_nodes",
     "onnxc_profile_node",
     "onnxc_profile_reset",

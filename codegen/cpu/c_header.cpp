@@ -54,6 +54,9 @@ onnxc_status @N@_run_buffers(onnxc_context *ctx, const void *const *inputs,
 /// The last error of `ctx`, or of the last failed create on this thread if ctx is NULL
 /// (aliases onnxc_last_error).
 const char *@N@_last_error(const onnxc_context *ctx);
+/// Where the context runs the model: "cuda" or "cpu" (a --target cpu,cuda library runs on the
+/// GPU when one was usable at create) (aliases onnxc_backend).
+const char *@N@_backend(const onnxc_context *ctx);
 )ONNXC";
 
 std::string replace_all(std::string s, const std::string &from, const std::string &to) {

@@ -1084,6 +1084,11 @@ const std::set<std::string> kCopyOps = {"Identity", "Reshape",   "Flatten",
 Launch lower_node(const Node &n, const Region &r) {
   if (!n.domain.empty() && n.domain != "ai.onnx")
     unsupported(n, "the domain '" + n.domain + "' is not supported");
+  for (const Value *v : n.outputs)
+    if (v && !v->run_time_shape_from.empty())
+      fail("{}: input '{}' must be a compile-time constant on the CUDA target (its outputs' "
+           "shapes depend on its values); {}",
+           n.describe(), v->run_time_shape_from, v->run_time_shape_trace);
   const std::string &op = n.op_type;
   if (kCopyOps.count(op)) {
     if (op == "Dropout" && n.outputs.size() > 1 && n.outputs[1])

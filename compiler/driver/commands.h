@@ -83,6 +83,10 @@ struct VerifyOptions {
   double atol = 1e-7;
   CompileOptions compile; ///< model_path/out_path are filled in by verify
   int threads = 1;
+  /// Non-empty: compile as verify does, but instead of running write each data set to
+  /// EXPORT/<n>/ (the library, inputs and expected outputs as .npy, manifest.json) for
+  /// tests/cuda/run_exported.py to run elsewhere (a GPU machine without onnxc).
+  std::string export_dir;
 };
 int cmd_verify(const VerifyOptions &o);
 

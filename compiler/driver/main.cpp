@@ -216,6 +216,9 @@ int main(int argc, char **argv) {
   verify->add_option("--rtol", vo.rtol, "Relative tolerance (default 1e-3)");
   verify->add_option("--atol", vo.atol, "Absolute tolerance (default 1e-7)");
   verify->add_option("--threads", vo.threads, "Threads")->check(CLI::Range(1, 1024));
+  verify->add_option("--export", vo.export_dir,
+                     "Do not run: write each data set's library, inputs and expected outputs "
+                     "to EXPORT/<n>/ (see tests/cuda/run_exported.py)");
   add_codegen_flags(verify, vo.compile, vf);
 
   BenchOptions bo;

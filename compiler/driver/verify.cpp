@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -178,6 +179,7 @@ read_typed_data_set(const std::string &dir, const std::string &prefix,
 struct Compiled {
   std::unique_ptr<ModelLibrary> lib;
   std::set<std::string> baked; ///< inputs whose values were compiled in
+  std::string path;            ///< the library file
 };
 
 /// Compiles the model for a data set: symbolic dims are bound from its inputs, and an input
@@ -229,6 +231,7 @@ Compiled compile_for(const VerifyOptions &o, const std::vector<NamedTensor> &dat
     }
   }
   c.lib = std::make_unique<ModelLibrary>(co.out_path);
+  c.path = co.out_path;
   return c;
 }
 
@@ -238,6 +241,96 @@ std::vector<NamedTensor> read_data(const std::string &dir, const std::string &pr
   if (!io.any())
     return read_data_set(dir, prefix);
   return read_typed_data_set(dir, prefix, prefix == "input" ? io.inputs : io.outputs, nullptr);
+}
+
+/// numpy's descr of a dtype ("<f4"); throws for those .npy cannot hold.
+std::string npy_descr(DType t) {
+  switch (t) {
+  case DType::Float:
+    return "<f4";
+  case DType::Double:
+    return "<f8";
+  case DType::Float16:
+    return "<f2";
+  case DType::Bool:
+    return "|b1";
+  case DType::Uint8:
+    return "|u1";
+  case DType::Int8:
+    return "|i1";
+  case DType::Int16:
+    return "<i2";
+  case DType::Uint16:
+    return "<u2";
+  case DType::Int32:
+    return "<i4";
+  case DType::Uint32:
+    return "<u4";
+  case DType::Int64:
+    return "<i8";
+  case DType::Uint64:
+    return "<u8";
+  default:
+    fail("--export: a tensor of element type {} cannot be written as .npy",
+         dtype_name(t));
+  }
+}
+
+void write_bytes(const fs::path &path, const std::string &bytes) {
+  std::ofstream f(path, std::ios::binary);
+  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!f)
+    fail("--export: cannot write '{}'", path.string());
+}
+
+/// Writes t as a version 1.0 .npy file.
+void write_npy(const fs::path &path, const Tensor &t) {
+  std::string shape;
+  for (int64_t d : t.shape())
+    shape += std::to_string(d) + ", ";
+  if (t.shape().size() > 1)
+    shape.resize(shape.size() - 1); // "(2, 3)" but "(3,)"
+  std::string header = "{'descr': '" + npy_descr(t.dtype()) + "', 'fortran_order': False, " +
+                       "'shape': (" + (t.shape().empty() ? "" : shape) + "), }";
+  while ((10 + header.size() + 1) % 64 != 0)
+    header += ' ';
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\x00';
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>((header.size() >> 8) & 0xff);
+  out += header;
+  out.append(reinterpret_cast<const char *>(t.data()), t.nbytes());
+  write_bytes(path, out);
+}
+
+/// `onnxc verify --export`: the data set's library, inputs (in the library's order, without the
+/// compiled-in ones) and expected outputs, and a manifest, in `to`.
+void export_data_set(const Compiled &c, const std::string &dir, const VerifyOptions &o,
+                     const CompositeIO &io, const fs::path &to) {
+  const ModelLibrary &lib = *c.lib;
+  std::vector<NamedTensor> inputs = read_data(dir, "input", io);
+  std::vector<NamedTensor> expected = read_data(dir, "output", io);
+  std::erase_if(inputs, [&](const NamedTensor &t) { return c.baked.count(t.name) > 0; });
+  std::vector<const Tensor *> ins = match_inputs(lib.inputs(), inputs, dir);
+  conform_inputs(lib, ins, inputs, dir);
+  fs::create_directories(to);
+  fs::copy_file(c.path, to / "lib.so", fs::copy_options::overwrite_existing);
+  std::string manifest = fmt::format("{{\"source\": \"{}\", \"rtol\": {}, \"atol\": {}, "
+                                     "\"inputs\": [",
+                                     dir, o.rtol, o.atol);
+  for (size_t i = 0; i < ins.size(); ++i) {
+    write_npy(to / fmt::format("input_{}.npy", i), *ins[i]);
+    manifest += fmt::format("{}\"input_{}.npy\"", i ? ", " : "", i);
+  }
+  manifest += "], \"outputs\": [";
+  for (size_t i = 0; i < expected.size(); ++i) {
+    write_npy(to / fmt::format("expected_{}.npy", i), expected[i].tensor);
+    manifest += fmt::format("{}\"expected_{}.npy\"", i ? ", " : "", i);
+  }
+  manifest += "]}\n";
+  write_bytes(to / "manifest.json", manifest);
 }
 
 bool check_data_set(const Compiled &c, const std::string &dir, const VerifyOptions &o,
@@ -281,7 +374,7 @@ int cmd_verify(const VerifyOptions &o) {
   check_input_kinds(*model->graph);
   CompositeIO io = composite_io(*model->graph);
   TempDir tmp;
-  int failed = 0, index = 0;
+  int failed = 0, index = 0, exported = 0;
   Compiled shared;
   for (const std::string &dir : o.data_dirs) {
     // One compile serves every data set unless input values are compiled in.
@@ -289,7 +382,16 @@ int cmd_verify(const VerifyOptions &o) {
       fs::path out = tmp.path() / fmt::format("libmodel{}.so", index++);
       shared = compile_for(o, read_data(dir, "input", io), out, dir, io);
     }
+    if (!o.export_dir.empty()) {
+      export_data_set(shared, dir, o, io, fs::path(o.export_dir) / std::to_string(exported++));
+      continue;
+    }
     failed += !check_data_set(shared, dir, o, io);
+  }
+  if (!o.export_dir.empty()) {
+    std::cout << fmt::format("{}: exported {} data sets to {}\n", o.model_path,
+                             o.data_dirs.size(), o.export_dir);
+    return 0;
   }
   std::cout << fmt::format("{}: {} of {} data sets passed\n", o.model_path,
                            o.data_dirs.size() - failed, o.data_dirs.size());

@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Runs libraries exported by `onnxc verify --export DIR` and compares their outputs.
+
+For a machine that has the libraries' hardware (a GPU) but not onnxc: needs only Python 3 and
+numpy. Each case directory holds lib.so, input_N.npy, expected_N.npy and manifest.json; the
+comparison is onnxc verify's (|got - want| <= atol + rtol * |want| for floats, NaN equal to NaN,
+exact for the others).
+
+    run_exported.py ROOT [--json OUT] [--backend cuda] [--jobs N]
+
+walks ROOT for manifest.json files, prints one PASS/FAIL/ERROR line per data set, and with
+--json writes {case: {"status": ..., "detail": ...}}. --backend: fail a case whose context does
+not run there (onnxc_backend), so a CUDA library that fell back to the CPU does not count.
+Each case runs in a process of its own (--jobs at a time), so a case that crashes or leaves the
+GPU in an error state fails alone.
+"""
+import argparse
+import concurrent.futures
+import ctypes
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+MAX_RANK = 8
+DTYPES = {np.dtype("float32"): 1, np.dtype("uint8"): 2, np.dtype("int8"): 3,
+          np.dtype("uint16"): 4, np.dtype("int16"): 5, np.dtype("int32"): 6,
+          np.dtype("int64"): 7, np.dtype("bool"): 9, np.dtype("float16"): 10,
+          np.dtype("float64"): 11, np.dtype("uint32"): 12, np.dtype("uint64"): 13}
+
+
+class Tensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("size_bytes", ctypes.c_uint64),
+                ("dtype", ctypes.c_int32), ("rank", ctypes.c_int32),
+                ("shape", ctypes.c_int64 * MAX_RANK)]
+
+
+def tensor(a):
+    t = Tensor()
+    t.data = a.ctypes.data
+    t.size_bytes = a.nbytes
+    t.dtype = DTYPES[a.dtype]
+    t.rank = a.ndim
+    for i, d in enumerate(a.shape):
+        t.shape[i] = d
+    return t
+
+
+def compare(got, want, rtol, atol):
+    if got.dtype != want.dtype:
+        return False, f"dtype {got.dtype} but expected {want.dtype}"
+    if got.shape != want.shape:
+        return False, f"shape {got.shape} but expected {want.shape}"
+    if got.dtype.kind != "f":
+        bad = int(np.count_nonzero(got != want))
+        return bad == 0, f"{bad} of {got.size} elements differ"
+    g = got.astype(np.float64)
+    w = want.astype(np.float64)
+    both_nan = np.isnan(g) & np.isnan(w)
+    same_inf = np.isinf(g) & np.isinf(w) & (np.sign(g) == np.sign(w))
+    with np.errstate(invalid="ignore"):
+        err = np.where(same_inf, 0.0, np.abs(g - w))
+        ok = both_nan | (err <= atol + rtol * np.abs(w))
+    bad = int(np.count_nonzero(~ok))
+    finite = err[~both_nan]
+    worst = float(np.nanmax(finite)) if finite.size else 0.0
+    return bad == 0, f"max abs error {worst:.3g}, {bad} of {got.size} elements outside"
+
+
+def run_case(case_dir, backend):
+    with open(os.path.join(case_dir, "manifest.json")) as f:
+        m = json.load(f)
+    lib = ctypes.CDLL(os.path.abspath(os.path.join(case_dir, "lib.so")))
+    lib.onnxc_create.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+    lib.onnxc_last_error.restype = ctypes.c_char_p
+    lib.onnxc_last_error.argtypes = [ctypes.c_void_p]
+    lib.onnxc_run.argtypes = [ctypes.c_void_p, ctypes.POINTER(Tensor), ctypes.c_int32,
+                              ctypes.POINTER(Tensor), ctypes.c_int32]
+    lib.onnxc_destroy.argtypes = [ctypes.c_void_p]
+    lib.onnxc_output_info.argtypes = [ctypes.c_int32, ctypes.c_void_p]
+    ctx = ctypes.c_void_p()
+    if lib.onnxc_create(ctypes.byref(ctx)) != 0:
+        return "ERROR", lib.onnxc_last_error(None).decode()
+    try:
+        if backend:
+            lib.onnxc_backend.restype = ctypes.c_char_p
+            lib.onnxc_backend.argtypes = [ctypes.c_void_p]
+            got_backend = lib.onnxc_backend(ctx).decode()
+            if got_backend != backend:
+                return "ERROR", f"the context runs on {got_backend}, not {backend}"
+        ins = [np.ascontiguousarray(np.load(os.path.join(case_dir, f))) for f in m["inputs"]]
+        want = [np.load(os.path.join(case_dir, f)) for f in m["outputs"]]
+        outs = [np.zeros(w.shape, w.dtype) for w in want]
+        tin = (Tensor * max(len(ins), 1))(*[tensor(a) for a in ins])
+        tout = (Tensor * max(len(outs), 1))(*[tensor(a) for a in outs])
+        st = lib.onnxc_run(ctx, tin, len(ins), tout, len(outs))
+        if st != 0:
+            return "ERROR", f"onnxc_run: status {st}: {lib.onnxc_last_error(ctx).decode()}"
+        details = []
+        ok = True
+        for i, (g, w) in enumerate(zip(outs, want)):
+            good, detail = compare(g, w, m["rtol"], m["atol"])
+            ok = ok and good
+            details.append(f"output {i}: {detail}")
+        return ("PASS" if ok else "FAIL"), "; ".join(details)
+    finally:
+        lib.onnxc_destroy(ctx)
+
+
+def isolated(case_dir, backend, timeout):
+    cmd = [sys.executable, os.path.abspath(__file__), "--one", case_dir]
+    if backend:
+        cmd += ["--backend", backend]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "ERROR", f"timed out after {timeout} s"
+    lines = r.stdout.strip().splitlines()
+    if r.returncode not in (0, 1) or not lines:
+        return "ERROR", f"crashed (exit {r.returncode}): {r.stderr.strip()[-300:]}"
+    status, _, detail = lines[-1].partition(" ")
+    return status, detail
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("root", nargs="?")
+    ap.add_argument("--json")
+    ap.add_argument("--backend")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--timeout", type=int, default=120)
+    ap.add_argument("--one", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.one:  # a child: one case, "STATUS detail" on the last line
+        try:
+            status, detail = run_case(a.one, a.backend)
+        except Exception as e:
+            status, detail = "ERROR", f"{type(e).__name__}: {e}"
+        print(f"{status} {detail}")
+        return 0 if status == "PASS" else 1
+    results = {}
+    cases = [d for d, _, files in sorted(os.walk(a.root)) if "manifest.json" in files]
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
+        futs = {pool.submit(isolated, d, a.backend, a.timeout): d for d in cases}
+        for f in concurrent.futures.as_completed(futs):
+            name = os.path.relpath(futs[f], a.root)
+            status, detail = f.result()
+            results[name] = {"status": status, "detail": detail}
+            print(f"{status} {name}: {detail}", flush=True)
+    counts = {}
+    for r in results.values():
+        counts[r["status"]] = counts.get(r["status"], 0) + 1
+    print("summary:", json.dumps(counts))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(results, f, indent=1, sort_keys=True)
+    return 0 if counts.get("PASS", 0) == len(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
