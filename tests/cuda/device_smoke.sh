@@ -20,5 +20,5 @@ timeout 60 python3 tests/cuda/run_exported.py /tmp/d/gpu_bench --backend cuda --
   --json "$OUT/bench_models.json" 2>&1 | tee "$OUT/bench_models.txt"
 date
 timeout ${BENCH_TIMEOUT:-240} python3 bench/gpu/run_gpu.py /tmp/d/gpu_bench --json "$OUT/gpu_bench.json" \
-  --iters 30 2>&1 | tee "$OUT/gpu_bench.txt"
+  --iters 30 ${BENCH_ARGS:-} 2>&1 | tee "$OUT/gpu_bench.txt"
 date
