@@ -261,8 +261,29 @@ struct Launch {
   std::vector<Value *> args;
   int64_t gx = 1, gy = 1, gz = 1, block = kBlock;
   std::vector<std::pair<int, int>> inplace{};
-  bool copy = false; ///< a plain copy of args[0] into args[1]
+  bool copy = false;   ///< a plain copy of args[0] into args[1]
+  int64_t scratch = 0; ///< bytes of the scratch buffer, passed after args
 };
+
+/// Split-K for a product of `tiles` 64x64 tiles over K (templates/cuda gemm_tile): slices so
+/// that about two blocks per SM of a large GPU (132 SMs) run, each over at least 64 of K.
+struct SplitK {
+  int64_t s = 1;
+  std::string decl; ///< the tile counters, before the kernel
+  std::string args; ///< gemm_tile's trailing arguments
+};
+SplitK split_k(int64_t tiles, int64_t K, const std::string &ws) {
+  SplitK r;
+  constexpr int64_t kTargetBlocks = 264;
+  if (tiles < kTargetBlocks / 2)
+    r.s = std::clamp<int64_t>((kTargetBlocks + tiles - 1) / tiles, 1,
+                              std::max<int64_t>(1, std::min<int64_t>(K / 64, 32)));
+  if (r.s > 1) {
+    r.decl = "__device__ unsigned KERNEL_NAME_counters[" + str(tiles) + "];\n";
+    r.args = ", " + ws + ", KERNEL_NAME_counters";
+  }
+  return r;
+}
 
 /// A kernel applying `expr` (over x0..xk, each input read at its broadcast offset) to every
 /// output element.
@@ -275,17 +296,41 @@ Launch elementwise(const Node &n, const std::vector<Value *> &ins, Value *out,
     ps.push_back(in_param(n, v));
   ps.push_back(out_param(n, out));
   const std::string it = idx(count);
-  std::string b = head("KERNEL_NAME", params_list(ps)) + grid_loop(it, count);
-  for (size_t k = 0; k < ins.size(); ++k)
-    b += "    const " + ctype(n, ins[k]->type.dtype) + " x" + std::to_string(k) + " = t" +
-         std::to_string(k) + "[" + bcast_offset(dims_of(ins[k]), od, "i") + "];\n";
-  b += "    t" + std::to_string(ins.size()) + "[i] = (" + ctype(n, out->type.dtype) + ")(" + expr +
-       ");\n  }\n}\n";
+  // 16-byte loads and stores (memory-bound: more bytes in flight per thread) when every tensor
+  // has 4-byte elements and each input is the output's size or a scalar.
+  bool vec = count % 4 == 0 && count >= 16 && dtype_bits(out->type.dtype) == 32;
+  for (const Value *v : ins)
+    vec = vec && dtype_bits(v->type.dtype) == 32 &&
+          (product(dims_of(v)) == 1 || bcast_offset(dims_of(v), od, "i") == "i");
+  std::string b = head("KERNEL_NAME", params_list(ps));
+  const std::string to = ctype(n, out->type.dtype), yn = "t" + std::to_string(ins.size());
+  if (vec) {
+    b += grid_loop(it, count / 4);
+    for (size_t k = 0; k < ins.size(); ++k)
+      if (product(dims_of(ins[k])) != 1 || count == 1)
+        b += "    const onnxc::V4<" + ctype(n, ins[k]->type.dtype) + "> a" + std::to_string(k) +
+             " = reinterpret_cast<const onnxc::V4<" + ctype(n, ins[k]->type.dtype) + "> *>(t" +
+             std::to_string(k) + ")[i];\n";
+    b += "    onnxc::V4<" + to + "> r;\n#pragma unroll\n    for (int l = 0; l < 4; ++l) {\n";
+    for (size_t k = 0; k < ins.size(); ++k)
+      b += "      const " + ctype(n, ins[k]->type.dtype) + " x" + std::to_string(k) + " = " +
+           (product(dims_of(ins[k])) == 1 ? "t" + std::to_string(k) + "[0]"
+                                          : "a" + std::to_string(k) + ".v[l]") +
+           ";\n";
+    b += "      r.v[l] = (" + to + ")(" + expr + ");\n    }\n    reinterpret_cast<onnxc::V4<" + to +
+         "> *>(" + yn + ")[i] = r;\n  }\n}\n";
+  } else {
+    b += grid_loop(it, count);
+    for (size_t k = 0; k < ins.size(); ++k)
+      b += "    const " + ctype(n, ins[k]->type.dtype) + " x" + std::to_string(k) + " = t" +
+           std::to_string(k) + "[" + bcast_offset(dims_of(ins[k]), od, "i") + "];\n";
+    b += "    " + yn + "[i] = (" + to + ")(" + expr + ");\n  }\n}\n";
+  }
   Launch l;
   l.body = b;
   l.args = ins;
   l.args.push_back(out);
-  l.gx = blocks_for(count);
+  l.gx = blocks_for(vec ? count / 4 : count);
   for (size_t k = 0; k < ins.size(); ++k)
     if (dims_of(ins[k]) == od && dtype_bits(ins[k]->type.dtype) == dtype_bits(out->type.dtype))
       l.inplace.emplace_back(static_cast<int>(k), static_cast<int>(ins.size()));
@@ -295,9 +340,10 @@ Launch elementwise(const Node &n, const std::vector<Value *> &ins, Value *out,
 /// Copies src's bytes into dst (same size): Reshape and the other ops that only rename.
 Launch copy_launch(Value *src, Value *dst) {
   const int64_t bytes = type_bytes(src->type);
-  const bool words = bytes % 4 == 0;
-  const int64_t count = words ? bytes / 4 : bytes;
-  const std::string t = words ? "unsigned int" : "unsigned char";
+  // every tensor starts 64-byte aligned (plan-memory): 16-byte words when the size allows
+  const int64_t word = bytes % 16 == 0 ? 16 : bytes % 4 == 0 ? 4 : 1;
+  const int64_t count = bytes / word;
+  const std::string t = word == 16 ? "uint4" : word == 4 ? "unsigned int" : "unsigned char";
   Launch l;
   l.body = head("KERNEL_NAME", "const " + t + " *t0, " + t + " *t1") +
            grid_loop(idx(count), count) + "    t1[i] = t0[i];\n  }\n}\n";
@@ -497,17 +543,24 @@ Launch lower_conv(const Node &n, const Region &r) {
                           str(g.DW) + ", " + str(g.OH) + ", " + str(g.OW) + ", " + str(g.C);
   if (Mg >= 16 && K >= 8) { // implicit GEMM: M = output channels of a group, N = pixels
     const int64_t cols = g.N * P;
-    l.body = head("KERNEL_NAME", params_list(ps)) + "  const int g = blockIdx.z;\n" +
-             "  onnxc::gemm_tile<" + t + ", " + str(Mg) + ", " + str(cols) + ", " + str(K) +
-             ", true, false>(\n" + "      [&](int m, int k) { return t1[(long long)(g * " +
+    l.gx = (cols + 63) / 64;
+    l.gy = (Mg + 63) / 64;
+    const SplitK sk = split_k(l.gx * l.gy * g.G, K, "t" + std::to_string(args.size()));
+    if (sk.s > 1) {
+      ps.push_back({t, true});
+      l.scratch = l.gx * l.gy * g.G * sk.s * 4096 * (t == "double" ? 8 : 4);
+    }
+    l.body = sk.decl + head("KERNEL_NAME", params_list(ps)) + "  const int g = blockIdx.z / " +
+             str(sk.s) + ";\n" + "  onnxc::gemm_tile<" + t + ", " + str(Mg) + ", " + str(cols) +
+             ", " + str(K) + ", true, false, " + str(sk.s) + ">(\n" +
+             "      [&](int m, int k) { return t1[(long long)(g * " +
              str(Mg) + " + m) * " + str(K) + " + k]; },\n" +
              "      [&](int k, int n) { return onnxc::conv_input<" + geo + ">(t0, g, k, n); },\n" +
              "      [&](int m, int n, " + t + " v) {\n" + "    const int co = g * " + str(Mg) +
              " + m;\n" + "    const long long o = ((long long)(n / " + str(P) + ") * " + str(g.M) +
-             " + co) * " + str(P) + " + n % " + str(P) + ";\n" + ep + "      });\n}\n";
-    l.gx = (cols + 63) / 64;
-    l.gy = (Mg + 63) / 64;
-    l.gz = g.G;
+             " + co) * " + str(P) + " + n % " + str(P) + ";\n" + ep + "      }" + sk.args +
+             ");\n}\n";
+    l.gz = g.G * sk.s;
     return l;
   }
   // direct: one thread per output element (depthwise and other thin groups)
@@ -591,20 +644,28 @@ Launch lower_gemm_like(const Node &n, const Region &r) {
       batch > 1 ? "(long long)(" + bcast_offset(bbatch, obatch, "z") + ") * " + str(K * N) : "0";
   Launch l;
   l.args = args;
-  l.body = head("KERNEL_NAME", params_list(ps)) + "  const int z = blockIdx.z;\n" + "  const " + t +
+  l.gx = (N + 63) / 64;
+  l.gy = (M + 63) / 64;
+  const int64_t zs = std::max<int64_t>(batch, 1);
+  const SplitK sk = split_k(l.gx * l.gy * zs, K, "t" + std::to_string(args.size()));
+  if (sk.s > 1) {
+    ps.push_back({t, true});
+    l.scratch = l.gx * l.gy * zs * sk.s * 4096 * (t == "double" ? 8 : 4);
+  }
+  l.body = sk.decl + head("KERNEL_NAME", params_list(ps)) + "  const int z = blockIdx.z / " +
+           str(sk.s) + ";\n" + "  const " + t +
            " *A = t0 + " + a_off + ";\n  const " + t + " *B = t1 + " + b_off + ";\n  " + t +
            " *Y = " + yn + " + (long long)z * " + str(M * N) + ";\n" + "  onnxc::gemm_tile<" + t +
            ", " + str(M) + ", " + str(N) + ", " + str(K) + ", " + (ta ? "false" : "true") + ", " +
-           (tb ? "true" : "false") + ">(\n" + "      [&](int m, int k) { return A[" +
+           (tb ? "true" : "false") + ", " + str(sk.s) + ">(\n" + "      [&](int m, int k) { return A[" +
            (ta ? "(long long)k * " + str(M) + " + m" : "(long long)m * " + str(K) + " + k") +
            "]; },\n" + "      [&](int k, int n) { return B[" +
            (tb ? "(long long)n * " + str(K) + " + k" : "(long long)k * " + str(N) + " + n") +
            "]; },\n" + "      [&](int m, int n, " + t + " v) {\n    v *= " + lit(alpha, t) +
            ";\n    " + c_term + "    Y[(long long)m * " + str(N) + " + n] = onnxc::activate<" +
-           act_enum(r.activation) + ">(v, " + act_args(r.activation, t) + ");\n      });\n}\n";
-  l.gx = (N + 63) / 64;
-  l.gy = (M + 63) / 64;
-  l.gz = std::max<int64_t>(batch, 1);
+           act_enum(r.activation) + ">(v, " + act_args(r.activation, t) + ");\n      }" + sk.args +
+           ");\n}\n";
+  l.gz = zs * sk.s;
   return l;
 }
 
@@ -1144,6 +1205,10 @@ KernelCall CudaKernels::lower(const Region &r) {
     copies_.push_back(names_.size());
   KernelCall c = add(n.op_type, l.body, l.args, l.gx, l.gy, l.gz, l.block);
   c.inplace = l.inplace;
+  if (l.scratch > 0) { // passed after the args (KernelCall::scratch_bytes)
+    c.scratch_bytes = l.scratch;
+    c.params[kLaunchNumTensors] += 1;
+  }
   return c;
 }
 

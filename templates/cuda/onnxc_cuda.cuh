@@ -83,6 +83,11 @@ template <int A, typename T> __device__ __forceinline__ T activate(T x, T a, T b
   return x;
 }
 
+/// Four elements of a 4-byte type: one 16-byte load or store.
+template <typename T> struct alignas(16) V4 {
+  T v[4];
+};
+
 // ---- element-wise ops: u_<Op>(x, a, b) with the op's float attributes a, b ----------------------
 // Ops for every numeric type:
 template <typename T> __device__ __forceinline__ T u_Relu(T x, T, T) { return x > T(0) ? x : T(0); }
@@ -186,31 +191,42 @@ constexpr int kGemmBM = 64, kGemmBN = 64, kGemmBK = 16, kGemmThreads = 256;
 
 /// A_KC / B_KC: A(m, k) / B(k, n) is contiguous in k (else in m / n): the tile is loaded with
 /// consecutive threads on consecutive addresses either way.
-template <typename T, int M, int N, int K, bool A_KC, bool B_KC, class LA, class LB, class EP>
-__device__ __forceinline__ void gemm_tile(LA la, LB lb, EP ep) {
+/// S > 1 splits K into S slices (split-K, for products with too few tiles to fill the GPU):
+/// blockIdx.z = batch * S + slice; each slice stores its partial tile in `ws` (S * 4096 values
+/// per tile) and the last slice of a tile to finish (counted in `counters`, which it resets)
+/// adds the partials in slice order (deterministic) and runs the epilogue.
+template <typename T, int M, int N, int K, bool A_KC, bool B_KC, int S, class LA, class LB,
+          class EP>
+__device__ __forceinline__ void gemm_tile(LA la, LB lb, EP ep, T *ws = nullptr,
+                                          unsigned *counters = nullptr) {
   __shared__ T as[kGemmBK][kGemmBM + 1];
   __shared__ T bs[kGemmBK][kGemmBN + 1];
   const int tid = threadIdx.x;
   const int m0 = blockIdx.y * kGemmBM, n0 = blockIdx.x * kGemmBN;
   const int tr = tid / 16, tc = tid % 16;
+  constexpr int KC = S == 1 ? K : ((K + S - 1) / S + kGemmBK - 1) / kGemmBK * kGemmBK;
+  const int k_begin = S == 1 ? 0 : (int)(blockIdx.z % S) * KC;
+  const int k_end = S == 1 ? K : (k_begin + KC < K ? k_begin + KC : K);
   T acc[4][4];
 #pragma unroll
   for (int i = 0; i < 4; ++i)
 #pragma unroll
     for (int j = 0; j < 4; ++j)
       acc[i][j] = T(0);
-  for (int k0 = 0; k0 < K; k0 += kGemmBK) {
+  for (int k0 = k_begin; k0 < k_end; k0 += kGemmBK) {
 #pragma unroll
     for (int i = tid; i < kGemmBM * kGemmBK; i += kGemmThreads) {
       const int mm = A_KC ? i / kGemmBK : i % kGemmBM, kk = A_KC ? i % kGemmBK : i / kGemmBM;
       const int m = m0 + mm, k = k0 + kk;
-      as[kk][mm] = (M % kGemmBM == 0 || m < M) && (K % kGemmBK == 0 || k < K) ? la(m, k) : T(0);
+      as[kk][mm] = (M % kGemmBM == 0 || m < M) && (K % kGemmBK == 0 || k < k_end) ? la(m, k)
+                                                                                 : T(0);
     }
 #pragma unroll
     for (int i = tid; i < kGemmBK * kGemmBN; i += kGemmThreads) {
       const int kk = B_KC ? i % kGemmBK : i / kGemmBN, nn = B_KC ? i / kGemmBK : i % kGemmBN;
       const int n = n0 + nn, k = k0 + kk;
-      bs[kk][nn] = (N % kGemmBN == 0 || n < N) && (K % kGemmBK == 0 || k < K) ? lb(k, n) : T(0);
+      bs[kk][nn] = (N % kGemmBN == 0 || n < N) && (K % kGemmBK == 0 || k < k_end) ? lb(k, n)
+                                                                                 : T(0);
     }
     __syncthreads();
 #pragma unroll
@@ -229,6 +245,38 @@ __device__ __forceinline__ void gemm_tile(LA la, LB lb, EP ep) {
           acc[i][j] += a[i] * b[j];
     }
     __syncthreads();
+  }
+  if (S > 1) {
+    const unsigned tile =
+        (blockIdx.z / S * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+    T *mine = ws + ((unsigned long long)tile * S + blockIdx.z % S) * (kGemmBM * kGemmBN);
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+        mine[(tr + 16 * i) * kGemmBN + tc + 16 * j] = acc[i][j];
+    __threadfence();
+    __syncthreads();
+    __shared__ bool last;
+    if (tid == 0)
+      last = atomicAdd(&counters[tile], 1u) == S - 1;
+    __syncthreads();
+    if (!last)
+      return;
+    __threadfence();
+    const T *all = ws + (unsigned long long)tile * S * (kGemmBM * kGemmBN);
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int at = (tr + 16 * i) * kGemmBN + tc + 16 * j;
+        T v = T(0);
+        for (int s = 0; s < S; ++s)
+          v += __ldcg(all + s * (kGemmBM * kGemmBN) + at);
+        acc[i][j] = v;
+      }
+    if (tid == 0)
+      counters[tile] = 0; // ready for the next run
   }
 #pragma unroll
   for (int i = 0; i < 4; ++i)

@@ -90,7 +90,8 @@ def run_case(case_dir, backend):
             got_backend = lib.onnxc_backend(ctx).decode()
             if got_backend != backend:
                 return "ERROR", f"the context runs on {got_backend}, not {backend}"
-        ins = [np.ascontiguousarray(np.load(os.path.join(case_dir, f))) for f in m["inputs"]]
+        ins = [np.require(np.load(os.path.join(case_dir, f)), requirements="C")
+               for f in m["inputs"]]
         want = [np.load(os.path.join(case_dir, f)) for f in m["outputs"]]
         outs = [np.zeros(w.shape, w.dtype) for w in want]
         tin = (Tensor * max(len(ins), 1))(*[tensor(a) for a in ins])
@@ -109,19 +110,32 @@ def run_case(case_dir, backend):
         lib.onnxc_destroy(ctx)
 
 
-def isolated(case_dir, backend, timeout):
-    cmd = [sys.executable, os.path.abspath(__file__), "--one", case_dir]
+def isolated(case_dirs, backend, timeout):
+    """Runs the cases in one child process; {case_dir: (status, detail)}. A case the child did
+    not report (it crashed or timed out there) runs again alone, so one bad case cannot fail
+    the others."""
+    cmd = [sys.executable, os.path.abspath(__file__), "--one", *case_dirs]
     if backend:
         cmd += ["--backend", backend]
+    out, why = {}, ""
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return "ERROR", f"timed out after {timeout} s"
-    lines = r.stdout.strip().splitlines()
-    if r.returncode not in (0, 1) or not lines:
-        return "ERROR", f"crashed (exit {r.returncode}): {r.stderr.strip()[-300:]}"
-    status, _, detail = lines[-1].partition(" ")
-    return status, detail
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout * len(case_dirs))
+        why = f"crashed (exit {r.returncode}): {r.stderr.strip()[-300:]}"
+        stdout = r.stdout
+    except subprocess.TimeoutExpired as e:
+        why = f"timed out after {timeout} s"
+        stdout = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+    for line in stdout.splitlines():
+        d, _, rest = line.partition("\t")
+        if d in case_dirs and rest:
+            status, _, detail = rest.partition(" ")
+            out[d] = (status, detail)
+    missing = [d for d in case_dirs if d not in out]
+    if len(case_dirs) == 1 and missing:
+        return {missing[0]: ("ERROR", why)}
+    for d in missing:
+        out.update(isolated([d], backend, timeout))
+    return out
 
 
 def main():
@@ -131,24 +145,27 @@ def main():
     ap.add_argument("--backend")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout", type=int, default=120)
-    ap.add_argument("--one", help=argparse.SUPPRESS)
+    ap.add_argument("--chunk", type=int, default=40, help="cases per child process")
+    ap.add_argument("--one", nargs="+", help=argparse.SUPPRESS)
     a = ap.parse_args()
-    if a.one:  # a child: one case, "STATUS detail" on the last line
-        try:
-            status, detail = run_case(a.one, a.backend)
-        except Exception as e:
-            status, detail = "ERROR", f"{type(e).__name__}: {e}"
-        print(f"{status} {detail}")
-        return 0 if status == "PASS" else 1
+    if a.one:  # a child: "<case dir>\tSTATUS detail" per case
+        for d in a.one:
+            try:
+                status, detail = run_case(d, a.backend)
+            except Exception as e:
+                status, detail = "ERROR", f"{type(e).__name__}: {e}"
+            print(f"{d}\t{status} {detail}", flush=True)
+        return 0
     results = {}
     cases = [d for d, _, files in sorted(os.walk(a.root)) if "manifest.json" in files]
+    chunks = [cases[i:i + a.chunk] for i in range(0, len(cases), a.chunk)]
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        futs = {pool.submit(isolated, d, a.backend, a.timeout): d for d in cases}
+        futs = [pool.submit(isolated, c, a.backend, a.timeout) for c in chunks]
         for f in concurrent.futures.as_completed(futs):
-            name = os.path.relpath(futs[f], a.root)
-            status, detail = f.result()
-            results[name] = {"status": status, "detail": detail}
-            print(f"{status} {name}: {detail}", flush=True)
+            for d, (status, detail) in sorted(f.result().items()):
+                name = os.path.relpath(d, a.root)
+                results[name] = {"status": status, "detail": detail}
+                print(f"{status} {name}: {detail}", flush=True)
     counts = {}
     for r in results.values():
         counts[r["status"]] = counts.get(r["status"], 0) + 1
