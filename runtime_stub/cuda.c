@@ -60,6 +60,9 @@ typedef struct cuda_driver {
   CUresult (*GraphDestroy)(CUgraph);
   CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                            unsigned, CUstream, void **, void **);
+  CUresult (*MemAllocHost)(void **, size_t);
+  CUresult (*MemFreeHost)(void *);
+  CUresult (*LaunchHostFunc)(CUstream, void (*)(void *), void *);
   CUresult (*GetErrorName)(CUresult, const char **);
   CUresult (*GetErrorString)(CUresult, const char **);
 } cuda_driver;
@@ -104,6 +107,9 @@ static void load_driver(void) {
       {(void **)&driver.GraphExecDestroy, "cuGraphExecDestroy"},
       {(void **)&driver.GraphDestroy, "cuGraphDestroy"},
       {(void **)&driver.LaunchKernel, "cuLaunchKernel"},
+      {(void **)&driver.MemAllocHost, "cuMemAllocHost_v2"},
+      {(void **)&driver.MemFreeHost, "cuMemFreeHost"},
+      {(void **)&driver.LaunchHostFunc, "cuLaunchHostFunc"},
       {(void **)&driver.GetErrorName, "cuGetErrorName"},
       {(void **)&driver.GetErrorString, "cuGetErrorString"},
   };
@@ -120,6 +126,16 @@ static void load_driver(void) {
                             : "cuInit failed: the NVIDIA driver is not usable on this machine";
 }
 
+/// A host region's call in the captured graph (onnxc_cuda_host): what its host node runs.
+typedef struct host_call {
+  struct host_call *next;
+  struct cuda_state *state;
+  onnxc_rt *rt;
+  int32_t (*fn)(onnxc_rt *, void *const *);
+  const char *node;
+  void **tensors; ///< the tensors' addresses in the host mirror
+} host_call;
+
 /// A context's device state.
 typedef struct cuda_state {
   CUdevice device;
@@ -131,6 +147,10 @@ typedef struct cuda_state {
   CUdeviceptr *io; ///< num_inputs + num_outputs device buffers (staging)
   CUstream stream;
   CUgraphExec graph;
+  uint64_t total;         ///< bytes of `memory`
+  unsigned char *mirror;  ///< host regions: pinned host copy of `memory` (same offsets)
+  host_call *host_calls;  ///< the graph's host calls (freed on destroy)
+  int32_t host_status;    ///< the first failure of a host call in this run (0: none)
 } cuda_state;
 
 /// Records "CUDA: <what>: <CUDA error name> (<its description>)" and returns RUNTIME.
@@ -238,7 +258,8 @@ static onnxc_status init_state(onnxc_context *ctx, cuda_state *s) {
     total += align_up(onnxc__model.inputs[i].size_bytes);
   for (uint32_t i = 0; i < onnxc__model.num_outputs; ++i)
     total += align_up(onnxc__model.outputs[i].size_bytes);
-  if ((r = driver.MemAlloc(&s->memory, total ? total : 256)) != 0) {
+  s->total = total ? total : 256;
+  if ((r = driver.MemAlloc(&s->memory, (size_t)s->total)) != 0) {
     st = cuda_fail(rt, "allocating device memory", r);
     s->memory = 0;
     goto done;
@@ -263,6 +284,17 @@ static onnxc_status init_state(onnxc_context *ctx, cuda_state *s) {
       goto done;
     }
   }
+  if (d->host_calls) { /* host regions work on a pinned mirror holding the weights too */
+    void *m = 0;
+    if ((r = driver.MemAllocHost(&m, (size_t)s->total)) != 0) {
+      st = cuda_fail(rt, "allocating pinned host memory", r);
+      goto done;
+    }
+    s->mirror = (unsigned char *)m;
+    if (onnxc__model.weights_size > 0)
+      memcpy(s->mirror, ctx->weights ? ctx->weights : d->weights,
+             (size_t)onnxc__model.weights_size);
+  }
   if ((r = driver.StreamCreate(&s->stream, CU_STREAM_NON_BLOCKING)) != 0)
     st = cuda_fail(rt, "cuStreamCreate", r);
 done:
@@ -283,12 +315,19 @@ void onnxc_cuda_destroy(onnxc_context *ctx) {
       driver.StreamDestroy(s->stream);
     if (s->memory)
       driver.MemFree(s->memory);
+    if (s->mirror)
+      driver.MemFreeHost(s->mirror);
     if (s->module)
       driver.ModuleUnload(s->module);
     driver.CtxPopCurrent(0);
   }
   if (s->cu)
     driver.DevicePrimaryCtxRelease(s->device);
+  while (s->host_calls) {
+    host_call *next = s->host_calls->next;
+    free(s->host_calls);
+    s->host_calls = next;
+  }
   free(s);
   ctx->device = 0;
 }
@@ -367,6 +406,54 @@ int32_t onnxc_k_cuda_launch(onnxc_rt *rt, void *const *tensors, const int64_t *p
   return 0;
 }
 
+/// The host node of a host region: runs its CPU kernel on the mirror.
+static void run_host_call(void *data) {
+  host_call *c = (host_call *)data;
+  if (c->state->host_status != 0)
+    return; /* an earlier host call failed in this run */
+  int32_t st = c->fn(c->rt, (void *const *)c->tensors);
+  if (st != 0)
+    c->state->host_status = onnxc_rt_node_failed(c->rt, st, c->node);
+}
+
+/// Called by a CUDA-target library's run (while it is captured) for a region that has no CUDA
+/// kernel: copies its `n` tensors' `bytes` (0: not copied; weights are in the mirror already)
+/// from the device to the pinned mirror, runs `fn` (the region's CPU kernel) there as a host
+/// node, and copies them back. Returns 0 or a status after recording an error.
+int32_t onnxc_cuda_host(onnxc_rt *rt, void *const *tensors, const int64_t *bytes, int64_t n,
+                        int32_t (*fn)(onnxc_rt *, void *const *), const char *node) {
+  onnxc_context *ctx = (onnxc_context *)rt;
+  cuda_state *s = (cuda_state *)ctx->device;
+  host_call *c = (host_call *)malloc(sizeof *c + (size_t)n * sizeof(void *));
+  if (!c)
+    return onnxc_rt_fail(rt, ONNXC_STATUS_OUT_OF_MEMORY, "CUDA: out of memory (host call)");
+  c->state = s;
+  c->rt = rt;
+  c->fn = fn;
+  c->node = node;
+  c->tensors = (void **)(c + 1);
+  c->next = s->host_calls;
+  s->host_calls = c;
+  for (int64_t k = 0; k < n; ++k) {
+    CUdeviceptr p = (CUdeviceptr)(uintptr_t)tensors[k];
+    c->tensors[k] = p >= s->memory && p < s->memory + s->total ? s->mirror + (p - s->memory) : 0;
+  }
+  CUresult r;
+  for (int64_t k = 0; k < n; ++k)
+    if (bytes[k] > 0 && c->tensors[k] &&
+        (r = driver.MemcpyDtoHAsync(c->tensors[k], (CUdeviceptr)(uintptr_t)tensors[k],
+                                    (size_t)bytes[k], s->stream)) != 0)
+      return cuda_fail(rt, "copying a host region's tensor", r);
+  if ((r = driver.LaunchHostFunc(s->stream, run_host_call, c)) != 0)
+    return cuda_fail(rt, "cuLaunchHostFunc", r);
+  for (int64_t k = 0; k < n; ++k)
+    if (bytes[k] > 0 && c->tensors[k] &&
+        (r = driver.MemcpyHtoDAsync((CUdeviceptr)(uintptr_t)tensors[k], c->tensors[k],
+                                    (size_t)bytes[k], s->stream)) != 0)
+      return cuda_fail(rt, "copying a host region's tensor", r);
+  return 0;
+}
+
 /// Captures the model's kernels as a graph on the context's stream (first run).
 static onnxc_status capture(onnxc_context *ctx, cuda_state *s) {
   CUresult r = driver.StreamBeginCapture(s->stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
@@ -413,6 +500,7 @@ int32_t onnxc_cuda_run(onnxc_context *ctx) {
       st = cuda_fail(rt, "copying an input to the GPU", r);
   if (st == ONNXC_OK && !s->graph)
     st = capture(ctx, s);
+  s->host_status = 0;
   if (st == ONNXC_OK && (r = driver.GraphLaunch(s->graph, s->stream)) != 0)
     st = cuda_fail(rt, "cuGraphLaunch", r);
   for (uint32_t i = 0; i < onnxc__model.num_outputs && st == ONNXC_OK; ++i)
@@ -422,6 +510,8 @@ int32_t onnxc_cuda_run(onnxc_context *ctx) {
       st = cuda_fail(rt, "copying an output from the GPU", r);
   if ((r = driver.StreamSynchronize(s->stream)) != 0 && st == ONNXC_OK)
     st = cuda_fail(rt, "running the model on the GPU", r);
+  if (st == ONNXC_OK && s->host_status != 0)
+    st = s->host_status; /* the host call recorded its message */
   driver.CtxPopCurrent(0);
   return st;
 }

@@ -81,6 +81,9 @@ typedef struct onnxc_device_desc {
   /// addresses), which runs when no usable GPU is found; NULL for a CUDA-only library.
   int32_t (*run_cpu)(onnxc_rt *rt, unsigned char *arena, const unsigned char *weights,
                      const void *const *inputs, void *const *outputs);
+  /// 1: some calls run a CPU kernel on the host (onnxc_cuda_host): the context keeps a pinned
+  /// host mirror of its device memory for them.
+  uint32_t host_calls;
 } onnxc_device_desc;
 
 /// The whole model as generated code describes it.

@@ -294,7 +294,11 @@ private:
       return private_constant(llvm::ConstantArray::get(llvm::ArrayType::get(t, v.size()), v),
                               name);
     };
-    auto *type = llvm::StructType::get(ctx_, {i32_, i32_, ptr_, ptr_, ptr_, ptr_});
+    bool host_calls = false;
+    for (const PlannedCall &pc : plan_.calls)
+      host_calls = host_calls || (pc.control == ControlMark::None &&
+                                  pc.call.kernel != device_->launch_kernel);
+    auto *type = llvm::StructType::get(ctx_, {i32_, i32_, ptr_, ptr_, ptr_, ptr_, i32_});
     llvm::Constant *weights =
         weights_ ? static_cast<llvm::Constant *>(weights_) : llvm::ConstantPointerNull::get(ptr_);
     return private_constant(
@@ -302,7 +306,8 @@ private:
             type, {llvm::ConstantInt::get(i32_, images.size()),
                    llvm::ConstantInt::get(i32_, kernels.size()),
                    array(image_type, images, "onnxc.device.images"),
-                   array(ptr_, kernels, "onnxc.device.kernels"), weights, run_cpu}),
+                   array(ptr_, kernels, "onnxc.device.kernels"), weights, run_cpu,
+                   llvm::ConstantInt::get(i32_, host_calls ? 1 : 0)}),
         "onnxc.device");
   }
 
@@ -387,9 +392,33 @@ private:
       b.CreateRet(b.CreateCall(extent_kernel(i, pc), {f->getArg(0), tensors}));
       return f;
     }
+    if (device_ && call.kernel != device_->launch_kernel) { // a host region
+      b.CreateRet(host_call(b, f, i, pc, tensors, n));
+      return f;
+    }
     llvm::Value *status = b.CreateCall(specialised_kernel(i, pc), {f->getArg(0), tensors});
     b.CreateRet(status);
     return f;
+  }
+
+  /// A CUDA-target library's host region: onnxc_cuda_host(rt, tensors, bytes, n, kernel,
+  /// node) with the bytes of each tensor to copy from the device before the kernel and back
+  /// after it (0 for weights, which the host copy holds, and for scratch).
+  llvm::Value *host_call(llvm::IRBuilder<> &b, llvm::Function *f, size_t i, const PlannedCall &pc,
+                         llvm::Value *tensors, size_t n) {
+    std::vector<int64_t> bytes;
+    for (const Value *v : pc.call.args)
+      bytes.push_back(v && v->storage != Storage::Weight ? static_cast<int64_t>(value_bytes(*v))
+                                                         : 0);
+    while (bytes.size() < n)
+      bytes.push_back(0);
+    llvm::Function *host = declare(
+        kHostCallSymbol,
+        llvm::FunctionType::get(i32_, {ptr_, ptr_, ptr_, i64_, ptr_, ptr_}, false));
+    const std::string base = "onnxc.host." + std::to_string(i);
+    return b.CreateCall(host, {f->getArg(0), tensors, i64_array(bytes, base + ".bytes"),
+                               b.getInt64(static_cast<int64_t>(n)), specialised_kernel(i, pc),
+                               c_string(pc.node_desc, base + ".node")});
   }
 
   /// The extent's value in this run (node and run functions: argument 0 is rt): the bound

@@ -45,10 +45,16 @@ struct DeviceImage {
 struct DeviceCode {
   std::vector<DeviceImage> images;
   std::vector<std::string> kernels; ///< __global__ names, indexed by the launch params
+  /// The kernel that launches them (codegen/cuda kCudaLaunchKernel); a call of any other
+  /// kernel runs on the host through kHostCallSymbol, between copies of its tensors.
+  std::string launch_kernel;
   /// Non-empty: a function of the module (same type as onnxc__model_run) that runs the model
   /// on the CPU when no GPU is usable (--target cpu,cuda).
   std::string cpu_run_symbol;
 };
+
+/// Runtime helper (runtime_stub/cuda.c) through which a CUDA-target library runs a CPU kernel.
+inline constexpr char kHostCallSymbol[] = "onnxc_cuda_host";
 
 /// The symbol of the weight blob that WeightsPlacement::Linked leaves to the linker.
 inline constexpr char kLinkedWeightsSymbol[] = "onnxc.weights";

@@ -144,6 +144,7 @@ CpuArtifactInfo compile_cuda(ExecutionPlan &plan, const CudaKernels &kernels,
   DeviceCode device;
   device.images = compile_cuda_source(source, opts);
   device.kernels = kernels.names();
+  device.launch_kernel = kCudaLaunchKernel;
   if (opts.time_passes)
     std::cerr << "onnxc: codegen nvrtc            "
               << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)

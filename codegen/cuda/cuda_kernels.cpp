@@ -4,6 +4,7 @@
 #include "compiler/ir/error.h"
 #include "compiler/ops/nn/nn_util.h"
 #include "compiler/ops/op_util.h"
+#include "compiler/passes/lower_regions.h"
 
 #include <algorithm>
 #include <map>
@@ -16,9 +17,14 @@ using Dims = std::vector<int64_t>;
 
 constexpr int64_t kBlock = 256;
 
+/// A node the CUDA kernels do not cover: its region runs on the host (CudaKernels::lower).
+class CudaUnsupported : public Error {
+public:
+  using Error::Error;
+};
+
 [[noreturn]] void unsupported(const Node &n, const std::string &what) {
-  fail("{}: {} on the CUDA target yet; compile this model for the CPU (--target cpu)", n.describe(),
-       what);
+  throw CudaUnsupported(fmt::format("{}: {} on the CUDA target yet", n.describe(), what));
 }
 
 /// The C type of a dtype in device code; throws for the ones the CUDA target lacks.
@@ -1200,7 +1206,16 @@ KernelCall CudaKernels::lower(const Region &r) {
     return c;
   }
   const Node &n = *r.root;
-  Launch l = lower_node(n, r);
+  Launch l;
+  try {
+    l = lower_node(n, r);
+  } catch (const CudaUnsupported &e) {
+    // The CPU kernel runs on the host between copies of its tensors (runtime_stub/cuda.c).
+    if (!host_regions_)
+      fail("{}; compile for the CPU (--target cpu) or let such nodes run on the host", e.what());
+    host_ops_.insert(n.op_type);
+    return lower_region_cpu(r);
+  }
   if (l.copy)
     copies_.push_back(names_.size());
   KernelCall c = add(n.op_type, l.body, l.args, l.gx, l.gy, l.gz, l.block);

@@ -8,6 +8,7 @@
 #include "compiler/ops/op_def.h"
 #include "compiler/passes/execution_plan.h"
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,9 +35,18 @@ enum CudaLaunchWord {
 /// The kernels of one model, built region by region.
 class CudaKernels {
 public:
-  /// Lowers one region (the PipelineOptions::lower of a CUDA compile). Throws Error naming the
-  /// node when the CUDA target has no kernel for its op or dtype.
+  /// `host_regions`: a region whose op or dtype has no CUDA kernel is lowered to its CPU
+  /// kernel, which the library runs on the host inside the GPU's run (its tensors copied to
+  /// pinned host memory and back); false: such a region is an error.
+  explicit CudaKernels(bool host_regions = true) : host_regions_(host_regions) {}
+
+  /// Lowers one region (the PipelineOptions::lower of a CUDA compile): a call of
+  /// kCudaLaunchKernel, or a CPU kernel call for a host region. Throws Error naming the node
+  /// when the region can run nowhere.
   KernelCall lower(const Region &r);
+
+  /// The ops of the regions lowered to the host.
+  const std::set<std::string> &host_ops() const { return host_ops_; }
 
   /// After plan-memory: copies whose source and destination the planner made the same buffer
   /// launch nothing (their kernel index becomes -1).
@@ -55,6 +65,8 @@ private:
   std::vector<std::string> names_;
   std::vector<std::string> bodies_;
   std::vector<size_t> copies_; ///< indices of plain copy kernels (args {src, dst})
+  bool host_regions_;
+  std::set<std::string> host_ops_;
 };
 
 /// The shared device templates (templates/cuda/onnxc_cuda.cuh) as compiled into onnxc.

@@ -291,6 +291,7 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
                              o.codegen.profile ? " (profiled)" : ""));
   auto cg_start = std::chrono::steady_clock::now();
   CpuArtifactInfo budget;
+  std::vector<std::string> cuda_notes;
   if (o.cuda) {
     std::unique_ptr<Model> cpu_model; // --target cpu,cuda: the CPU plan's graph
     ExecutionPlan cpu_plan;
@@ -305,6 +306,15 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
       plan.arena_size = std::max(plan.arena_size, cpu_plan.arena_size);
     }
     budget = compile_cuda(plan, cuda_kernels, host, o.cuda_opts, o.out_path);
+    if (!cuda_kernels.host_ops().empty()) {
+      size_t host = 0;
+      for (const PlannedCall &pc : plan.calls)
+        host += pc.control == ControlMark::None && pc.call.kernel != kCudaLaunchKernel;
+      cuda_notes.push_back(fmt::format(
+          "{} of {} kernel calls run on the host (CPU kernels between copies to and from the "
+          "GPU): the CUDA target has no kernel yet for {}",
+          host, plan.calls.size(), fmt::join(cuda_kernels.host_ops(), ", ")));
+    }
   } else {
     budget = compile_cpu(plan, o.codegen, o.out_path);
   }
@@ -336,6 +346,7 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
   s.kernel_calls = plan.calls.size();
   if (batch)
     s.notes = batch->notes;
+  s.notes.insert(s.notes.end(), cuda_notes.begin(), cuda_notes.end());
   if (plan.extent && !plan.extent->count && !plan.batch_is_extent() &&
       plan.arena_size > kLargeExtentArena)
     s.notes.push_back(fmt::format(

@@ -243,7 +243,7 @@ std::vector<NamedTensor> read_data(const std::string &dir, const std::string &pr
   return read_typed_data_set(dir, prefix, prefix == "input" ? io.inputs : io.outputs, nullptr);
 }
 
-/// numpy's descr of a dtype ("<f4"); throws for those .npy cannot hold.
+/// numpy's descr of a dtype ("<f4"); "" for those .npy cannot hold.
 std::string npy_descr(DType t) {
   switch (t) {
   case DType::Float:
@@ -271,8 +271,7 @@ std::string npy_descr(DType t) {
   case DType::Uint64:
     return "<u8";
   default:
-    fail("--export: a tensor of element type {} cannot be written as .npy",
-         dtype_name(t));
+    return "";
   }
 }
 
@@ -320,15 +319,25 @@ void export_data_set(const Compiled &c, const std::string &dir, const VerifyOpti
   std::string manifest = fmt::format("{{\"source\": \"{}\", \"rtol\": {}, \"atol\": {}, "
                                      "\"inputs\": [",
                                      dir, o.rtol, o.atol);
-  for (size_t i = 0; i < ins.size(); ++i) {
-    write_npy(to / fmt::format("input_{}.npy", i), *ins[i]);
-    manifest += fmt::format("{}\"input_{}.npy\"", i ? ", " : "", i);
-  }
+  // .npy where numpy has the type; else the raw bytes with the dtype and shape in the manifest
+  // (float8, int4, bfloat16...: compared bit for bit)
+  auto entry = [&](const Tensor &t, const std::string &stem) {
+    if (t.dtype() == DType::String)
+      fail("--export: string tensors cannot be exported");
+    if (!npy_descr(t.dtype()).empty()) {
+      write_npy(to / (stem + ".npy"), t);
+      return fmt::format("\"{}.npy\"", stem);
+    }
+    write_bytes(to / (stem + ".bin"),
+                std::string(reinterpret_cast<const char *>(t.data()), t.nbytes()));
+    return fmt::format("{{\"raw\": \"{}.bin\", \"dtype\": {}, \"shape\": [{}]}}", stem,
+                       static_cast<int>(t.dtype()), fmt::join(t.shape(), ", "));
+  };
+  for (size_t i = 0; i < ins.size(); ++i)
+    manifest += (i ? ", " : "") + entry(*ins[i], fmt::format("input_{}", i));
   manifest += "], \"outputs\": [";
-  for (size_t i = 0; i < expected.size(); ++i) {
-    write_npy(to / fmt::format("expected_{}.npy", i), expected[i].tensor);
-    manifest += fmt::format("{}\"expected_{}.npy\"", i ? ", " : "", i);
-  }
+  for (size_t i = 0; i < expected.size(); ++i)
+    manifest += (i ? ", " : "") + entry(expected[i].tensor, fmt::format("expected_{}", i));
   manifest += "]}\n";
   write_bytes(to / "manifest.json", manifest);
 }

@@ -37,18 +37,44 @@ class Tensor(ctypes.Structure):
                 ("shape", ctypes.c_int64 * MAX_RANK)]
 
 
+class Raw:
+    """A tensor of a type numpy lacks (float8, int4, bfloat16...): its bytes, ONNX dtype and
+    shape; compared bit for bit."""
+
+    def __init__(self, data, dtype, shape):
+        self.data, self.dtype_code, self.shape = data, dtype, tuple(shape)
+
+
+def load(case_dir, entry):
+    if isinstance(entry, str):
+        return np.require(np.load(os.path.join(case_dir, entry)), requirements="C")
+    with open(os.path.join(case_dir, entry["raw"]), "rb") as f:
+        data = np.frombuffer(f.read(), np.uint8).copy()
+    return Raw(data, entry["dtype"], entry["shape"])
+
+
 def tensor(a):
     t = Tensor()
-    t.data = a.ctypes.data
-    t.size_bytes = a.nbytes
-    t.dtype = DTYPES[a.dtype]
-    t.rank = a.ndim
+    if isinstance(a, Raw):
+        t.data, t.size_bytes, t.dtype = a.data.ctypes.data, a.data.nbytes, a.dtype_code
+    else:
+        t.data, t.size_bytes, t.dtype = a.ctypes.data, a.nbytes, DTYPES[a.dtype]
+    t.rank = len(a.shape)
     for i, d in enumerate(a.shape):
         t.shape[i] = d
     return t
 
 
+def empty_like(w):
+    if isinstance(w, Raw):
+        return Raw(np.zeros_like(w.data), w.dtype_code, w.shape)
+    return np.zeros(w.shape, w.dtype)
+
+
 def compare(got, want, rtol, atol):
+    if isinstance(want, Raw):
+        bad = int(np.count_nonzero(got.data != want.data))
+        return bad == 0, f"{bad} of {want.data.size} bytes differ"
     if got.dtype != want.dtype:
         return False, f"dtype {got.dtype} but expected {want.dtype}"
     if got.shape != want.shape:
@@ -90,10 +116,9 @@ def run_case(case_dir, backend):
             got_backend = lib.onnxc_backend(ctx).decode()
             if got_backend != backend:
                 return "ERROR", f"the context runs on {got_backend}, not {backend}"
-        ins = [np.require(np.load(os.path.join(case_dir, f)), requirements="C")
-               for f in m["inputs"]]
-        want = [np.load(os.path.join(case_dir, f)) for f in m["outputs"]]
-        outs = [np.zeros(w.shape, w.dtype) for w in want]
+        ins = [load(case_dir, e) for e in m["inputs"]]
+        want = [load(case_dir, e) for e in m["outputs"]]
+        outs = [empty_like(w) for w in want]
         tin = (Tensor * max(len(ins), 1))(*[tensor(a) for a in ins])
         tout = (Tensor * max(len(outs), 1))(*[tensor(a) for a in outs])
         st = lib.onnxc_run(ctx, tin, len(ins), tout, len(outs))
@@ -108,6 +133,20 @@ def run_case(case_dir, backend):
         return ("PASS" if ok else "FAIL"), "; ".join(details)
     finally:
         lib.onnxc_destroy(ctx)
+
+
+def keep_gpu_context():
+    """Holds the GPU's primary context for the process (if there is a GPU), so that the cases
+    do not each create and destroy it (onnxc_destroy releases its reference)."""
+    try:
+        cu = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return None
+    dev, ctx = ctypes.c_int(), ctypes.c_void_p()
+    if cu.cuInit(0) != 0 or cu.cuDeviceGet(ctypes.byref(dev), 0) != 0:
+        return None
+    cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev)
+    return cu
 
 
 def isolated(case_dirs, backend, timeout):
@@ -149,6 +188,7 @@ def main():
     ap.add_argument("--one", nargs="+", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.one:  # a child: "<case dir>\tSTATUS detail" per case
+        gpu = keep_gpu_context()  # noqa: F841 (held for the process)
         for d in a.one:
             try:
                 status, detail = run_case(d, a.backend)
