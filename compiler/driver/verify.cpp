@@ -180,6 +180,7 @@ struct Compiled {
   std::unique_ptr<ModelLibrary> lib;
   std::set<std::string> baked; ///< inputs whose values were compiled in
   std::string path;            ///< the library file
+  std::vector<std::string> notes; ///< the compile's notes (CompileSummary::notes)
 };
 
 /// Compiles the model for a data set: symbolic dims are bound from its inputs, and an input
@@ -207,6 +208,7 @@ Compiled compile_for(const VerifyOptions &o, const std::vector<NamedTensor> &dat
   for (;;) {
     try {
       CompileSummary s = compile_model(co);
+      c.notes = s.notes;
       for (const std::string &note : s.notes) // random draws cannot match a reference's
         if (note.rfind(kRandomNoteStart, 0) == 0)
           std::cout << fmt::format("note: {}: {}\n", dir, note);
@@ -338,6 +340,13 @@ void export_data_set(const Compiled &c, const std::string &dir, const VerifyOpti
   manifest += "], \"outputs\": [";
   for (size_t i = 0; i < expected.size(); ++i)
     manifest += (i ? ", " : "") + entry(expected[i].tensor, fmt::format("expected_{}", i));
+  manifest += "], \"notes\": [";
+  for (size_t i = 0; i < c.notes.size(); ++i) {
+    std::string escaped;
+    for (char ch : c.notes[i])
+      escaped += ch == '"' || ch == '\\' ? std::string("\\") + ch : std::string(1, ch);
+    manifest += (i ? ", \"" : "\"") + escaped + "\"";
+  }
   manifest += "]}\n";
   write_bytes(to / "manifest.json", manifest);
 }
