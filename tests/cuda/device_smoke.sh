@@ -16,6 +16,10 @@ timeout ${CONF_TIMEOUT:-150} python3 tests/cuda/run_exported.py /tmp/d/cuex --ba
 tail -1 "$OUT/conformance.txt"
 grep -v "^PASS" "$OUT/conformance.txt" | head -40
 date
+if [ -d /tmp/d/exported ]; then # tests/cuda/cuda_checks.py templates: every kernel family
+  python3 tests/cuda/run_exported.py /tmp/d/exported --backend cuda --jobs 3 \
+    --json "$OUT/templates.json" 2>&1 | tee "$OUT/templates.txt"
+fi
 timeout 60 python3 tests/cuda/run_exported.py /tmp/d/gpu_bench --backend cuda --jobs 4 \
   --json "$OUT/bench_models.json" 2>&1 | tee "$OUT/bench_models.txt"
 date

@@ -1,0 +1,359 @@
+#!/usr/bin/python3
+"""Checks of the CUDA target that the normal test suite runs (tests/cuda/CMakeLists.txt).
+
+    cuda_checks.py templates   ONNXC WORK   every kernel family NVRTC-compiled for sm_80 and
+                                           sm_90 (no GPU needed); on a GPU also run and
+                                           compared with numpy
+    cuda_checks.py no_gpu      ONNXC WORK   a --target cuda library's DT_NEEDED is libc/libm
+                                           only; without a GPU onnxc_create fails with a
+                                           message naming the driver and --target cpu,cuda,
+                                           and a cpu,cuda library runs on the CPU and matches
+    cuda_checks.py flags       ONNXC WORK   bad --cuda-arch / --target combinations are refused
+                                           with a message and a non-zero exit
+    cuda_checks.py conformance ONNXC WORK TESTDATA
+                                           (GPU only, else skipped with 77) the node cases and
+                                           real models exported and run on the GPU: at least
+                                           90% of the CPU-passing cases must pass
+Uses /usr/bin/python3 with python3-onnx and python3-numpy.
+"""
+import ctypes
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper, TensorProto
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import run_exported  # noqa: E402
+
+SKIP = 77
+
+
+def gpu_present():
+    try:
+        cu = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    n = ctypes.c_int(0)
+    return cu.cuInit(0) == 0 and cu.cuDeviceGetCount(ctypes.byref(n)) == 0 and n.value > 0
+
+
+def run(cmd, **kw):
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    return r.returncode, r.stdout + r.stderr
+
+
+def model(nodes, inputs, outputs, inits, path):
+    g = helper.make_graph(nodes, "m", inputs, outputs, inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.save(m, path)
+    return path
+
+
+def vi(name, shape, t=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, t, shape)
+
+
+def conv_ref(x, w, b, stride=1, pad=1, groups=1):
+    n, c, h, wd = x.shape
+    m, cg, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    oh, ow = (h + 2 * pad - kh) // stride + 1, (wd + 2 * pad - kw) // stride + 1
+    y = np.zeros((n, m, oh, ow), np.float64)
+    mg = m // groups
+    for co in range(m):
+        g = co // mg
+        for i in range(kh):
+            for j in range(kw):
+                patch = xp[:, g * cg:(g + 1) * cg, i:i + stride * oh:stride, j:j + stride * ow:stride]
+                y[:, co] += np.einsum("nchw,c->nhw", patch, w[co, :, i, j])
+    return y + b.reshape(1, -1, 1, 1)
+
+
+def template_models(work):
+    """Models that reach every kernel family of the CUDA target, with numpy references."""
+    rng = np.random.default_rng(7)
+    f = lambda *s: rng.standard_normal(s).astype(np.float32)
+    cases = []
+    # Conv + bias + Relu, split-K (K = 4608, 49 pixels) with a residual; depthwise (direct);
+    # GlobalAveragePool; Gemm (transB); Softmax.
+    x, w1, b1 = f(1, 512, 7, 7), f(512, 512, 3, 3) * 0.02, f(512)
+    w2, b2 = f(512, 1, 3, 3) * 0.3, f(512)
+    wf, bf = f(10, 512) * 0.05, f(10)
+    p = model([helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+               helper.make_node("Add", ["c1", "x"], ["r"]),
+               helper.make_node("Relu", ["r"], ["a"]),
+               helper.make_node("Conv", ["a", "w2", "b2"], ["d"], pads=[1, 1, 1, 1], group=512),
+               helper.make_node("GlobalAveragePool", ["d"], ["gp"]),
+               helper.make_node("Flatten", ["gp"], ["fl"]),
+               helper.make_node("Gemm", ["fl", "wf", "bf"], ["g"], transB=1),
+               helper.make_node("Softmax", ["g"], ["y"])],
+              [vi("x", [1, 512, 7, 7])], [vi("y", [1, 10])],
+              [numpy_helper.from_array(v, k) for k, v in
+               dict(w1=w1, b1=b1, w2=w2, b2=b2, wf=wf, bf=bf).items()],
+              os.path.join(work, "convnet.onnx"))
+    a = np.maximum(conv_ref(x, w1, b1) + x, 0)
+    d = conv_ref(a, w2, b2, groups=512)
+    g = d.mean(axis=(2, 3)) @ wf.T.astype(np.float64) + bf
+    e = np.exp(g - g.max(axis=1, keepdims=True))
+    cases.append(("convnet", p, [x], [e / e.sum(axis=1, keepdims=True)]))
+    # Batched MatMul (split-K: 128x256 over K = 1024) with a bias and Gelu, LayerNormalization,
+    # Transpose, Split, Concat, Slice, Gather, ReduceMean, MaxPool, Where, element-wise chains.
+    q, wm, bm = f(2, 128, 1024), f(1024, 256) * 0.03, f(256)
+    sc, sb = f(256), f(256)
+    idx = np.array([3, 0, 255, 7], np.int64)
+    p = model([helper.make_node("MatMul", ["q", "wm"], ["mm"]),
+               helper.make_node("Add", ["mm", "bm"], ["mb"]),
+               helper.make_node("LayerNormalization", ["mb", "sc", "sb"], ["ln"], axis=-1),
+               helper.make_node("Transpose", ["ln"], ["tr"], perm=[0, 2, 1]),
+               helper.make_node("Split", ["tr"], ["s0", "s1"], axis=1, num_outputs=2),
+               helper.make_node("Concat", ["s1", "s0"], ["cc"], axis=1),
+               helper.make_node("Gather", ["cc", "idx"], ["ga"], axis=1),
+               helper.make_node("ReduceMean", ["ga"], ["rm"], axes=[2], keepdims=0),
+               helper.make_node("Sigmoid", ["rm"], ["sg"]),
+               helper.make_node("Greater", ["sg", "half"], ["gt"]),
+               helper.make_node("Where", ["gt", "sg", "rm"], ["y"])],
+              [vi("q", [2, 128, 1024])], [vi("y", [2, 4])],
+              [numpy_helper.from_array(v, k) for k, v in
+               dict(wm=wm, bm=bm, sc=sc, sb=sb, idx=idx,
+                    half=np.array(0.5, np.float32)).items()],
+              os.path.join(work, "matnet.onnx"))
+    mb = q.astype(np.float64) @ wm + bm
+    mu = mb.mean(-1, keepdims=True)
+    ln = (mb - mu) / np.sqrt(mb.var(-1, keepdims=True) + 1e-5) * sc + sb
+    tr = ln.transpose(0, 2, 1)
+    cc = np.concatenate([tr[:, 128:], tr[:, :128]], axis=1)
+    rm = cc[:, idx].mean(axis=2)
+    sg = 1 / (1 + np.exp(-rm))
+    cases.append(("matnet", p, [q], [np.where(sg > 0.5, sg, rm)]))
+    # A region without a CUDA kernel (CumSum) between GPU kernels: a host region.
+    v = f(4, 1000)
+    p = model([helper.make_node("Relu", ["v"], ["r"]),
+               helper.make_node("CumSum", ["r", "ax"], ["cs"]),
+               helper.make_node("MaxPool", ["cs4"], ["mp"], kernel_shape=[2, 2], strides=[2, 2]),
+               helper.make_node("Reshape", ["cs", "shp"], ["cs4"]),
+               helper.make_node("Neg", ["mp"], ["y"])],
+              [vi("v", [4, 1000])], [vi("y", [1, 4, 25, 10])],
+              [numpy_helper.from_array(np.array(1, np.int64), "ax"),
+               numpy_helper.from_array(np.array([1, 4, 50, 20], np.int64), "shp")],
+              os.path.join(work, "hostnet.onnx"))
+    cs = np.cumsum(np.maximum(v, 0), axis=1).reshape(1, 4, 50, 20)
+    mp = cs.reshape(1, 4, 25, 2, 10, 2).max(axis=(3, 5))
+    cases.append(("hostnet", p, [v], [-mp]))
+    return cases
+
+
+def export_case(d, lib, ins, refs):
+    """The case as tests/cuda/run_exported.py runs it (for a GPU machine without onnxc)."""
+    import shutil
+    os.makedirs(d, exist_ok=True)
+    shutil.copyfile(lib, os.path.join(d, "lib.so"))
+    for k, a in enumerate(ins):
+        np.save(os.path.join(d, f"input_{k}.npy"), a)
+    for k, r in enumerate(refs):
+        np.save(os.path.join(d, f"expected_{k}.npy"), r.astype(np.float32))
+    scale = max(float(np.max(np.abs(r))) for r in refs)
+    with open(os.path.join(d, "manifest.json"), "w") as f:
+        json.dump({"source": d, "rtol": 1e-3, "atol": 1e-4 * max(scale, 1),
+                   "inputs": [f"input_{k}.npy" for k in range(len(ins))],
+                   "outputs": [f"expected_{k}.npy" for k in range(len(refs))]}, f)
+
+
+def check_templates(onnxc, work):
+    os.makedirs(work, exist_ok=True)
+    gpu = gpu_present()
+    failed = False
+    for name, path, ins, refs in template_models(work):
+        lib = os.path.join(work, name + ".so")
+        code, out = run([onnxc, "compile", path, "--target", "cuda", "--cuda-arch",
+                         "sm_80,sm_90", "-o", lib])
+        if code != 0:
+            print(f"FAIL {name}: compile failed:\n{out}")
+            failed = True
+            continue
+        if name == "hostnet" and "run on the host" not in out:
+            print(f"FAIL {name}: the compile should report a host region:\n{out}")
+            failed = True
+        print(f"ok {name}: NVRTC compiled it for sm_80 and sm_90")
+        export_case(os.path.join(work, "exported", name), lib, ins, refs)
+        if not gpu:
+            continue
+        got = run_model(lib, ins, [r.shape for r in refs])
+        for g, r in zip(got, refs):
+            err = float(np.max(np.abs(g - r)))
+            scale = float(np.max(np.abs(r)))
+            if not err <= 1e-4 * max(scale, 1):
+                print(f"FAIL {name}: max abs error {err:.3g} (scale {scale:.3g})")
+                failed = True
+            else:
+                print(f"ok {name}: on the GPU, max abs error {err:.3g}")
+    return 1 if failed else 0
+
+
+def load_lib(path):
+    lib = ctypes.CDLL(os.path.abspath(path))
+    lib.onnxc_create.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+    lib.onnxc_last_error.restype = ctypes.c_char_p
+    lib.onnxc_last_error.argtypes = [ctypes.c_void_p]
+    lib.onnxc_backend.restype = ctypes.c_char_p
+    lib.onnxc_backend.argtypes = [ctypes.c_void_p]
+    lib.onnxc_run.argtypes = [ctypes.c_void_p, ctypes.POINTER(run_exported.Tensor), ctypes.c_int32,
+                              ctypes.POINTER(run_exported.Tensor), ctypes.c_int32]
+    lib.onnxc_destroy.argtypes = [ctypes.c_void_p]
+    return lib
+
+
+def run_model(path, ins, out_shapes, backend=None):
+    lib = load_lib(path)
+    ctx = ctypes.c_void_p()
+    if lib.onnxc_create(ctypes.byref(ctx)) != 0:
+        raise RuntimeError(lib.onnxc_last_error(None).decode())
+    if backend and lib.onnxc_backend(ctx).decode() != backend:
+        raise RuntimeError(f"runs on {lib.onnxc_backend(ctx).decode()}, expected {backend}")
+    outs = [np.zeros(s, np.float32) for s in out_shapes]
+    tin = (run_exported.Tensor * len(ins))(*[run_exported.tensor(a) for a in ins])
+    tout = (run_exported.Tensor * len(outs))(*[run_exported.tensor(a) for a in outs])
+    if lib.onnxc_run(ctx, tin, len(ins), tout, len(outs)) != 0:
+        raise RuntimeError(lib.onnxc_last_error(ctx).decode())
+    lib.onnxc_destroy(ctx)
+    return outs
+
+
+def needed_libs(path):
+    for tool in ("llvm-readelf-19", "llvm-readelf", "readelf"):
+        code, out = run([tool, "-d", path]) if any(
+            os.access(os.path.join(d, tool), os.X_OK) for d in
+            os.environ.get("PATH", "").split(":") + ["/usr/lib/llvm-19/bin"]) else (1, "")
+        if code == 0:
+            return sorted(line.split("[")[1].split("]")[0] for line in out.splitlines()
+                          if "(NEEDED)" in line)
+    raise RuntimeError("no readelf found")
+
+
+def check_no_gpu(onnxc, work):
+    os.makedirs(work, exist_ok=True)
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((1, 8, 16, 16)).astype(np.float32)
+    w = (rng.standard_normal((16, 8, 3, 3)) * 0.2).astype(np.float32)
+    b = rng.standard_normal(16).astype(np.float32)
+    path = model([helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+                  helper.make_node("Relu", ["c"], ["y"])],
+                 [vi("x", [1, 8, 16, 16])], [vi("y", [1, 16, 16, 16])],
+                 [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")],
+                 os.path.join(work, "small.onnx"))
+    ref = np.maximum(conv_ref(x, w, b), 0)
+    failed = False
+    for target in ("cuda", "cpu,cuda"):
+        lib = os.path.join(work, target.replace(",", "_") + ".so")
+        code, out = run([onnxc, "compile", path, "--target", target, "-o", lib])
+        if code != 0:
+            print(f"FAIL --target {target}: {out}")
+            return 1
+        needed = needed_libs(lib)
+        if not set(needed) <= {"libc.so.6", "libm.so.6"}:
+            print(f"FAIL --target {target}: DT_NEEDED {needed}")
+            failed = True
+        else:
+            print(f"ok --target {target}: DT_NEEDED {needed}")
+    gpu = gpu_present()
+    try:
+        got = run_model(os.path.join(work, "cuda.so"), [x], [ref.shape])
+        if not gpu:
+            print("FAIL: a --target cuda library ran without a GPU")
+            failed = True
+        elif float(np.max(np.abs(got[0] - ref))) > 1e-4:
+            print("FAIL: wrong result on the GPU")
+            failed = True
+    except RuntimeError as e:
+        msg = str(e)
+        if gpu:
+            print(f"FAIL: with a GPU, onnxc_create failed: {msg}")
+            failed = True
+        elif "libcuda.so.1" not in msg or "--target cpu,cuda" not in msg:
+            print(f"FAIL: unclear message without a GPU: {msg}")
+            failed = True
+        else:
+            print(f"ok: without a GPU onnxc_create says: {msg}")
+    got = run_model(os.path.join(work, "cpu_cuda.so"), [x], [ref.shape],
+                    backend="cuda" if gpu else "cpu")
+    err = float(np.max(np.abs(got[0] - ref)))
+    if err > 1e-4:
+        print(f"FAIL: --target cpu,cuda result off by {err}")
+        failed = True
+    else:
+        print(f"ok: --target cpu,cuda runs on {'the GPU' if gpu else 'the CPU'}, error {err:.3g}")
+    return 1 if failed else 0
+
+
+def check_flags(onnxc, work):
+    os.makedirs(work, exist_ok=True)
+    path = model([helper.make_node("Relu", ["x"], ["y"])], [vi("x", [4])], [vi("y", [4])], [],
+                 os.path.join(work, "relu.onnx"))
+    sym = model([helper.make_node("Relu", ["x"], ["y"])], [vi("x", ["n"])], [vi("y", ["n"])], [],
+                os.path.join(work, "relu_sym.onnx"))
+    lib = os.path.join(work, "x.so")
+    expect = [
+        ([path, "--target", "cuda", "--cuda-arch", "sm_20"], "not an architecture"),
+        ([path, "--cuda-arch", "sm_90"], "--cuda-arch needs --target cuda"),
+        ([path, "--target", "cuda", "--weights-file", os.path.join(work, "w.bin")],
+         "--weights-file is not supported with --target cuda"),
+        ([path, "--target", "cuda", "--emit", "obj"], "builds a shared library"),
+        ([sym, "--target", "cuda"], "bind 'n' with --dim n=N"),
+    ]
+    failed = False
+    for args, want in expect:
+        code, out = run([onnxc, "compile", *args, "-o", lib])
+        if code == 0 or want not in out:
+            print(f"FAIL {' '.join(args[1:])}: exit {code}, expected '{want}' in: {out.strip()}")
+            failed = True
+        else:
+            print(f"ok {' '.join(args[1:])}: {out.strip().splitlines()[-1]}")
+    return 1 if failed else 0
+
+
+def check_conformance(onnxc, work, testdata):
+    if not gpu_present():
+        print("no GPU: skipped")
+        return SKIP
+    out = os.path.join(work, "cases")
+    code, text = run([sys.executable, os.path.join(HERE, "export_cases.py"), "--onnxc", onnxc,
+                      "--testdata", testdata, "--out", out])
+    print(text)
+    with open(os.path.join(out, "compile.json")) as f:
+        compiled = json.load(f)
+    res = os.path.join(work, "results.json")
+    run([sys.executable, os.path.join(HERE, "run_exported.py"), out, "--backend", "cuda",
+         "--json", res])
+    with open(res) as f:
+        results = json.load(f)
+    cases = {k.split("/")[0] + "/" + k.split("/")[1] for k in results}
+    passed = {c for c in cases
+              if all(v["status"] == "PASS" for k, v in results.items() if k.startswith(c + "/"))}
+    total = len(compiled)
+    print(f"{len(passed)} of {total} CPU-passing cases pass on the GPU")
+    for k, v in sorted(results.items()):
+        if v["status"] != "PASS":
+            print(f"  {v['status']} {k}: {v['detail']}")
+    return 0 if len(passed) >= 0.9 * total else 1
+
+
+def main():
+    what, onnxc, work = sys.argv[1], sys.argv[2], sys.argv[3]
+    if what == "templates":
+        return check_templates(onnxc, work)
+    if what == "no_gpu":
+        return check_no_gpu(onnxc, work)
+    if what == "flags":
+        return check_flags(onnxc, work)
+    if what == "conformance":
+        return check_conformance(onnxc, work, sys.argv[4])
+    print(f"unknown check {what}")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
