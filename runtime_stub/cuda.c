@@ -147,10 +147,10 @@ typedef struct cuda_state {
   CUdeviceptr *io; ///< num_inputs + num_outputs device buffers (staging)
   CUstream stream;
   CUgraphExec graph;
-  uint64_t total;         ///< bytes of `memory`
-  unsigned char *mirror;  ///< host regions: pinned host copy of `memory` (same offsets)
-  host_call *host_calls;  ///< the graph's host calls (freed on destroy)
-  int32_t host_status;    ///< the first failure of a host call in this run (0: none)
+  uint64_t total;        ///< bytes of `memory`
+  unsigned char *mirror; ///< host regions: pinned host copy of `memory` (same offsets)
+  host_call *host_calls; ///< the graph's host calls (freed on destroy)
+  int32_t host_status;   ///< the first failure of a host call in this run (0: none)
 } cuda_state;
 
 /// Records "CUDA: <what>: <CUDA error name> (<its description>)" and returns RUNTIME.

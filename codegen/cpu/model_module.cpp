@@ -272,9 +272,9 @@ private:
       std::string data = im.data;
       if (im.ptx)
         data.push_back('\0');
-      auto *blob = private_constant(llvm::ConstantDataArray::getRaw(
-                                        data, data.size(), llvm::Type::getInt8Ty(ctx_)),
-                                    "onnxc.device.image." + std::to_string(i), 256);
+      auto *blob = private_constant(
+          llvm::ConstantDataArray::getRaw(data, data.size(), llvm::Type::getInt8Ty(ctx_)),
+          "onnxc.device.image." + std::to_string(i), 256);
       images.push_back(llvm::ConstantStruct::get(
           image_type, {llvm::ConstantInt::get(i32_, im.sm), llvm::ConstantInt::get(i32_, im.ptx),
                        blob, llvm::ConstantInt::get(i64_, im.data.size())}));
@@ -291,24 +291,22 @@ private:
                      const std::string &name) -> llvm::Constant * {
       if (v.empty())
         return llvm::ConstantPointerNull::get(ptr_);
-      return private_constant(llvm::ConstantArray::get(llvm::ArrayType::get(t, v.size()), v),
-                              name);
+      return private_constant(llvm::ConstantArray::get(llvm::ArrayType::get(t, v.size()), v), name);
     };
     bool host_calls = false;
     for (const PlannedCall &pc : plan_.calls)
-      host_calls = host_calls || (pc.control == ControlMark::None &&
-                                  pc.call.kernel != device_->launch_kernel);
+      host_calls = host_calls ||
+                   (pc.control == ControlMark::None && pc.call.kernel != device_->launch_kernel);
     auto *type = llvm::StructType::get(ctx_, {i32_, i32_, ptr_, ptr_, ptr_, ptr_, i32_});
     llvm::Constant *weights =
         weights_ ? static_cast<llvm::Constant *>(weights_) : llvm::ConstantPointerNull::get(ptr_);
-    return private_constant(
-        llvm::ConstantStruct::get(
-            type, {llvm::ConstantInt::get(i32_, images.size()),
-                   llvm::ConstantInt::get(i32_, kernels.size()),
-                   array(image_type, images, "onnxc.device.images"),
-                   array(ptr_, kernels, "onnxc.device.kernels"), weights, run_cpu,
-                   llvm::ConstantInt::get(i32_, host_calls ? 1 : 0)}),
-        "onnxc.device");
+    return private_constant(llvm::ConstantStruct::get(
+                                type, {llvm::ConstantInt::get(i32_, images.size()),
+                                       llvm::ConstantInt::get(i32_, kernels.size()),
+                                       array(image_type, images, "onnxc.device.images"),
+                                       array(ptr_, kernels, "onnxc.device.kernels"), weights,
+                                       run_cpu, llvm::ConstantInt::get(i32_, host_calls ? 1 : 0)}),
+                            "onnxc.device");
   }
 
   // ---- code ------------------------------------------------------------------------------
@@ -412,9 +410,9 @@ private:
                                                          : 0);
     while (bytes.size() < n)
       bytes.push_back(0);
-    llvm::Function *host = declare(
-        kHostCallSymbol,
-        llvm::FunctionType::get(i32_, {ptr_, ptr_, ptr_, i64_, ptr_, ptr_}, false));
+    llvm::Function *host =
+        declare(kHostCallSymbol,
+                llvm::FunctionType::get(i32_, {ptr_, ptr_, ptr_, i64_, ptr_, ptr_}, false));
     const std::string base = "onnxc.host." + std::to_string(i);
     return b.CreateCall(host, {f->getArg(0), tensors, i64_array(bytes, base + ".bytes"),
                                b.getInt64(static_cast<int64_t>(n)), specialised_kernel(i, pc),
@@ -652,8 +650,7 @@ private:
 std::unique_ptr<llvm::Module>
 build_model_module(const ExecutionPlan &plan, llvm::LLVMContext &ctx, const std::string &triple,
                    const llvm::DataLayout &layout, WeightsPlacement placement,
-                   std::vector<uint8_t> *external_weights, bool profile,
-                   const DeviceCode *device) {
+                   std::vector<uint8_t> *external_weights, bool profile, const DeviceCode *device) {
   if (placement == WeightsPlacement::External && !external_weights)
     fail("internal error: external weights need a blob to go to");
   if (device && placement == WeightsPlacement::External)

@@ -559,11 +559,11 @@ Launch lower_conv(const Node &n, const Region &r) {
     l.body = sk.decl + head("KERNEL_NAME", params_list(ps)) + "  const int g = blockIdx.z / " +
              str(sk.s) + ";\n" + "  onnxc::gemm_tile<" + t + ", " + str(Mg) + ", " + str(cols) +
              ", " + str(K) + ", true, false, " + str(sk.s) + ">(\n" +
-             "      [&](int m, int k) { return t1[(long long)(g * " +
-             str(Mg) + " + m) * " + str(K) + " + k]; },\n" +
-             "      [&](int k, int n) { return onnxc::conv_input<" + geo + ">(t0, g, k, n); },\n" +
-             "      [&](int m, int n, " + t + " v) {\n" + "    const int co = g * " + str(Mg) +
-             " + m;\n" + "    const long long o = ((long long)(n / " + str(P) + ") * " + str(g.M) +
+             "      [&](int m, int k) { return t1[(long long)(g * " + str(Mg) + " + m) * " +
+             str(K) + " + k]; },\n" + "      [&](int k, int n) { return onnxc::conv_input<" + geo +
+             ">(t0, g, k, n); },\n" + "      [&](int m, int n, " + t + " v) {\n" +
+             "    const int co = g * " + str(Mg) + " + m;\n" +
+             "    const long long o = ((long long)(n / " + str(P) + ") * " + str(g.M) +
              " + co) * " + str(P) + " + n % " + str(P) + ";\n" + ep + "      }" + sk.args +
              ");\n}\n";
     l.gz = g.G * sk.s;
@@ -659,11 +659,11 @@ Launch lower_gemm_like(const Node &n, const Region &r) {
     l.scratch = l.gx * l.gy * zs * sk.s * 4096 * (t == "double" ? 8 : 4);
   }
   l.body = sk.decl + head("KERNEL_NAME", params_list(ps)) + "  const int z = blockIdx.z / " +
-           str(sk.s) + ";\n" + "  const " + t +
-           " *A = t0 + " + a_off + ";\n  const " + t + " *B = t1 + " + b_off + ";\n  " + t +
-           " *Y = " + yn + " + (long long)z * " + str(M * N) + ";\n" + "  onnxc::gemm_tile<" + t +
-           ", " + str(M) + ", " + str(N) + ", " + str(K) + ", " + (ta ? "false" : "true") + ", " +
-           (tb ? "true" : "false") + ", " + str(sk.s) + ">(\n" + "      [&](int m, int k) { return A[" +
+           str(sk.s) + ";\n" + "  const " + t + " *A = t0 + " + a_off + ";\n  const " + t +
+           " *B = t1 + " + b_off + ";\n  " + t + " *Y = " + yn + " + (long long)z * " + str(M * N) +
+           ";\n" + "  onnxc::gemm_tile<" + t + ", " + str(M) + ", " + str(N) + ", " + str(K) +
+           ", " + (ta ? "false" : "true") + ", " + (tb ? "true" : "false") + ", " + str(sk.s) +
+           ">(\n" + "      [&](int m, int k) { return A[" +
            (ta ? "(long long)k * " + str(M) + " + m" : "(long long)m * " + str(K) + " + k") +
            "]; },\n" + "      [&](int k, int n) { return B[" +
            (tb ? "(long long)n * " + str(K) + " + k" : "(long long)k * " + str(N) + " + n") +

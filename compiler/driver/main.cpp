@@ -226,7 +226,8 @@ int main(int argc, char **argv) {
   bench->add_option("library", bo.library, "Compiled model")->required();
   bench->add_option("--threads", bo.threads, "Threads")->check(CLI::Range(1, 1024));
   bench->add_option("--iters", bo.iters, "Timed iterations")->check(CLI::Range(1, 100000000));
-  bench->add_option("--warmup", bo.warmup, "Untimed iterations first")->check(CLI::Range(0, 1000000));
+  bench->add_option("--warmup", bo.warmup, "Untimed iterations first")
+      ->check(CLI::Range(0, 1000000));
   bench->add_flag("--json", bo.json, "Print one JSON object");
   bench->add_option("--dim", bo.dims,
                     "NAME=N: value of a run-time dim of the library (default: its minimum)");
@@ -243,8 +244,9 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(0, 1000000));
   profile->add_option("--top", po.top, "Rows in the table (default 20)")
       ->check(CLI::Range(1, 1000000));
-  profile->add_option("--dim", po.dims,
-                      "NAME=N: value of a run-time dim for synthetic inputs (default: its minimum)");
+  profile->add_option(
+      "--dim", po.dims,
+      "NAME=N: value of a run-time dim for synthetic inputs (default: its minimum)");
 
   try {
     app.parse(argc, argv);

@@ -165,7 +165,7 @@ read_typed_data_set(const std::string &dir, const std::string &prefix,
     if (!fs::exists(path))
       break;
     FlatValue f = i < values.size() ? read_value_file(path, values[i].first, values[i].second)
-                        : FlatValue{{read_tensor_file(path)}, {}, {}};
+                                    : FlatValue{{read_tensor_file(path)}, {}, {}};
     std::move(f.tensors.begin(), f.tensors.end(), std::back_inserter(out));
     if (b) {
       b->sequence_lengths.insert(f.lengths.begin(), f.lengths.end());
@@ -178,8 +178,8 @@ read_typed_data_set(const std::string &dir, const std::string &prefix,
 /// A model compiled for one data set.
 struct Compiled {
   std::unique_ptr<ModelLibrary> lib;
-  std::set<std::string> baked; ///< inputs whose values were compiled in
-  std::string path;            ///< the library file
+  std::set<std::string> baked;    ///< inputs whose values were compiled in
+  std::string path;               ///< the library file
   std::vector<std::string> notes; ///< the compile's notes (CompileSummary::notes)
 };
 
@@ -363,8 +363,7 @@ bool check_data_set(const Compiled &c, const std::string &dir, const VerifyOptio
   ctx.set_num_threads(o.threads);
   std::vector<Tensor> got = ctx.run(ins);
   if (expected.size() != got.size())
-    fail("{}: has {} expected outputs but the model produces {}", dir, expected.size(),
-         got.size());
+    fail("{}: has {} expected outputs but the model produces {}", dir, expected.size(), got.size());
   bool ok = true;
   for (size_t i = 0; i < got.size(); ++i) {
     Comparison cmp = compare_tensors(got[i], expected[i].tensor, o.rtol, o.atol);
@@ -407,8 +406,8 @@ int cmd_verify(const VerifyOptions &o) {
     failed += !check_data_set(shared, dir, o, io);
   }
   if (!o.export_dir.empty()) {
-    std::cout << fmt::format("{}: exported {} data sets to {}\n", o.model_path,
-                             o.data_dirs.size(), o.export_dir);
+    std::cout << fmt::format("{}: exported {} data sets to {}\n", o.model_path, o.data_dirs.size(),
+                             o.export_dir);
     return 0;
   }
   std::cout << fmt::format("{}: {} of {} data sets passed\n", o.model_path,

@@ -19,14 +19,23 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 KNOWN = os.path.join(HERE, "..", "conformance", "known_failures.txt")
 
-# Real models (tests/models/CMakeLists.txt): name, model file, data set directories' parent.
+# Real models (tests/models/CMakeLists.txt): name, model file, data set directories' parent,
+# extra verify arguments (the same tolerances as there).
 MODELS = [
-    ("mnist-8", "mnist-8/model.onnx", "mnist-8"),
-    ("ultraface-rfb-320", "ultraface-rfb-320/model.onnx", "ultraface-rfb-320/ort_ref"),
-    ("yolox-nano", "yolox-nano/yolox_nano_3class_DevonScott.onnx", "yolox-nano/ort_ref"),
-    ("dtln-model_1", "dtln/model_1.onnx", "dtln/ort_ref_fp32/model_1"),
-    ("dtln-model_2", "dtln/model_2.onnx", "dtln/ort_ref_fp32/model_2"),
-    ("mnist-int8-dynamic", "mnist-int8-dynamic/model.onnx", "mnist-int8-dynamic/ort_ref"),
+    ("mnist-8", "mnist-8/model.onnx", "mnist-8", []),
+    ("ultraface-rfb-320", "ultraface-rfb-320/model.onnx", "ultraface-rfb-320/ort_ref", []),
+    ("yolox-nano", "yolox-nano/yolox_nano_3class_DevonScott.onnx", "yolox-nano/ort_ref_3class",
+     ["--atol", "1e-4"]),
+    ("super-resolution-10", "super-resolution-10/model.onnx", "super-resolution-10", []),
+    ("dtln-model_1", "dtln/model_1.onnx", "dtln/ort_ref_fp32/model_1", []),
+    ("dtln-model_2", "dtln/model_2.onnx", "dtln/ort_ref_fp32/model_2", []),
+    ("dtln-model_1_fp16", "dtln/model_1_fp16.onnx", "dtln/ort_ref_fp16/model_1", []),
+    ("dtln-model_2_fp16", "dtln/model_2_fp16.onnx", "dtln/ort_ref_fp16/model_2", []),
+    ("mnist-int8-dynamic", "mnist-int8-dynamic/model.onnx", "mnist-int8-dynamic/ort_ref", []),
+    ("silero-vad-v5.silero_vad_op18_ifless", "silero-vad-v5/silero_vad_op18_ifless.onnx",
+     "silero-vad-v5/ort_ref_silero_vad_op18_ifless", []),
+    ("silero-vad-v5.silero_vad_16k_op15", "silero-vad-v5/silero_vad_16k_op15.onnx",
+     "silero-vad-v5/ort_ref_silero_vad_16k_op15", []),
 ]
 
 
@@ -39,8 +48,8 @@ def cpu_failures():
     return out
 
 
-def export(onnxc, model, data_dirs, dest, arch):
-    cmd = [onnxc, "verify", model, *data_dirs, "--target", "cuda", "--export", dest]
+def export(onnxc, model, data_dirs, dest, arch, extra=()):
+    cmd = [onnxc, "verify", model, *data_dirs, "--target", "cuda", "--export", dest, *extra]
     if arch:
         cmd += ["--cuda-arch", arch]
     try:
@@ -61,6 +70,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--cuda-arch", default="")
     ap.add_argument("--match", default="")
+    ap.add_argument("--models-only", action="store_true")
     a = ap.parse_args()
     node_dir = os.path.join(a.testdata, "onnx-backend", "node")
     skip = cpu_failures()
@@ -68,21 +78,21 @@ def main():
     for case in sorted(os.listdir(node_dir)):
         d = os.path.join(node_dir, case)
         sets = sorted(os.path.join(d, s) for s in os.listdir(d) if s.startswith("test_data_set"))
-        if case in skip or not sets or a.match not in case:
+        if case in skip or not sets or a.match not in case or a.models_only:
             continue
-        jobs.append(("node/" + case, os.path.join(d, "model.onnx"), sets))
+        jobs.append(("node/" + case, os.path.join(d, "model.onnx"), sets, []))
     models_dir = os.path.join(a.testdata, "models")
-    for name, model, parent in MODELS:
+    for name, model, parent, extra in MODELS:
         p = os.path.join(models_dir, parent)
         if a.match not in name or not os.path.isdir(p):
             continue
         sets = sorted(os.path.join(p, s) for s in os.listdir(p) if s.startswith("test_data_set"))
         if sets:
-            jobs.append(("models/" + name, os.path.join(models_dir, model), sets))
+            jobs.append(("models/" + name, os.path.join(models_dir, model), sets, extra))
     results = {}
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        futs = {pool.submit(export, a.onnxc, m, s, os.path.join(a.out, n), a.cuda_arch): n
-                for n, m, s in jobs}
+        futs = {pool.submit(export, a.onnxc, m, s, os.path.join(a.out, n), a.cuda_arch, x): n
+                for n, m, s, x in jobs}
         for f in concurrent.futures.as_completed(futs):
             results[futs[f]] = f.result()
     os.makedirs(a.out, exist_ok=True)
