@@ -25,32 +25,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, HERE)
 
-MAX_RANK = 8
-NP = {1: np.float32, 7: np.int64, 6: np.int32, 11: np.float64}
-NP_TO_ONNX = {np.dtype(v): k for k, v in NP.items()}
-
-
-class Tensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("size_bytes", ctypes.c_uint64),
-                ("dtype", ctypes.c_int32), ("rank", ctypes.c_int32),
-                ("shape", ctypes.c_int64 * MAX_RANK)]
+from engines import DTYPES as NP, OnnxcTensor as Tensor, _tensor as tensor  # noqa: E402
 
 
 class Info(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_int32), ("rank", ctypes.c_int32),
                 ("shape", ctypes.POINTER(ctypes.c_int64)), ("size_bytes", ctypes.c_uint64),
                 ("dim_symbols", ctypes.c_void_p)]
-
-
-def tensor(a):
-    t = Tensor()
-    t.data = a.ctypes.data
-    t.size_bytes = a.nbytes
-    t.dtype = NP_TO_ONNX[a.dtype]
-    t.rank = a.ndim
-    for i, d in enumerate(a.shape):
-        t.shape[i] = d
-    return t
 
 
 class Onnxc:

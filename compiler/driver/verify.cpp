@@ -306,16 +306,30 @@ void write_npy(const fs::path &path, const Tensor &t) {
   write_bytes(path, out);
 }
 
+/// A data set read for a compiled library: its inputs in the library's order (without the
+/// compiled-in ones, shapes conformed) and its expected outputs.
+struct DataSet {
+  std::vector<NamedTensor> inputs, expected;
+  std::vector<const Tensor *> ins; ///< into `inputs`, in the library's input order
+};
+
+DataSet read_for(const Compiled &c, const std::string &dir, const CompositeIO &io) {
+  DataSet d;
+  d.inputs = read_data(dir, "input", io);
+  d.expected = read_data(dir, "output", io);
+  std::erase_if(d.inputs, [&](const NamedTensor &t) { return c.baked.count(t.name) > 0; });
+  d.ins = match_inputs(c.lib->inputs(), d.inputs, dir);
+  conform_inputs(*c.lib, d.ins, d.inputs, dir);
+  return d;
+}
+
 /// `onnxc verify --export`: the data set's library, inputs (in the library's order, without the
 /// compiled-in ones) and expected outputs, and a manifest, in `to`.
 void export_data_set(const Compiled &c, const std::string &dir, const VerifyOptions &o,
                      const CompositeIO &io, const fs::path &to) {
-  const ModelLibrary &lib = *c.lib;
-  std::vector<NamedTensor> inputs = read_data(dir, "input", io);
-  std::vector<NamedTensor> expected = read_data(dir, "output", io);
-  std::erase_if(inputs, [&](const NamedTensor &t) { return c.baked.count(t.name) > 0; });
-  std::vector<const Tensor *> ins = match_inputs(lib.inputs(), inputs, dir);
-  conform_inputs(lib, ins, inputs, dir);
+  const DataSet data = read_for(c, dir, io);
+  const std::vector<const Tensor *> &ins = data.ins;
+  const std::vector<NamedTensor> &expected = data.expected;
   fs::create_directories(to);
   fs::copy_file(c.path, to / "lib.so", fs::copy_options::overwrite_existing);
   std::string manifest = fmt::format("{{\"source\": \"{}\", \"rtol\": {}, \"atol\": {}, "
@@ -354,14 +368,11 @@ void export_data_set(const Compiled &c, const std::string &dir, const VerifyOpti
 bool check_data_set(const Compiled &c, const std::string &dir, const VerifyOptions &o,
                     const CompositeIO &io) {
   const ModelLibrary &lib = *c.lib;
-  std::vector<NamedTensor> inputs = read_data(dir, "input", io);
-  std::vector<NamedTensor> expected = read_data(dir, "output", io);
-  std::erase_if(inputs, [&](const NamedTensor &t) { return c.baked.count(t.name) > 0; });
-  std::vector<const Tensor *> ins = match_inputs(lib.inputs(), inputs, dir);
-  conform_inputs(lib, ins, inputs, dir);
+  const DataSet data = read_for(c, dir, io);
+  const std::vector<NamedTensor> &expected = data.expected;
   ModelLibrary::Context ctx(lib);
   ctx.set_num_threads(o.threads);
-  std::vector<Tensor> got = ctx.run(ins);
+  std::vector<Tensor> got = ctx.run(data.ins);
   if (expected.size() != got.size())
     fail("{}: has {} expected outputs but the model produces {}", dir, expected.size(), got.size());
   bool ok = true;
