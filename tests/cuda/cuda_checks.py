@@ -147,6 +147,45 @@ def template_models(work):
     return cases
 
 
+UNARY_ANY = ["Relu", "Abs", "Neg", "Sign", "Identity"]
+UNARY_FLOAT = ["Exp", "Log", "Sqrt", "Tanh", "Erf", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan",
+               "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Floor", "Ceil", "Round", "Reciprocal",
+               "Sigmoid", "Softplus", "Softsign", "Elu", "Selu", "Celu", "LeakyRelu",
+               "ThresholdedRelu", "HardSigmoid", "HardSwish", "Mish", "Gelu", "Shrink", "IsNaN",
+               "IsInf"]
+BINARY = ["Add", "Sub", "Mul", "Div", "Max", "Min", "Pow", "Equal", "Less", "Greater",
+          "LessOrEqual", "GreaterOrEqual", "PRelu", "Mod"]
+BINARY_INT = ["Add", "Sub", "Mul", "Div", "Max", "Min", "Equal", "Less", "Greater", "Mod",
+              "BitwiseAnd", "BitwiseOr", "BitwiseXor"]
+
+
+def elementwise_model(work):
+    """One node per element-wise op of the CUDA target, on float, double and int32 tensors (the
+    float ones broadcasting), so that every u_/b_ template is instantiated for NVRTC."""
+    nodes, inputs, outputs = [], [], []
+    for t, suffix in ((TensorProto.FLOAT, "f"), (TensorProto.DOUBLE, "d"),
+                      (TensorProto.INT32, "i")):
+        a, b = "a" + suffix, "b" + suffix
+        inputs += [vi(a, [4, 8], t), vi(b, [8] if t != TensorProto.INT32 else [4, 8], t)]
+        ops = [(op, [a]) for op in UNARY_ANY]
+        if t != TensorProto.INT32:
+            ops += [(op, [a]) for op in UNARY_FLOAT]
+        ops += [(op, [a, b]) for op in (BINARY if t != TensorProto.INT32 else BINARY_INT)]
+        for k, (op, ins) in enumerate(ops):
+            out = f"y_{suffix}_{k}_{op}"
+            attrs = {"fmod": 1} if op == "Mod" and t != TensorProto.INT32 else {}
+            nodes.append(helper.make_node(op, ins, [out], **attrs))
+            logical = op in ("Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
+                             "IsNaN", "IsInf")
+            shape = [4, 8]
+            outputs.append(vi(out, shape, TensorProto.BOOL if logical else t))
+    g = helper.make_graph(nodes, "ew", inputs, outputs)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)])
+    path = os.path.join(work, "elementwise.onnx")
+    onnx.save(m, path)
+    return path, len(nodes)
+
+
 def export_case(d, lib, ins, refs):
     """The case as tests/cuda/run_exported.py runs it (for a GPU machine without onnxc)."""
     import shutil
@@ -167,6 +206,14 @@ def check_templates(onnxc, work):
     os.makedirs(work, exist_ok=True)
     gpu = gpu_present()
     failed = False
+    ew, count = elementwise_model(work)
+    code, out = run([onnxc, "compile", ew, "--target", "cuda", "--cuda-arch", "sm_80,sm_90",
+                     "-o", os.path.join(work, "elementwise.so")])
+    if code != 0 or "run on the host" in out:
+        print(f"FAIL elementwise: every op should have a CUDA kernel:\n{out}")
+        failed = True
+    else:
+        print(f"ok elementwise: {count} element-wise kernels NVRTC-compiled for sm_80 and sm_90")
     for name, path, ins, refs in template_models(work):
         lib = os.path.join(work, name + ".so")
         code, out = run([onnxc, "compile", path, "--target", "cuda", "--cuda-arch",
