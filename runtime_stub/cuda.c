@@ -69,9 +69,27 @@ typedef struct cuda_driver {
 
 static cuda_driver driver;
 static const char *driver_error; ///< why the driver could not be loaded (NULL: loaded)
+/// onnxc_create's message when the driver cannot be used: composed once, inside load_driver's
+/// pthread_once (onnxc_set_create_error keeps the pointer).
+static char no_driver_message[ONNXC_ERROR_CAPACITY];
+
+static void compose_no_driver_message(void) {
+  onnxc_msg m = onnxc_msg_begin(no_driver_message, sizeof no_driver_message);
+  onnxc_msg_str(&m, "onnxc_create: this library runs on an NVIDIA GPU (onnxc compile --target "
+                    "cuda) but ");
+  onnxc_msg_str(&m, driver_error);
+  onnxc_msg_str(&m, "; compile the model with --target cpu,cuda to fall back to the CPU");
+}
 static onnxc_pthread_once_t driver_once;
 
+static void load_driver_once(void);
 static void load_driver(void) {
+  load_driver_once();
+  if (driver_error)
+    compose_no_driver_message();
+}
+
+static void load_driver_once(void) {
   void *h = dlopen("libcuda.so.1", ONNXC_RTLD_NOW);
   if (!h) {
     driver_error = "the NVIDIA driver (libcuda.so.1) is not installed on this machine";
@@ -209,9 +227,10 @@ static onnxc_status init_state(onnxc_context *ctx, cuda_state *s) {
   if (want && *want) {
     ordinal = 0;
     for (const char *p = want; *p; ++p) {
-      if (*p < '0' || *p > '9')
-        return onnxc_rt_set_error(rt, ONNXC_ERROR_RUNTIME,
-                                  "CUDA: ONNXC_CUDA_DEVICE must be a device number");
+      if (*p < '0' || *p > '9' || p - want >= 6)
+        return onnxc_rt_set_error(
+            rt, ONNXC_ERROR_RUNTIME,
+            "CUDA: ONNXC_CUDA_DEVICE must be a device number (up to 6 digits)");
       ordinal = ordinal * 10 + (*p - '0');
     }
   }
@@ -222,8 +241,11 @@ static onnxc_status init_state(onnxc_context *ctx, cuda_state *s) {
   if ((r = driver.DeviceGet(&s->device, ordinal)) != 0)
     return cuda_fail(rt, "cuDeviceGet", r);
   int major = 0, minor = 0;
-  driver.DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, s->device);
-  driver.DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, s->device);
+  if ((r = driver.DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                     s->device)) != 0 ||
+      (r = driver.DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                     s->device)) != 0)
+    return cuda_fail(rt, "cuDeviceGetAttribute", r);
   const onnxc_device_image *image = pick_image(d, major * 10 + minor);
   if (!image) {
     char buf[ONNXC_ERROR_CAPACITY];
@@ -340,16 +362,7 @@ onnxc_status onnxc_cuda_create(onnxc_context *ctx) {
       ctx->on_cpu = 1;
       return ONNXC_OK;
     }
-    /* the same text for every thread: composed once (onnxc_set_create_error keeps a pointer) */
-    static char no_driver[ONNXC_ERROR_CAPACITY];
-    if (!no_driver[0]) {
-      onnxc_msg m = onnxc_msg_begin(no_driver, sizeof no_driver);
-      onnxc_msg_str(&m, "onnxc_create: this library runs on an NVIDIA GPU (onnxc compile "
-                        "--target cuda) but ");
-      onnxc_msg_str(&m, driver_error);
-      onnxc_msg_str(&m, "; compile the model with --target cpu,cuda to fall back to the CPU");
-    }
-    return onnxc_set_create_error(ONNXC_ERROR_RUNTIME, no_driver);
+    return onnxc_set_create_error(ONNXC_ERROR_RUNTIME, no_driver_message);
   }
   uint64_t slots = (uint64_t)onnxc__model.num_inputs + onnxc__model.num_outputs;
   cuda_state *s = (cuda_state *)malloc(sizeof *s + d->num_kernels * sizeof(CUfunction) +

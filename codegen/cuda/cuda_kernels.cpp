@@ -81,7 +81,11 @@ std::string str(int64_t v) {
 }
 
 /// Index type of a kernel over `n` elements.
-std::string idx(int64_t n) { return n < (int64_t{1} << 31) ? "int" : "long long"; }
+/// Index type of a grid-stride loop over `n` elements: int unless n plus the grid's stride (at
+/// most 2^28 threads) could pass 2^31.
+std::string idx(int64_t n) {
+  return n + (int64_t{1} << 28) < (int64_t{1} << 31) ? "int" : "long long";
+}
 
 int64_t blocks_for(int64_t n) {
   return std::max<int64_t>(1, std::min<int64_t>((n + kBlock - 1) / kBlock, 1 << 20));
@@ -431,13 +435,13 @@ std::optional<Launch> lower_elementwise(const Node &n) {
       n.inputs.size() == 2 && n.input(1)) {
     std::string fn = op;
     if (op == "Mod")
-      fn = flt ? "FMod" : attr_int(n, "fmod", 0) ? "IntMod" : "Mod";
+      fn = attr_int(n, "fmod", 0) ? (flt ? "FMod" : "IntMod") : (flt ? "FloatMod" : "Mod");
     if (op == "BitShift")
       fn = attr_string(n, "direction", "") == "LEFT" ? "BitShiftLeft" : "BitShiftRight";
     if (kBinaryBits.count(op) && flt)
       return std::nullopt;
     if (op == "Pow" && n.input(1)->type.dtype != x->type.dtype) // exponent of another type
-      return elementwise(n, {x, n.input(1)}, y, "onnxc::b_Pow(x0, (" + t + ")x1)");
+      return elementwise(n, {x, n.input(1)}, y, "(" + t + ")onnxc::b_Pow((double)x0, (double)x1)");
     return elementwise(n, {x, n.input(1)}, y, "onnxc::b_" + fn + "(x0, x1)");
   }
   if (op == "Sum" || op == "Max" || op == "Min" || op == "Mean") {
@@ -541,7 +545,9 @@ Launch lower_conv(const Node &n, const Region &r) {
                    act_enum(r.activation) + ">(v, " + act_args(r.activation, t) + ");\n";
   Launch l;
   l.args = args;
-  if (res) // each output element is written after its residual is read, by the same thread
+  // Y may take R's buffer (each output element is written after its residual is read, by the
+  // same thread) unless R is also X, which the whole kernel reads
+  if (res && res != x)
     l.inplace = {{static_cast<int>(args.size() - 2), static_cast<int>(args.size() - 1)}};
   const std::string geo = t + ", " + str(CG) + ", " + str(g.H) + ", " + str(g.W) + ", " +
                           str(g.KH) + ", " + str(g.KW) + ", " + str(g.SH) + ", " + str(g.SW) +
@@ -690,8 +696,8 @@ Launch lower_pool(const Node &n) {
   const std::string it = idx(count);
   std::string b = head("KERNEL_NAME", "const " + t + " *t0, " + t + " *t1") + grid_loop(it, count) +
                   "    const int ow = i % " + str(g.OW) + ", oh = (i / " + str(g.OW) + ") % " +
-                  str(g.OH) + ";\n    const " + t + " *xp = t0 + (i / " + str(g.OH * g.OW) +
-                  ") * " + str(g.H * g.W) + ";\n    " + t +
+                  str(g.OH) + ";\n    const " + t + " *xp = t0 + (long long)(i / " +
+                  str(g.OH * g.OW) + ") * " + str(g.H * g.W) + ";\n    " + t +
                   " v = " + (max ? "onnxc::lowest<" + t + ">()" : lit(0, t)) +
                   ";\n    int taps = 0, valid = 0;\n" + "    for (int kh = 0; kh < " + str(g.KH) +
                   "; ++kh) {\n      const int ih = oh * " + str(g.SH) + " - " + str(g.PH) +
@@ -703,7 +709,9 @@ Launch lower_pool(const Node &n) {
                   " || iw >= " + str(g.W) + ") continue;\n        ++valid;\n        const " + t +
                   " e = xp[ih * " + str(g.W) + " + iw];\n        " +
                   (max ? "v = onnxc::m_max(v, e);" : "v += e;") + "\n      }\n    }\n" +
-                  (max ? "" : "    v /= (" + t + ")(" + (include ? "taps" : "valid") + ");\n") +
+                  (max       ? ""
+                   : include ? "    v /= (" + t + ")taps;\n"
+                             : "    v = valid ? v / (" + t + ")valid : (" + t + ")0;\n") +
                   "    t1[i] = v;\n  }\n}\n";
   Launch l;
   l.body = b;
@@ -920,7 +928,8 @@ Launch lower_slice(const Node &n) {
     int64_t s = starts[k];
     if (s < 0)
       s += dim;
-    s = steps[k] > 0 ? std::clamp<int64_t>(s, 0, dim) : std::clamp<int64_t>(s, 0, dim - 1);
+    s = steps[k] > 0 ? std::clamp<int64_t>(s, 0, dim)
+                     : std::clamp<int64_t>(s, 0, std::max<int64_t>(dim - 1, 0));
     begin[a] = s;
     step[a] = steps[k];
   }
@@ -934,7 +943,7 @@ Launch lower_slice(const Node &n) {
     b0 += base[d];
   std::string off = strided_offset(yd, st, "i");
   if (b0)
-    off = str(b0) + "LL + " + off;
+    off = "(long long)" + str(b0) + " + " + off;
   return gather_copy(n, x, y, off);
 }
 
@@ -1209,6 +1218,11 @@ KernelCall CudaKernels::lower(const Region &r) {
   Launch l;
   try {
     l = lower_node(n, r);
+    // the driver's limits (runtime_stub/cuda.c passes at most ONNXC_CUDA_MAX_ARGS tensors)
+    if (l.args.size() + (l.scratch > 0 ? 1 : 0) > 64)
+      unsupported(n, "a kernel on more than 64 tensors is not supported");
+    if (l.gx > 2147483647 || l.gy > 65535 || l.gz > 65535)
+      unsupported(n, "a launch grid beyond the GPU's limits is not supported");
   } catch (const CudaUnsupported &e) {
     // The CPU kernel runs on the host between copies of its tensors (runtime_stub/cuda.c).
     if (!host_regions_)
@@ -1220,6 +1234,8 @@ KernelCall CudaKernels::lower(const Region &r) {
     copies_.push_back(names_.size());
   KernelCall c = add(n.op_type, l.body, l.args, l.gx, l.gy, l.gz, l.block);
   c.inplace = l.inplace;
+  if (l.gx <= 0 || l.gy <= 0 || l.gz <= 0) // nothing to compute (an empty tensor)
+    c.params[kLaunchKernel] = -1;
   if (l.scratch > 0) { // passed after the args (KernelCall::scratch_bytes)
     c.scratch_bytes = l.scratch;
     c.params[kLaunchNumTensors] += 1;

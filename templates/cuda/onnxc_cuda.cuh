@@ -63,8 +63,10 @@ enum Act { kNone, kRelu, kClip, kLeakyRelu, kSigmoid, kHardSigmoid, kHardSwish, 
 template <int A, typename T> __device__ __forceinline__ T activate(T x, T a, T b) {
   if (A == kRelu)
     return x > T(0) ? x : T(0);
-  if (A == kClip)
-    return x < a ? a : (x > b ? b : x);
+  if (A == kClip) { // min first, then max (ONNX: min > max gives max)
+    const T y = x < a ? a : x;
+    return y > b ? b : y;
+  }
   if (A == kLeakyRelu)
     return x >= T(0) ? x : a * x;
   if (A == kSigmoid)
@@ -164,6 +166,10 @@ template <typename T> __device__ __forceinline__ T b_Mod(T x, T y) { // Python's
   if (y == T(0))
     return T(0);
   T r = T(x % y);
+  return r != T(0) && ((r < T(0)) != (y < T(0))) ? T(r + y) : r;
+}
+template <typename T> __device__ __forceinline__ T b_FloatMod(T x, T y) { // fmod=0 on floats
+  T r = m_fmod(x, y);
   return r != T(0) && ((r < T(0)) != (y < T(0))) ? T(r + y) : r;
 }
 template <typename T> __device__ __forceinline__ T b_IntMod(T x, T y) { // C's (fmod=1)

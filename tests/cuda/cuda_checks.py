@@ -144,6 +144,33 @@ def template_models(work):
     cs = np.cumsum(np.maximum(v, 0), axis=1).reshape(1, 4, 50, 20)
     mp = cs.reshape(1, 4, 25, 2, 10, 2).max(axis=(3, 5))
     cases.append(("hostnet", p, [v], [-mp]))
+    # Regressions of review findings: Conv + its own input as the residual (the output must not
+    # take the input's buffer), a fused Clip with min > max (max wins), an AveragePool window
+    # of padding only (0, not NaN), Pow of an int base by a float exponent.
+    x = f(1, 8, 6, 6)
+    w, b, w2 = f(8, 8, 3, 3) * 0.2, f(8), f(8, 8, 1, 1)
+    xi, ex = np.array([4, 9, 16, 25], np.int32), np.array([0.5], np.float32)
+    p = model([helper.make_node("Relu", ["x"], ["r"]),
+               helper.make_node("Conv", ["r", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+               helper.make_node("Add", ["c", "r"], ["a1"]),
+               helper.make_node("Neg", ["a1"], ["y1"]),
+               helper.make_node("Conv", ["x", "w2"], ["c2"]),
+               helper.make_node("Clip", ["c2", "six", "zero"], ["y2"]),
+               helper.make_node("AveragePool", ["x"], ["y3"], kernel_shape=[1, 1],
+                                pads=[1, 1, 1, 1]),
+               helper.make_node("Pow", ["xi", "ex"], ["y4"])],
+              [vi("x", [1, 8, 6, 6]), vi("xi", [4], TensorProto.INT32)],
+              [vi("y1", [1, 8, 6, 6]), vi("y2", [1, 8, 6, 6]), vi("y3", [1, 8, 8, 8]),
+               vi("y4", [4], TensorProto.INT32)],
+              [numpy_helper.from_array(v, k) for k, v in
+               dict(w=w, b=b, w2=w2, six=np.array(6, np.float32),
+                    zero=np.array(0, np.float32), ex=ex).items()],
+              os.path.join(work, "fixes.onnx"))
+    r = np.maximum(x, 0)
+    y3 = np.zeros((1, 8, 8, 8))
+    y3[:, :, 1:7, 1:7] = x
+    cases.append(("fixes", p, [x, xi], [-(conv_ref(r, w, b) + r), np.zeros((1, 8, 6, 6)), y3,
+                                        np.array([2, 3, 4, 5], np.int32)]))
     return cases
 
 
@@ -194,7 +221,8 @@ def export_case(d, lib, ins, refs):
     for k, a in enumerate(ins):
         np.save(os.path.join(d, f"input_{k}.npy"), a)
     for k, r in enumerate(refs):
-        np.save(os.path.join(d, f"expected_{k}.npy"), r.astype(np.float32))
+        np.save(os.path.join(d, f"expected_{k}.npy"),
+                r if r.dtype == np.int32 else r.astype(np.float32))
     scale = max(float(np.max(np.abs(r))) for r in refs)
     with open(os.path.join(d, "manifest.json"), "w") as f:
         json.dump({"source": d, "rtol": 1e-3, "atol": 1e-4 * max(scale, 1),
@@ -222,6 +250,10 @@ def check_templates(onnxc, work):
             print(f"FAIL {name}: compile failed:\n{out}")
             failed = True
             continue
+        if name == "fixes" and "(0 computed in place)" not in out:
+            print(f"FAIL {name}: the Conv whose residual is its own input must not write its "
+                  f"output over that input:\n{out}")
+            failed = True
         if name == "hostnet" and "run on the host" not in out:
             print(f"FAIL {name}: the compile should report a host region:\n{out}")
             failed = True
@@ -229,7 +261,8 @@ def check_templates(onnxc, work):
         export_case(os.path.join(work, "exported", name), lib, ins, refs)
         if not gpu:
             continue
-        got = run_model(lib, ins, [r.shape for r in refs])
+        got = run_model(lib, ins, [r.shape for r in refs],
+                        dtypes=[np.int32 if r.dtype == np.int32 else np.float32 for r in refs])
         for g, r in zip(got, refs):
             err = float(np.max(np.abs(g - r)))
             scale = float(np.max(np.abs(r)))
@@ -254,14 +287,14 @@ def load_lib(path):
     return lib
 
 
-def run_model(path, ins, out_shapes, backend=None):
+def run_model(path, ins, out_shapes, backend=None, dtypes=None):
     lib = load_lib(path)
     ctx = ctypes.c_void_p()
     if lib.onnxc_create(ctypes.byref(ctx)) != 0:
         raise RuntimeError(lib.onnxc_last_error(None).decode())
     if backend and lib.onnxc_backend(ctx).decode() != backend:
         raise RuntimeError(f"runs on {lib.onnxc_backend(ctx).decode()}, expected {backend}")
-    outs = [np.zeros(s, np.float32) for s in out_shapes]
+    outs = [np.zeros(s, dt) for s, dt in zip(out_shapes, dtypes or [np.float32] * len(out_shapes))]
     tin = (run_exported.Tensor * len(ins))(*[run_exported.tensor(a) for a in ins])
     tout = (run_exported.Tensor * len(outs))(*[run_exported.tensor(a) for a in outs])
     if lib.onnxc_run(ctx, tin, len(ins), tout, len(outs)) != 0:
