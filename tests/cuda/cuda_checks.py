@@ -339,6 +339,11 @@ def check_no_gpu(onnxc, work):
             failed = True
         else:
             print(f"ok --target {target}: DT_NEEDED {needed}")
+    # onnxc itself starts without a driver: NVRTC only, never libcuda (a regression: the
+    # CUDA::nvrtc CMake target also linked the driver, which clang's linker kept)
+    if "libcuda.so.1" in needed_libs(onnxc):
+        print(f"FAIL: {onnxc} needs libcuda.so.1")
+        failed = True
     gpu = gpu_present()
     try:
         got = run_model(os.path.join(work, "cuda.so"), [x], [ref.shape])
