@@ -277,12 +277,16 @@ struct Launch {
 
 /// Split-K for a product of `tiles` 64x64 tiles over K (templates/cuda gemm_tile): slices so
 /// that about two blocks per SM of a large GPU (132 SMs) run, each over at least 64 of K.
+/// With more than one slice, the workspace is the kernel's last parameter (the call's scratch).
 struct SplitK {
   int64_t s = 1;
-  std::string decl; ///< the tile counters, before the kernel
-  std::string args; ///< gemm_tile's trailing arguments
+  std::string decl;     ///< the tile counters, before the kernel
+  std::string args;     ///< gemm_tile's trailing arguments
+  int64_t ws_bytes = 0; ///< the partial tiles' workspace (0: no split)
 };
-SplitK split_k(int64_t tiles, int64_t K, const std::string &ws) {
+/// `ps` gets the workspace parameter when K is split; `t` is the element type.
+SplitK split_k(int64_t tiles, int64_t K, const std::string &t,
+               std::vector<std::pair<std::string, bool>> &ps) {
   SplitK r;
   constexpr int64_t kTargetBlocks = 264;
   if (tiles < kTargetBlocks / 2)
@@ -290,7 +294,9 @@ SplitK split_k(int64_t tiles, int64_t K, const std::string &ws) {
                               std::max<int64_t>(1, std::min<int64_t>(K / 64, 32)));
   if (r.s > 1) {
     r.decl = "__device__ unsigned KERNEL_NAME_counters[" + str(tiles) + "];\n";
-    r.args = ", " + ws + ", KERNEL_NAME_counters";
+    r.args = ", t" + std::to_string(ps.size()) + ", KERNEL_NAME_counters";
+    r.ws_bytes = tiles * r.s * 4096 * (t == "double" ? 8 : 4);
+    ps.push_back({t, true});
   }
   return r;
 }
@@ -557,11 +563,8 @@ Launch lower_conv(const Node &n, const Region &r) {
     const int64_t cols = g.N * P;
     l.gx = (cols + 63) / 64;
     l.gy = (Mg + 63) / 64;
-    const SplitK sk = split_k(l.gx * l.gy * g.G, K, "t" + std::to_string(args.size()));
-    if (sk.s > 1) {
-      ps.push_back({t, true});
-      l.scratch = l.gx * l.gy * g.G * sk.s * 4096 * (t == "double" ? 8 : 4);
-    }
+    const SplitK sk = split_k(l.gx * l.gy * g.G, K, t, ps);
+    l.scratch = sk.ws_bytes;
     l.body = sk.decl + head("KERNEL_NAME", params_list(ps)) + "  const int g = blockIdx.z / " +
              str(sk.s) + ";\n" + "  onnxc::gemm_tile<" + t + ", " + str(Mg) + ", " + str(cols) +
              ", " + str(K) + ", true, false, " + str(sk.s) + ">(\n" +
@@ -659,11 +662,8 @@ Launch lower_gemm_like(const Node &n, const Region &r) {
   l.gx = (N + 63) / 64;
   l.gy = (M + 63) / 64;
   const int64_t zs = std::max<int64_t>(batch, 1);
-  const SplitK sk = split_k(l.gx * l.gy * zs, K, "t" + std::to_string(args.size()));
-  if (sk.s > 1) {
-    ps.push_back({t, true});
-    l.scratch = l.gx * l.gy * zs * sk.s * 4096 * (t == "double" ? 8 : 4);
-  }
+  const SplitK sk = split_k(l.gx * l.gy * zs, K, t, ps);
+  l.scratch = sk.ws_bytes;
   l.body = sk.decl + head("KERNEL_NAME", params_list(ps)) + "  const int z = blockIdx.z / " +
            str(sk.s) + ";\n" + "  const " + t + " *A = t0 + " + a_off + ";\n  const " + t +
            " *B = t1 + " + b_off + ";\n  " + t + " *Y = " + yn + " + (long long)z * " + str(M * N) +
@@ -1209,10 +1209,9 @@ Launch lower_node(const Node &n, const Region &r) {
 
 KernelCall CudaKernels::lower(const Region &r) {
   if (r.kind == Region::Kind::OutputCopy) {
-    Launch l = copy_launch(r.src, r.dst);
+    const Launch l = copy_launch(r.src, r.dst);
     copies_.push_back(names_.size());
-    KernelCall c = add("copy", l.body, l.args, l.gx, l.gy, l.gz, l.block);
-    return c;
+    return add("copy", l.body, l.args, l.gx, l.gy, l.gz, l.block);
   }
   const Node &n = *r.root;
   Launch l;
