@@ -174,11 +174,11 @@ static onnxc_status check_rank_fits(onnxc_rt *rt, const char *what, int32_t i,
 }
 
 static onnxc_status run_model(onnxc_context *ctx, int tile) {
-  int32_t st = onnxc__model.device
-                   ? onnxc_cuda_run(ctx)
-                   : (tile ? onnxc__model.run_tile : onnxc__model_run)(
-                         &ctx->rt, ctx->arena, ctx->weights, ctx->input_ptrs,
-                         (void *const *)ctx->output_ptrs);
+  ctx->rt.num_shapes = 0; /* onnxc_rt_copy_shape reads only this run's shapes */
+  int32_t st = onnxc__model.device ? onnxc_cuda_run(ctx)
+                                   : (tile ? onnxc__model.run_tile : onnxc__model_run)(
+                                         &ctx->rt, ctx->arena, ctx->weights, ctx->input_ptrs,
+                                         (void *const *)ctx->output_ptrs);
   if (st == ONNXC_OK)
     return ONNXC_OK;
   if (ctx->rt.error[0] == '\0')
@@ -476,6 +476,15 @@ void onnxc_rt_set_shape(onnxc_rt *rt, const void *tensor, int32_t rank, const in
   onnxc_context *ctx = (onnxc_context *)rt; /* rt is the context's first member */
   if (rank < 0 || rank > ONNXC_MAX_RANK)
     return;
+  uint32_t e = 0; /* this buffer's entry, else the next (the oldest once all are used) */
+  while (e < rt->num_shapes && e < ONNXC_MAX_RUN_TIME_SHAPES && rt->shapes[e].tensor != tensor)
+    ++e;
+  if (e >= ONNXC_MAX_RUN_TIME_SHAPES || e == rt->num_shapes)
+    e = rt->num_shapes++ % ONNXC_MAX_RUN_TIME_SHAPES;
+  rt->shapes[e].tensor = tensor;
+  rt->shapes[e].rank = rank;
+  for (int32_t k = 0; k < rank; ++k)
+    rt->shapes[e].dims[k] = dims[k];
   for (uint32_t i = 0; i < onnxc__model.num_outputs; ++i)
     if (ctx->held_outputs[i] == tensor) {
       int64_t *slot = ctx->held_shapes + (size_t)i * (ONNXC_MAX_RANK + 1);
@@ -483,6 +492,22 @@ void onnxc_rt_set_shape(onnxc_rt *rt, const void *tensor, int32_t rank, const in
       for (int32_t k = 0; k < rank; ++k)
         slot[1 + k] = dims[k];
     }
+}
+
+int32_t onnxc_rt_copy_shape(onnxc_rt *rt, const void *src, const void *dst) {
+  const uint32_t n =
+      rt->num_shapes < ONNXC_MAX_RUN_TIME_SHAPES ? rt->num_shapes : ONNXC_MAX_RUN_TIME_SHAPES;
+  for (uint32_t e = 0; e < n; ++e)
+    if (rt->shapes[e].tensor == src) {
+      int64_t dims[ONNXC_MAX_RANK];
+      const int32_t rank = (int32_t)rt->shapes[e].rank;
+      for (int32_t k = 0; k < rank; ++k)
+        dims[k] = rt->shapes[e].dims[k];
+      onnxc_rt_set_shape(rt, dst, rank, dims);
+      return 0;
+    }
+  return onnxc_rt_fail(rt, ONNXC_STATUS_RUNTIME_ERROR,
+                       "internal error: no shape was recorded for a value shaped at run time");
 }
 
 void *onnxc_rt_output_buffer(onnxc_rt *rt, void *tensor, uint64_t bytes) {

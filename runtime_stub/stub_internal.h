@@ -49,6 +49,11 @@ int sched_yield(void);
 /// Size of a context's error message buffer, terminating NUL included.
 #define ONNXC_ERROR_CAPACITY 512
 
+/// Most shapes one run records for onnxc_rt_copy_shape (onnxc_rt::shapes); the compiler
+/// refuses a model with more values shaped at run time when one of them is copied
+/// (kMaxRunTimeShapes in compiler/passes/infer_shapes.cpp).
+#define ONNXC_MAX_RUN_TIME_SHAPES 32
+
 /// A context's thread pool (thread_pool.c). All fields shared with workers are accessed with
 /// __atomic builtins; the job fields are published by the release increment of `generation`.
 typedef struct onnxc_pool {
@@ -90,6 +95,15 @@ struct onnxc_rt {
   uint64_t dyn_limit;               ///< cap on dyn_used (onnxc_set_dynamic_limit)
   /// The symbols' values in the current run (onnxc_rt_symbol_value); a per-sample batch is 1.
   int64_t symbols[ONNXC_MAX_SYMBOLS];
+  /// Shapes reported in the current run (onnxc_rt_set_shape), by buffer, for
+  /// onnxc_rt_copy_shape: the newest ONNXC_MAX_RUN_TIME_SHAPES (the compiler refuses models
+  /// with more values shaped at run time when one is copied).
+  uint32_t num_shapes;
+  struct {
+    const void *tensor;
+    int64_t rank;
+    int64_t dims[ONNXC_MAX_RANK];
+  } shapes[ONNXC_MAX_RUN_TIME_SHAPES];
 };
 
 /// A context: the run-time services plus the memory the model works in.

@@ -1213,6 +1213,8 @@ KernelCall CudaKernels::lower(const Region &r) {
     copies_.push_back(names_.size());
     return add("copy", l.body, l.args, l.gx, l.gy, l.gz, l.block);
   }
+  if (r.kind == Region::Kind::ShapeCopy) // its producer was refused first (lower_node)
+    fail("{}: shapes decided at run time are not supported on the CUDA target", r.desc);
   const Node &n = *r.root;
   Launch l;
   try {

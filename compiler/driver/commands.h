@@ -46,9 +46,11 @@ struct CompileSummary {
   CpuArtifactInfo budget;  ///< code and stack size (measured for so/obj/static)
   std::string header_path; ///< empty unless a shared library, object or archive was written
   double seconds = 0;
-  std::string run_time_batch;     ///< "'batch' 1..4096" for a run-time batch, else empty
-  std::string run_time_extent;    ///< "'seq' 1..4096" for a run-time extent, else empty
-  std::string run_time_count;     ///< "'y_count' 0..N" for a run-time count, else empty
+  std::string run_time_batch;  ///< "'batch' 1..4096" for a run-time batch, else empty
+  std::string run_time_extent; ///< "'seq' 1..4096" for a run-time extent, else empty
+  std::string run_time_count;  ///< "'y_count' 0..N" for a run-time count, else empty
+  /// "'y' (by 'axes')" per graph output whose shape the run decides (Value::run_time_shape_from)
+  std::vector<std::string> run_time_shaped;
   int64_t extent_variants = 0;    ///< kernel calls that run for part of the extent's range only
   std::vector<std::string> notes; ///< printed as "note: ..." after the summary
   int64_t batch_tile = 0;         ///< samples per tile of the run-time batch (0: none)

@@ -13,6 +13,8 @@
 #include "runtime_stub/onnxc_runtime.h"
 #include "templates/cpu/gemm_params.h"
 
+#include <fmt/ranges.h>
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -367,6 +369,9 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
       s.weights_size += tile_plan.weights_size;
     }
   }
+  for (const Value *v : plan.outputs)
+    if (!v->run_time_shape_from.empty())
+      s.run_time_shaped.push_back(fmt::format("'{}' (by '{}')", v->name, v->run_time_shape_from));
   if (plan.extent && plan.extent->count)
     s.run_time_count = fmt::format("'{}' 0..{}", plan.extent->symbol, plan.extent->range.hi - 1);
   else if (plan.extent && !plan.batch_is_extent()) {
@@ -413,6 +418,9 @@ int cmd_compile(const CompileOptions &o) {
       std::cout << fmt::format("run-time count: {} (computed by the run; the outputs with it "
                                "are planned for its maximum)\n",
                                s.run_time_count);
+    if (!s.run_time_shaped.empty())
+      std::cout << fmt::format("outputs shaped by the run: {} (planned for their largest shape)\n",
+                               fmt::join(s.run_time_shaped, ", "));
     for (const std::string &note : s.notes)
       std::cout << "note: " << note << "\n";
     std::cout << fmt::format("arena size: {} bytes\n", s.arena_size);

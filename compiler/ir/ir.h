@@ -120,8 +120,15 @@ public:
   /// A shape decided at run time by the values of input `run_time_shape_from` (ReduceSum over
   /// axes computed at run time): `type` is then an upper bound (the memory planned, the rank),
   /// the kernel reports the shape of its result (onnxc_rt_set_shape), and the value may only be
-  /// a graph output (infer-shapes refuses other uses). Empty: the type is the shape.
+  /// a graph output or the input of an element-wise op that keeps its shape (infer-shapes
+  /// refuses other uses: run_time_shape_of). Empty: the type is the shape.
   std::string run_time_shape_from;
+  /// A value shaped at run time whose kernel writes its elements at the start of its own buffer
+  /// (never in run-scoped memory), at most type's element count: an element-wise op may then
+  /// compute over the whole bound, element for element (Reduce*, Reshape, Slice, Split...), and
+  /// its output has the same run-time shape, which the run copies to it (form-regions adds a
+  /// Region::Kind::ShapeCopy after a node whose input is shaped at run time).
+  bool run_time_bounded = false;
   /// Where run_time_shape_from's values come from, for messages ("it is computed at run time
   /// from 'x' (from the graph input 'a')").
   std::string run_time_shape_trace;

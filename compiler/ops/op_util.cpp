@@ -154,7 +154,7 @@ void set_output(Node &n, size_t i, DType dtype, const std::vector<int64_t> &dims
 }
 
 void set_run_time_shaped_output(Node &n, size_t i, DType dtype, std::vector<int64_t> bound,
-                                size_t from) {
+                                size_t from, bool bounded) {
   if (bound.size() > 8)
     node_fail(n,
               "output {} would have rank {}: a shape decided at run time supports rank 8 at "
@@ -166,6 +166,7 @@ void set_run_time_shaped_output(Node &n, size_t i, DType dtype, std::vector<int6
   if (i < n.outputs.size() && n.outputs[i]) {
     n.outputs[i]->run_time_shape_from = n.inputs[from]->name;
     n.outputs[i]->run_time_shape_trace = computed_from(n.inputs[from]);
+    n.outputs[i]->run_time_bounded = bounded;
   }
 }
 

@@ -49,8 +49,10 @@ void set_output(Node &n, size_t i, DType dtype, const std::vector<int64_t> &dims
 std::vector<int64_t> output_dims(const Node &n, size_t i);
 /// Output i shaped at run time by the values of input `from` (Value::run_time_shape_from):
 /// its type the largest result, `bound` (every dim at least 1, so its buffer exists).
+/// `bounded`: the kernel always writes the result into the output's own buffer, never into
+/// run-scoped memory (Value::run_time_bounded: element-wise ops may then follow it).
 void set_run_time_shaped_output(Node &n, size_t i, DType dtype, std::vector<int64_t> bound,
-                                size_t from);
+                                size_t from, bool bounded = false);
 /// True if input i is present, computed at run time and not known as expressions of the
 /// model's symbols (Value::sym_value): its values decide a shape only at run time.
 bool values_at_run_time(const Node &n, size_t i);

@@ -27,10 +27,13 @@ struct Region {
   enum class Kind {
     Op,         ///< `root` with everything fused into it
     OutputCopy, ///< copies `src` into the graph output `dst` (an input, constant or repeat)
+    /// gives `dst` the run-time shape of `src` (Value::run_time_bounded): after an element-wise
+    /// op that computed `dst` over `src`'s bound, element for element
+    ShapeCopy,
   };
   Kind kind = Kind::Op;
   Node *root = nullptr;                 ///< Op: the node (inputs, outputs, attributes, OpDef)
-  Value *src = nullptr, *dst = nullptr; ///< OutputCopy
+  Value *src = nullptr, *dst = nullptr; ///< OutputCopy, ShapeCopy
   std::vector<std::string> fused;       ///< the nodes merged into root (describe()), in order
   FusedActivation activation;           ///< Op: the epilogue, if any
   std::string desc;                     ///< what run-time errors name (Node::describe())

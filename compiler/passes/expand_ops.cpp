@@ -1,7 +1,7 @@
 #include "compiler/passes/expand_ops.h"
+#include "compiler/ir/captured.h"
 #include "compiler/ops/op_util.h"
 #include "compiler/ops/registry.h"
-#include "compiler/ir/captured.h"
 #include "compiler/passes/control_flow.h"
 
 #include <cmath>
@@ -19,7 +19,8 @@ public:
   Expansion(Graph &g, const Node &n) : g_(g), n_(n) {}
 
   /// A new single-output node `op` on `ins`.
-  Value *add(const char *op, std::vector<Value *> ins, std::map<std::string, Attribute> attrs = {}) {
+  Value *add(const char *op, std::vector<Value *> ins,
+             std::map<std::string, Attribute> attrs = {}) {
     auto c = std::make_unique<Node>();
     c->name = n_.name;
     c->op_type = op;
@@ -42,7 +43,9 @@ public:
     return from == to ? v : add("Cast", {v}, {{"to", int_attr(static_cast<int64_t>(to))}});
   }
 
-  Value *reshape(Value *v, const std::vector<int64_t> &dims) { return add("Reshape", {v, ints(dims)}); }
+  Value *reshape(Value *v, const std::vector<int64_t> &dims) {
+    return add("Reshape", {v, ints(dims)});
+  }
 
   /// The modifier subgraph `attr` of the node applied to v (v itself without one).
   Value *modifier(const char *attr, Value *v) {
@@ -141,8 +144,8 @@ void expand_flex_attention(Graph &g, size_t i) {
               "Q {}, K {} and V {} must be 4-D with equal batches, equal K/V heads and lengths, "
               "equal Q/K head sizes, and Q's heads a multiple of K's",
               dims_to_string(q), dims_to_string(k), dims_to_string(v));
-  const DType prec = static_cast<DType>(
-      attr_int(n, "softmax_precision", static_cast<int64_t>(dt == DType::Double ? dt : DType::Float)));
+  const DType prec = static_cast<DType>(attr_int(
+      n, "softmax_precision", static_cast<int64_t>(dt == DType::Double ? dt : DType::Float)));
   if (prec != DType::Float && prec != DType::Double)
     node_fail(n, "softmax_precision {} is not supported (float or double)", dtype_name(prec));
   const double scale =
@@ -214,8 +217,8 @@ Attribute graph_attr(std::shared_ptr<Graph> body) {
 }
 
 /// A Scan node (opset 11) in `owner` on `ins` making `outs`, with body and attributes.
-std::unique_ptr<Node> scan_node(const Node &like, std::vector<Value *> ins, std::vector<Value *> outs,
-                                std::map<std::string, Attribute> attrs) {
+std::unique_ptr<Node> scan_node(const Node &like, std::vector<Value *> ins,
+                                std::vector<Value *> outs, std::map<std::string, Attribute> attrs) {
   auto s = std::make_unique<Node>();
   s->name = like.name;
   s->op_type = "Scan";
@@ -253,8 +256,9 @@ void expand_scan8(Graph &g, size_t i) {
     const Tensor &lens = require_constant(n, 0, "sequence_lens");
     for (int64_t b = 0; b < lens.numel(); ++b)
       if (lens.int_at(b) != first[1])
-        node_fail(n, "sequence_lens[{}] is {}, not the full length {} (shorter sequences are not "
-                     "supported)",
+        node_fail(n,
+                  "sequence_lens[{}] is {}, not the full length {} (shorter sequences are not "
+                  "supported)",
                   b, lens.int_at(b), first[1]);
   }
   const Attribute *cap = n.attr(kCapturedAttr);
@@ -302,14 +306,55 @@ void expand_scan8(Graph &g, size_t i) {
   g.nodes.insert(g.nodes.begin() + static_cast<std::ptrdiff_t>(i), std::move(node));
 }
 
-/// True for a Dropout (opset 12+) whose constant training_mode is true and constant ratio is
-/// not 0 (with ratio 0 it is a copy, which its own kernel does).
+/// True for a Dropout (opset 12+) whose training_mode is computed at run time, or is a true
+/// constant with a ratio computed at run time or a constant ratio that is not 0 (with ratio 0
+/// it is a copy, which its own kernel does).
 bool is_training_dropout(const Node &n) {
   if (n.op_type != "Dropout" || !n.domain.empty() || n.opset < 12 || !n.has_input(2))
     return false;
-  const Tensor &training = require_constant(n, 2, "training_mode");
-  double ratio = n.has_input(1) ? require_constant(n, 1, "ratio").float_at(0) : 0.5;
-  return training.int_at(0) != 0 && ratio != 0.0;
+  if (!n.inputs[2]->constant)
+    return true;
+  if (n.inputs[2]->constant->int_at(0) == 0)
+    return false;
+  return n.has_input(1) && !n.inputs[1]->constant
+             ? true
+             : (n.has_input(1) ? n.inputs[1]->constant->float_at(0) : 0.5) != 0.0;
+}
+
+/// Dropout whose training_mode or ratio is computed at run time: mask = !training_mode ||
+/// RandomUniformLike(X) >= ratio, Y = X * mask * (training_mode ? 1 / (1 - ratio) : 1), so that
+/// it is a copy (mask all true) in inference mode and with ratio 0.
+void expand_run_time_dropout(Graph &g, size_t i) {
+  const Node &n = *g.nodes[i];
+  const DType dt = input_dtype(n, 0);
+  require_dtype(n, dt, {DType::Float, DType::Double});
+  for (size_t k : {size_t{1}, size_t{2}})
+    if (n.has_input(k) && !n.inputs[k]->type.is_static())
+      node_fail(n, "input {} must be a scalar", k);
+  if (n.has_input(1) && product(input_dims(n, 1)) != 1)
+    node_fail(n, "ratio must be a scalar, it is {}", shape_to_string(n.inputs[1]->type));
+  if (product(input_dims(n, 2)) != 1 || input_dtype(n, 2) != DType::Bool)
+    node_fail(n, "training_mode must be a bool scalar, it is {}",
+              shape_to_string(n.inputs[2]->type));
+  Expansion e(g, n);
+  std::map<std::string, Attribute> attrs;
+  if (const Attribute *seed = n.attr("seed")) { // Dropout's seed is an int, the op's a float
+    Attribute f;
+    f.kind = Attribute::Kind::Float;
+    f.f = static_cast<float>(seed->i);
+    attrs["seed"] = f;
+  }
+  Value *ratio = n.has_input(1) ? e.reshape(e.cast(n.inputs[1], input_dtype(n, 1), dt), {})
+                                : e.scalar(dt, 0.5);
+  Value *training = e.reshape(n.inputs[2], {});
+  Value *u = e.add("RandomUniformLike", {n.inputs[0]}, std::move(attrs));
+  Value *mask = e.add("Or", {e.add("Not", {training}), e.add("GreaterOrEqual", {u, ratio})});
+  Value *scale =
+      e.add("Where",
+            {training, e.add("Div", {e.scalar(dt, 1.0), e.add("Sub", {e.scalar(dt, 1.0), ratio})}),
+             e.scalar(dt, 1.0)});
+  Value *kept = e.add("Mul", {n.inputs[0], e.cast(mask, DType::Bool, dt)});
+  e.finish(i, {e.add("Mul", {kept, scale}), mask});
 }
 
 /// Dropout in training mode: mask = RandomUniformLike(X) >= ratio, Y = X * mask / (1 - ratio).
@@ -344,7 +389,8 @@ bool expand_node(Graph &g, size_t i) {
     return true;
   }
   if (is_training_dropout(n)) {
-    expand_training_dropout(g, i);
+    const bool run_time = !n.inputs[2]->constant || (n.has_input(1) && !n.inputs[1]->constant);
+    run_time ? expand_run_time_dropout(g, i) : expand_training_dropout(g, i);
     return true;
   }
   if (n.op_type == "Scan" && n.domain.empty() && n.opset == 8) {

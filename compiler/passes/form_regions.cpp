@@ -36,13 +36,52 @@ Region copy_region(Graph &g, Value *src) {
   return r;
 }
 
+/// After a node whose input is shaped at run time (infer-shapes admits only element-wise ops
+/// of it, Value::run_time_bounded): its outputs get that input's shape.
+void add_shape_copies(ExecutionPlan &plan, const Node &n) {
+  const Value *src = nullptr;
+  for (const Value *v : n.inputs)
+    if (v && !v->run_time_shape_from.empty())
+      src = src ? src : v;
+  if (!src)
+    return;
+  for (Value *o : n.outputs) {
+    if (!o)
+      continue;
+    Region r;
+    r.kind = Region::Kind::ShapeCopy;
+    r.src = const_cast<Value *>(src);
+    r.dst = o;
+    r.desc = n.describe();
+    r.profile = {r.desc, "ShapeCopy", shape_to_string(src->type), shape_to_string(o->type), 0};
+    plan.regions.push_back(std::move(r));
+  }
+}
+
 } // namespace
 
 ExecutionPlan form_regions(Graph &g, const std::string &model_name) {
   ExecutionPlan plan;
   plan.model_name = model_name;
-  for (auto &n : g.nodes)
+  std::set<const Value *> shaped; // values shaped at run time
+  bool copies = false;
+  for (auto &n : g.nodes) {
     plan.regions.push_back(op_region(*n));
+    const size_t before = plan.regions.size();
+    add_shape_copies(plan, *n);
+    copies = copies || plan.regions.size() > before;
+    for (const Value *o : n->outputs)
+      if (o && !o->run_time_shape_from.empty())
+        shaped.insert(o);
+  }
+  // The run keeps the newest kMaxRunTimeShapes shapes for onnxc_rt_copy_shape
+  // (ONNXC_MAX_RUN_TIME_SHAPES, runtime_stub/stub_internal.h).
+  constexpr size_t kMaxRunTimeShapes = 32;
+  if (copies && shaped.size() > kMaxRunTimeShapes)
+    fail("{} values have shapes that values computed at run time decide, and element-wise ops "
+         "use some of them: onnxc supports {} at most; give the inputs that decide them as "
+         "constants (--const-input)",
+         shaped.size(), kMaxRunTimeShapes);
   plan.inputs = g.inputs;
   std::set<Value *> direct; // outputs computed straight into the caller's buffer
   for (Value *v : g.outputs) {

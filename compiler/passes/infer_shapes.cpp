@@ -279,27 +279,65 @@ void infer_op(Node &n, const InferOptions &opts) {
   }
 }
 
+/// The input shaped at run time that n's outputs follow element for element, or nullptr when
+/// no input is shaped at run time. Accepted: an element-wise op (or Cast, CastLike, Identity)
+/// whose inputs shaped at run time are all one value that its kernel wrote at the start of its
+/// buffer (Value::run_time_bounded), every other input a single element (CastLike's second
+/// input gives only its type), so computing over the bound gives the result's elements in
+/// order. Any other use fails naming the value and the input that decides its shape.
+Value *run_time_shaped_source(const Node &n) {
+  Value *source = nullptr;
+  for (Value *v : n.inputs)
+    if (v && !v->run_time_shape_from.empty())
+      source = source ? source : v;
+  if (!source)
+    return nullptr;
+  const bool cast = n.op_type == "Cast" || n.op_type == "CastLike" || n.op_type == "Identity";
+  bool follows = source->run_time_bounded && source->type.is_static() && !is_control_flow(n) &&
+                 n.def && (n.def->elementwise || cast) && n.domain.empty();
+  for (size_t i = 0; follows && i < n.inputs.size(); ++i) {
+    const Value *v = n.inputs[i];
+    if (!v || v == source || (n.op_type == "CastLike" && i == 1))
+      continue;
+    follows = v->run_time_shape_from.empty() && v->type.is_static() &&
+              v->type.rank() <= source->type.rank() && product(v->type.static_dims()) == 1;
+  }
+  if (!follows)
+    node_fail(n,
+              "input '{}' has a shape that values computed at run time decide, which onnxc "
+              "supports for graph outputs and element-wise ops of it and single values only: "
+              "the input '{}' that decides it must be a compile-time constant here; {}",
+              source->name, source->run_time_shape_from, source->run_time_shape_trace);
+  return source;
+}
+
 void infer_node(Node &n, const InferOptions &opts) {
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     const Value *v = n.inputs[i];
     if (v && v->type.dtype == DType::Undefined)
       node_fail(n, "the type of input '{}' is unknown", v->name);
-    if (v && !v->run_time_shape_from.empty()) // Value::run_time_shape_from
-      node_fail(n,
-                "input '{}' has a shape that values computed at run time decide, which onnxc "
-                "supports for graph outputs only: the input '{}' that decides it must be a "
-                "compile-time constant here; {}",
-                v->name, v->run_time_shape_from, v->run_time_shape_trace);
   }
+  Value *source = run_time_shaped_source(n); // Value::run_time_shape_from
   for (Value *o : n.outputs) // the rule sets it again if the shape still waits for run time
     if (o) {
       o->run_time_shape_from.clear();
       o->run_time_shape_trace.clear();
+      o->run_time_bounded = false;
     }
   if (is_control_flow(n))
     infer_control_flow(n, opts);
   else
     infer_op(n, opts);
+  if (source)
+    for (Value *o : n.outputs) // the source's shape, element for element
+      if (o) {
+        if (!o->type.is_static() || o->type.static_dims() != source->type.static_dims())
+          node_fail(n, "output '{}' does not follow the run-time shape of input '{}' ({} vs {})",
+                    o->name, source->name, shape_to_string(o->type), shape_to_string(source->type));
+        o->run_time_shape_from = source->run_time_shape_from;
+        o->run_time_shape_trace = source->run_time_shape_trace;
+        o->run_time_bounded = true;
+      }
   for (const Value *o : n.outputs)
     if (o && o->type.dtype == DType::String && !op_makes_strings(n))
       node_fail(n, "{} does not support string tensors", n.op_type);

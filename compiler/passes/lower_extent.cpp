@@ -129,7 +129,7 @@ private:
   /// The symbolic values a region's lowering reads the types of.
   std::vector<size_t> region_values(const Region &r) {
     std::vector<Value *> vs;
-    if (r.kind == Region::Kind::OutputCopy) {
+    if (r.kind != Region::Kind::Op) {
       vs = {r.src, r.dst};
     } else {
       vs = r.root->inputs;

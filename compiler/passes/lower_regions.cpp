@@ -9,6 +9,8 @@ namespace onnxc {
 KernelCall lower_region_cpu(const Region &r) {
   if (r.kind == Region::Kind::OutputCopy)
     return KernelCall{"onnxc_k_copy", {r.src, r.dst}, {type_bytes(r.src->type)}};
+  if (r.kind == Region::Kind::ShapeCopy) // templates/cpu/shaped.cpp
+    return KernelCall{"onnxc_k_copy_run_time_shape", {r.src, r.dst}, {}};
   return r.root->def->lower(*r.root);
 }
 

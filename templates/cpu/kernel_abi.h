@@ -53,8 +53,14 @@ void *onnxc_rt_dyn_alloc(onnxc_rt *rt, uint64_t bytes);
 void onnxc_rt_set_count(onnxc_rt *rt, int64_t symbol, int64_t count);
 
 /// An output whose shape the kernel decides (Value::run_time_shape_from): records the shape of
-/// the result written at `tensor` (a graph output's buffer), which onnxc_run reports.
+/// the result written at `tensor` (a graph output's buffer, which onnxc_run reports, or an
+/// intermediate's, which onnxc_rt_copy_shape reads).
 void onnxc_rt_set_shape(onnxc_rt *rt, const void *tensor, int32_t rank, const int64_t *dims);
+
+/// Gives `dst` the shape recorded for `src` in this run (onnxc_rt_set_shape): an element-wise
+/// op's output has the shape of its input shaped at run time. Returns 0, or a status after
+/// recording a message when no shape was recorded for `src`.
+int32_t onnxc_rt_copy_shape(onnxc_rt *rt, const void *src, const void *dst);
 
 /// For an output shaped at run time with no bound (Range, ConstantOfShape...): where to write a
 /// result of `bytes` for the graph output whose planned buffer is `tensor`: `tensor` itself if

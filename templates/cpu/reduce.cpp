@@ -249,3 +249,6 @@ ONNXC_NUMERIC_TYPES(ONNXC_REDUCE_KERNELS, 0)
 extern "C" int32_t onnxc_k_reduce_bool(onnxc_rt *rt, void *const *t, const int64_t *p) {
   return reduce<bool>(rt, t, p);
 }
+extern "C" int32_t onnxc_k_reduce_axes_bool(onnxc_rt *rt, void *const *t, const int64_t *p) {
+  return reduce_axes<bool>(rt, t, p);
+}

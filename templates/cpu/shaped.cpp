@@ -328,3 +328,9 @@ extern "C" int32_t onnxc_k_window_rt(onnxc_rt *rt, void *const *t, const int64_t
   onnxc_rt_set_shape(rt, t[1], 1, &size);
   return 0;
 }
+
+/// Region::Kind::ShapeCopy: tensors {SRC, DST}; DST was computed element for element over SRC's
+/// bound (Value::run_time_bounded) and has SRC's shape.
+extern "C" int32_t onnxc_k_copy_run_time_shape(onnxc_rt *rt, void *const *t, const int64_t *) {
+  return onnxc_rt_copy_shape(rt, t[0], t[1]);
+}

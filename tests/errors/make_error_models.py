@@ -119,6 +119,23 @@ CASES = {
         [helper.make_node("Col2Im", ["x", "image_shape", "block"], ["y"], name="n0")],
         [vi("x", [1, 4, 9]), vi("image_shape", [2], TensorProto.INT64)], [vi("y", None)],
         [const("block", np.array([2, 2], np.int64))], opset=18),
+    # Values shaped at run time (ReduceSum over run-time axes, Range) may feed element-wise ops
+    # with single values only, from a producer that writes within its bound, and at most 32.
+    "shaped_broadcast": lambda: model(
+        [helper.make_node("ReduceSum", ["x", "axes"], ["r"], name="n0"),
+         helper.make_node("Add", ["r", "b"], ["y"], name="n1")],
+        [vi("x", [2, 3]), vi("axes", [1], TensorProto.INT64)], [vi("y", None)],
+        [const("b", np.ones([3], np.float32))]),
+    "shaped_unbounded": lambda: model(
+        [helper.make_node("Range", ["s", "l", "d"], ["r"], name="n0"),
+         helper.make_node("Relu", ["r"], ["y"], name="n1")],
+        [vi("s", [], TensorProto.FLOAT), vi("l", [], TensorProto.FLOAT),
+         vi("d", [], TensorProto.FLOAT)], [vi("y", None)]),
+    "shaped_too_many": lambda: model(
+        [helper.make_node("Reshape", ["w", "s"], [f"z{i}"], name=f"r{i}") for i in range(33)]
+        + [helper.make_node("Relu", ["z0"], ["y"], name="n0")],
+        [vi("w", [2, 3]), vi("s", [2], TensorProto.INT64)],
+        [vi(f"z{i}", None) for i in range(1, 33)] + [vi("y", None)]),
     # Run-time counts (NonZero with a run-time input): two counts, a count over run-time input
     # dims, and an output dim that is an expression of the count.
     "two_run_time_counts": lambda: model(

@@ -211,6 +211,27 @@ def group_dropout(c):
         y2, mask2 = c.run(lib, threads=1, tag="b")
         c.check(bool(np.array_equal(mask, mask2) and np.array_equal(y, y2)),
                 f"{what}: seeded runs at 2 and 1 threads agree")
+    # training_mode and ratio given at run time (one graph, its inputs decide): in training mode
+    # as above; in inference mode, or with ratio 0, a copy with a mask all true.
+    x = np.linspace(1.0, 2.0, N).astype(np.float32).reshape(4, -1)
+    for k, (training, ratio) in enumerate(((True, 0.4), (False, 0.4), (True, 0.0))):
+        nodes = [helper.make_node("Dropout", ["x", "r", "t"], ["y", "mask"], seed=11)]
+        path = c.model(f"dropout_run_time_{k}", nodes,
+                       [("x", x), ("r", np.array(ratio, np.float32)),
+                        ("t", np.array(training, np.bool_))],
+                       [("y", TensorProto.FLOAT, x.shape), ("mask", TensorProto.BOOL, x.shape)],
+                       opset=13)
+        y, mask = c.run(c.compile(path), threads=2, tag="a")
+        what = f"Dropout training_mode={training} ratio={ratio} given at run time"
+        c.typed(y, np.float32, x.shape, what)
+        c.typed(mask, np.bool_, x.shape, what + " mask")
+        if training and ratio > 0:
+            want = np.where(mask, x / np.float32(1 - ratio), np.float32(0))
+            c.check(bool(np.allclose(y, want, rtol=1e-6, atol=0)), f"{what}: Y = X * mask / (1 - r)")
+            c.near(mask.astype(np.float64).mean(), 1 - ratio,
+                   np.sqrt(ratio * (1 - ratio) / mask.size), f"{what}: kept fraction")
+        else:
+            c.check(bool(np.array_equal(y, x) and mask.all()), f"{what}: a copy, mask all true")
 
 
 def group_multinomial(c):

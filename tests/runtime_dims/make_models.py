@@ -307,6 +307,30 @@ def topk_runtime_k():
     return g, inputs, outputs, ref, make_input
 
 
+def reduce_runtime_axes():
+    """An L2 norm over axes given at run time, written out the way ReduceL2's function body
+    is (Mul, ReduceSum, Cast, Sqrt, CastLike) plus a scale and a Relu: the ReduceSum's output is
+    shaped by the run and the element-wise ops after it take that shape (Value::run_time_bounded).
+    y = 0.5 * sqrt(sum(x*x, axes)) with keepdims=0, x [3, 4, 5]; "shapes" are the axes."""
+    g = Graph()
+    sq = g.op("Mul", ["x", "x"])
+    s = g.op("ReduceSum", [sq, "axes"], keepdims=0)
+    d = g.op("Sqrt", [g.op("Cast", [s], to=TensorProto.DOUBLE)])
+    h = g.op("Mul", [d, g.const(0.5, np.float64)])
+    g.nodes.append(helper.make_node("CastLike", [g.op("Relu", [h]), "x"], ["y"]))
+
+    def ref(x, axes):
+        r = np.sqrt(np.sum(x.astype(np.float64) ** 2, axis=tuple(int(a) for a in axes)))
+        return [0.5 * r]
+
+    inputs = [helper.make_tensor_value_info("x", F, [3, 4, 5]),
+              helper.make_tensor_value_info("axes", I64, [2])]
+    outputs = [helper.make_tensor_value_info("y", F, None)]
+    make_input = lambda axes: [RNG.normal(0, 1, (3, 4, 5)).astype(np.float32),
+                               np.array(axes, np.int64)]
+    return g, inputs, outputs, ref, make_input
+
+
 # name -> (builder, compile flags, shapes of input 0 to run at, specialised flags per shape)
 CASES = {
     "bert_style": (lambda: encoder(False), ["--dim", "seq=1..64"],
@@ -320,6 +344,8 @@ CASES = {
     # of boxes kept), and there is no specialised build to compare with.
     "detector_nms": (detector_nms, [], [0.3, 0.9, 0.93, 2.0], None),
     "topk_runtime_k": (topk_runtime_k, [], [4, 1, 6, 0], None),
+    # Shapes decided by the run: the axes a reduction runs over (no specialised build either).
+    "reduce_runtime_axes": (reduce_runtime_axes, [], [[0, 1], [2, 0], [-1, 1], [1, 2]], None),
 }
 
 

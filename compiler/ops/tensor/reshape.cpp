@@ -105,7 +105,7 @@ const OpDef &op_Reshape() {
         std::vector<int64_t> bound(static_cast<size_t>(s[0]), 1);
         if (!bound.empty())
           bound[0] = product(input_dims(n, 0));
-        set_run_time_shaped_output(n, 0, input_dtype(n, 0), bound, 1);
+        set_run_time_shaped_output(n, 0, input_dtype(n, 0), bound, 1, true);
         return;
       }
       if (input_type(n, 0).is_static() && input_constant(n, 1))

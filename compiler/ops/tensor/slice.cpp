@@ -206,7 +206,7 @@ const OpDef &op_Slice() {
     d.infer = [](Node &n) {
       if (size_t from = run_time_bound_input(n)) {
         check_run_time_bounds(n);
-        set_run_time_shaped_output(n, 0, input_dtype(n, 0), input_dims(n, 0), from);
+        set_run_time_shaped_output(n, 0, input_dtype(n, 0), input_dims(n, 0), from, true);
         return;
       }
       if (!input_type(n, 0).is_static() || has_sym_bounds(n)) {

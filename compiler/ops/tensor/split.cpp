@@ -65,7 +65,7 @@ const OpDef &op_Split() {
                     n.outputs.size(), shape_to_string(n.inputs[1]->type));
         normalize_axis(n, attr_int(n, "axis", 0), static_cast<int64_t>(in.size()));
         for (size_t i = 0; i < n.outputs.size(); ++i)
-          set_run_time_shaped_output(n, i, input_dtype(n, 0), in, 1);
+          set_run_time_shaped_output(n, i, input_dtype(n, 0), in, 1, true);
         return;
       }
       if (has_symbolic_input(n)) { // run-time dims off the split axis pass through

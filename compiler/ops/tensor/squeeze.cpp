@@ -52,7 +52,7 @@ static bool infer_axes_at_run_time(Node &n) {
   std::vector<int64_t> bound(rank, 1);
   if (rank > 0)
     bound[0] = product(in);
-  set_run_time_shaped_output(n, 0, input_dtype(n, 0), bound, 1);
+  set_run_time_shaped_output(n, 0, input_dtype(n, 0), bound, 1, true);
   return true;
 }
 
