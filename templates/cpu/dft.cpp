@@ -114,8 +114,37 @@ template <typename T> int32_t dft(onnxc_rt *rt, void *const *t, const i64 *param
   return 0;
 }
 
+template <typename T> int32_t dft_axis(onnxc_rt *rt, void *const *t, const i64 *params) {
+  const i64 rank = params[0];
+  const i64 a =
+      params[1] == 4 ? *static_cast<const int32_t *>(t[1]) : *static_cast<const int64_t *>(t[1]);
+  if (a < -rank || a > rank - 2 || a == -1)
+    return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT,
+                         "axis is out of range for the input's rank (the last dimension holds "
+                         "the complex parts)");
+  const i64 axis = a < 0 ? a + rank : a;
+  if (!params[__builtin_offsetof(DftAxisParams, valid) / sizeof(i64) + axis])
+    return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT,
+                         "the DFT length along this axis is out of range (an inverse real DFT "
+                         "needs 2 or more samples)");
+  constexpr i64 kWords = sizeof(DftParams) / sizeof(i64);
+  const i64 *at = params + __builtin_offsetof(DftAxisParams, at) / sizeof(i64) + axis * kWords;
+  void *io[4] = {t[0], nullptr, t[2], t[3]};
+  const int32_t st = dft<T>(rt, io, at);
+  const i64 *dims = params + __builtin_offsetof(DftAxisParams, out_dims) / sizeof(i64) + axis * 8;
+  onnxc_rt_set_shape(rt, t[2], static_cast<int32_t>(rank), dims);
+  return st;
+}
+
 } // namespace
 } // namespace onnxc_k
+
+extern "C" int32_t onnxc_k_dft_axis_f32(onnxc_rt *rt, void *const *t, const int64_t *p) {
+  return onnxc_k::dft_axis<float>(rt, t, p);
+}
+extern "C" int32_t onnxc_k_dft_axis_f64(onnxc_rt *rt, void *const *t, const int64_t *p) {
+  return onnxc_k::dft_axis<double>(rt, t, p);
+}
 
 extern "C" int32_t onnxc_k_dft_f32(onnxc_rt *rt, void *const *t, const int64_t *p) {
   return onnxc_k::dft<float>(rt, t, p);

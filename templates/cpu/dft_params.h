@@ -29,6 +29,18 @@ struct DftParams {
 /// Scratch bytes: the twiddle table.
 constexpr int64_t dft_scratch_bytes(const DftParams &p) { return p.n * 16; }
 
+/// DFT (opset 20) whose axis is computed at run time: the DftParams and output dims for each
+/// axis it may name (0 .. rank - 2; the last dim holds the complex parts), and whether the DFT
+/// is defined along it (an inverse real DFT needs 2 or more samples). The kernel checks the
+/// axis, runs the DFT with its params and reports the output's shape (onnxc_rt_set_shape).
+/// Tensors {X, AXIS (an int32 or int64 scalar), Y, scratch (the largest twiddle table)}.
+struct DftAxisParams {
+  int64_t rank, axis_bytes;
+  int64_t valid[7];
+  DftParams at[7];
+  int64_t out_dims[7][8];
+};
+
 } // namespace onnxc_k
 
 #endif
