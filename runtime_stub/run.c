@@ -494,6 +494,19 @@ void onnxc_rt_set_shape(onnxc_rt *rt, const void *tensor, int32_t rank, const in
     }
 }
 
+int64_t onnxc_rt_shape_numel(onnxc_rt *rt, const void *tensor) {
+  const uint32_t n =
+      rt->num_shapes < ONNXC_MAX_RUN_TIME_SHAPES ? rt->num_shapes : ONNXC_MAX_RUN_TIME_SHAPES;
+  for (uint32_t e = 0; e < n; ++e)
+    if (rt->shapes[e].tensor == tensor) {
+      int64_t numel = 1;
+      for (int64_t k = 0; k < rt->shapes[e].rank; ++k)
+        numel *= rt->shapes[e].dims[k];
+      return numel;
+    }
+  return -1;
+}
+
 int32_t onnxc_rt_copy_shape(onnxc_rt *rt, const void *src, const void *dst) {
   const uint32_t n =
       rt->num_shapes < ONNXC_MAX_RUN_TIME_SHAPES ? rt->num_shapes : ONNXC_MAX_RUN_TIME_SHAPES;

@@ -208,9 +208,15 @@ std::vector<Tensor> ModelLibrary::Context::run(const std::vector<const Tensor *>
          lib_.api_.last_error(ctx_));
   for (size_t i = 0; i < results.size(); ++i) { // outputs with a run-time count: as computed
     std::vector<int64_t> got(out[i].shape, out[i].shape + std::max(out[i].rank, 0));
-    if (results[i].dtype() == DType::String || got == results[i].shape())
+    if (got == results[i].shape())
       continue;
     Tensor r(results[i].dtype(), got);
+    if (r.dtype() == DType::String) { // its pointers are read below
+      if (r.numel() > results[i].numel())
+        fail("{}: output {} grew to {} after the run", lib_.path_, i, dims_to_string(got));
+      results[i] = std::move(r);
+      continue;
+    }
     if (r.nbytes() > results[i].nbytes())
       fail("{}: output {} grew to {} after the run", lib_.path_, i, dims_to_string(got));
     std::copy_n(results[i].data(), r.nbytes(), r.data());

@@ -32,4 +32,5 @@ extern "C" void *onnxc_rt_dyn_alloc(onnxc_rt *rt, uint64_t bytes) {
 extern "C" void onnxc_rt_set_count(onnxc_rt *, int64_t, int64_t) {}
 extern "C" void onnxc_rt_set_shape(onnxc_rt *, const void *, int32_t, const int64_t *) {}
 extern "C" int32_t onnxc_rt_copy_shape(onnxc_rt *, const void *, const void *) { return 0; }
+extern "C" int64_t onnxc_rt_shape_numel(onnxc_rt *, const void *) { return -1; }
 extern "C" void *onnxc_rt_output_buffer(onnxc_rt *, void *tensor, uint64_t) { return tensor; }

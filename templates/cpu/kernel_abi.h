@@ -62,6 +62,9 @@ void onnxc_rt_set_shape(onnxc_rt *rt, const void *tensor, int32_t rank, const in
 /// recording a message when no shape was recorded for `src`.
 int32_t onnxc_rt_copy_shape(onnxc_rt *rt, const void *src, const void *dst);
 
+/// The element count of the shape recorded for `tensor` in this run, -1 if none.
+int64_t onnxc_rt_shape_numel(onnxc_rt *rt, const void *tensor);
+
 /// For an output shaped at run time with no bound (Range, ConstantOfShape...): where to write a
 /// result of `bytes` for the graph output whose planned buffer is `tensor`: `tensor` itself if
 /// it is large enough, else run-scoped memory (onnxc_rt_dyn_alloc, under the context's dynamic

@@ -35,6 +35,14 @@ struct StrUnaryParams {
   int64_t case_change; ///< StrCase (StringNormalizer)
 };
 
+/// StringNormalizer with stopwords on strings given at run time: tensors {stopwords (packed,
+/// lower-cased unless case-sensitive), x, y}; y keeps the strings of x that are no stopword
+/// (case changed), or one empty string when none is left; the kernel reports y's shape, [kept]
+/// or [1, kept] (rank).
+struct StrStopParams {
+  int64_t n, case_change, case_sensitive, stopwords, rank;
+};
+
 /// Cast between strings and numbers (onnxc_k_cast_to_string / onnxc_k_cast_from_string).
 struct StrCastParams {
   int64_t n;

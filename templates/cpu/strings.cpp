@@ -114,6 +114,46 @@ extern "C" int32_t onnxc_k_string_normalize(onnxc_rt *rt, void *const *t, const 
   return 0;
 }
 
+/// StringNormalizer with stopwords (StrStopParams). Every kept string is copied into the run's
+/// dynamic memory, so y never points at the caller's input.
+extern "C" int32_t onnxc_k_string_normalize_stop(onnxc_rt *rt, void *const *t, const i64 *params) {
+  const auto p = params_of<StrStopParams>(params);
+  const Str *x = static_cast<const Str *>(t[1]);
+  Str *y = static_cast<Str *>(t[2]);
+  auto is_stopword = [&](Str s) {
+    for (i64 k = 0; k < p.stopwords; ++k) {
+      Str w = table_string(t[0], k), c = s;
+      while (*c && *w && (p.case_sensitive ? *c : change_case(*c, kCaseLower)) == *w)
+        ++c, ++w;
+      if (!*c && !*w)
+        return true;
+    }
+    return false;
+  };
+  uint64_t total = 1; // the empty string when nothing is left
+  for (i64 i = 0; i < p.n; ++i)
+    total += __builtin_strlen(x[i]) + 1;
+  char *buf = static_cast<char *>(onnxc_rt_dyn_alloc(rt, total));
+  if (!buf)
+    return ONNXC_STATUS_OUT_OF_MEMORY;
+  i64 kept = 0;
+  for (i64 i = 0; i < p.n; ++i) {
+    if (is_stopword(x[i]))
+      continue;
+    y[kept++] = buf;
+    for (Str s = x[i]; *s; ++s)
+      *buf++ = change_case(*s, p.case_change);
+    *buf++ = '\0';
+  }
+  if (kept == 0) { // ONNX Runtime's convention: one empty string
+    *buf = '\0';
+    y[kept++] = buf;
+  }
+  const i64 shape[2] = {p.rank == 2 ? 1 : kept, kept};
+  onnxc_rt_set_shape(rt, y, static_cast<int32_t>(p.rank), shape);
+  return 0;
+}
+
 /// ai.onnx.ml LabelEncoder with string keys (LabelStrParams): binary search in the sorted keys.
 extern "C" int32_t onnxc_k_label_encoder_str(onnxc_rt *, void *const *t, const i64 *params) {
   const auto p = params_of<LabelStrParams>(params);
@@ -185,21 +225,35 @@ extern "C" int32_t onnxc_k_int_to_string(onnxc_rt *, void *const *t, const i64 *
 /// Copies string tensor x into the run's dynamic memory: tensors {x, y}. A string graph output
 /// that passes strings through (Identity, Gather, ...) gets one, so what the caller reads is
 /// owned by the context (runtime-api.md).
-extern "C" int32_t onnxc_k_string_copy(onnxc_rt *rt, void *const *t, const i64 *params) {
-  const auto p = params_of<StrUnaryParams>(params);
-  const Str *x = static_cast<const Str *>(t[0]);
-  Str *y = static_cast<Str *>(t[1]);
+static int32_t copy_strings(onnxc_rt *rt, const Str *x, Str *y, i64 n) {
   uint64_t total = 0;
-  for (i64 i = 0; i < p.n; ++i)
+  for (i64 i = 0; i < n; ++i)
     total += __builtin_strlen(x[i]) + 1;
   char *buf = static_cast<char *>(onnxc_rt_dyn_alloc(rt, total));
   if (!buf)
     return ONNXC_STATUS_OUT_OF_MEMORY;
-  for (i64 i = 0; i < p.n; ++i) {
+  for (i64 i = 0; i < n; ++i) {
     uint64_t len = __builtin_strlen(x[i]) + 1;
     __builtin_memcpy(buf, x[i], len);
     y[i] = buf;
     buf += len;
   }
   return 0;
+}
+
+extern "C" int32_t onnxc_k_string_copy(onnxc_rt *rt, void *const *t, const i64 *params) {
+  const auto p = params_of<StrUnaryParams>(params);
+  return copy_strings(rt, static_cast<const Str *>(t[0]), static_cast<Str *>(t[1]), p.n);
+}
+
+/// The copy of a string tensor shaped at run time (Value::run_time_shape_from): only the
+/// elements of the shape the run recorded for it (the rest of its buffer is not written).
+extern "C" int32_t onnxc_k_string_copy_shaped(onnxc_rt *rt, void *const *t, const i64 *params) {
+  const auto p = params_of<StrUnaryParams>(params);
+  const i64 n = onnxc_rt_shape_numel(rt, t[0]);
+  if (n < 0 || n > p.n)
+    return onnxc_rt_fail(rt, ONNXC_STATUS_RUNTIME_ERROR,
+                         "internal error: no shape was recorded for a string tensor shaped at "
+                         "run time");
+  return copy_strings(rt, static_cast<const Str *>(t[0]), static_cast<Str *>(t[1]), n);
 }

@@ -1,6 +1,6 @@
 // The string ops: StringConcat (broadcasting), StringNormalizer (case change; with stopwords
-// it is evaluated at compile time, string_split.cpp), RegexFullMatch (POSIX ERE through libc). Kernels:
-// templates/cpu/strings.cpp and regex_match.cpp; layouts in templates/cpu/string_params.h.
+// it is evaluated at compile time, string_split.cpp), RegexFullMatch (POSIX ERE through libc).
+// Kernels: templates/cpu/strings.cpp and regex_match.cpp; layouts in templates/cpu/string_params.h.
 #include "compiler/ops/op_util.h"
 #include "compiler/ops/strings/string_util.h"
 
@@ -68,8 +68,12 @@ const OpDef &op_StringNormalizer() {
       case_action(n);
       check_locale(n);
       if (!attr_strings(n, "stopwords").empty() && product(dims) > 0) {
-        // Stopwords make the output shape depend on the strings: evaluated at compile time.
-        set_output(n, 0, DType::String, normalize_strings(n)[0].shape());
+        // Stopwords make the output shape depend on the strings: evaluated at compile time,
+        // or, for strings given at run time, shaped by the run (at most the input's).
+        if (values_at_run_time(n, 0))
+          set_run_time_shaped_output(n, 0, DType::String, dims, 0, true);
+        else
+          set_output(n, 0, DType::String, normalize_strings(n)[0].shape());
         return;
       }
       set_output(n, 0, DType::String, dims);
@@ -78,6 +82,24 @@ const OpDef &op_StringNormalizer() {
       return normalize_strings(n);
     };
     d.lower = [](const Node &n) {
+      const std::vector<std::string> stops = attr_strings(n, "stopwords");
+      if (!n.outputs[0]->run_time_shape_from.empty()) {
+        const bool sensitive = attr_int(n, "is_case_sensitive", 0) != 0;
+        std::vector<std::string> keys;
+        for (const std::string &w : stops) { // compared with the strings lower-cased
+          keys.push_back(w);
+          if (!sensitive)
+            for (char &ch : keys.back())
+              ch = ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch - 'A' + 'a') : ch;
+        }
+        onnxc_k::StrStopParams p{product(input_dims(n, 0)), case_action(n), sensitive ? 1 : 0,
+                                 static_cast<int64_t>(keys.size()),
+                                 static_cast<int64_t>(input_dims(n, 0).size())};
+        KernelCall c{"onnxc_k_string_normalize_stop", {nullptr, n.inputs[0], n.outputs[0]}, {}};
+        set_params(c, p);
+        add_table(c, 0, pack_strings(keys), n.outputs[0]->name + ".stopwords");
+        return c;
+      }
       onnxc_k::StrUnaryParams p{product(output_dims(n, 0)), case_action(n)};
       KernelCall c{"onnxc_k_string_normalize", {n.inputs[0], n.outputs[0]}, {}};
       set_params(c, p);

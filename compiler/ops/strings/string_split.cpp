@@ -1,7 +1,8 @@
-// The string ops whose output shape depends on the strings: StringSplit, and StringNormalizer
-// with stopwords (compiler/ops/strings/string_ops.cpp) — evaluated at compile time, so their
-// input must be a constant (a run-time input gets the "must be a compile-time constant" error
-// naming it).
+// The string ops whose output shape depends on the strings: StringSplit, evaluated at compile
+// time, so its input must be a constant (a run-time input gets the "must be a compile-time
+// constant" error naming it), and StringNormalizer with stopwords
+// (compiler/ops/strings/string_ops.cpp), evaluated here for constant strings and by
+// onnxc_k_string_normalize_stop, its output shaped by the run, for strings given at run time.
 #include "compiler/ops/op_util.h"
 #include "compiler/ops/strings/string_util.h"
 

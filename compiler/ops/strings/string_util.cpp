@@ -118,7 +118,10 @@ const OpDef &op_StringCopy() {
     d.infer = [](Node &) {}; // the pass sets the output type
     d.lower = [](const Node &n) {
       onnxc_k::StrUnaryParams p{product(output_dims(n, 0)), onnxc_k::kCaseNone};
-      KernelCall c{"onnxc_k_string_copy", {n.inputs[0], n.outputs[0]}, {}};
+      const bool shaped = !n.inputs[0]->run_time_shape_from.empty(); // its shape: ShapeCopy
+      KernelCall c{shaped ? "onnxc_k_string_copy_shaped" : "onnxc_k_string_copy",
+                   {n.inputs[0], n.outputs[0]},
+                   {}};
       set_params(c, p);
       return c;
     };
@@ -128,8 +131,9 @@ const OpDef &op_StringCopy() {
 }
 
 bool op_owns_strings(const Node &n) {
-  if (n.op_type == "StringNormalizer")
-    return attr_string(n, "case_change_action", "NONE") != "NONE";
+  if (n.op_type == "StringNormalizer") // with stopwords on run-time strings: always copies
+    return attr_string(n, "case_change_action", "NONE") != "NONE" ||
+           !n.outputs[0]->run_time_shape_from.empty();
   static const char *const kOps[] = {"StringConcat", "Cast",           "CastLike",
                                      "LabelEncoder", "CategoryMapper", "StringConstant"};
   for (const char *op : kOps)
