@@ -43,6 +43,14 @@ struct StrStopParams {
   int64_t n, case_change, case_sensitive, stopwords, rank;
 };
 
+/// StringSplit on strings given at run time: tensors {delimiter (packed table of one string; ""
+/// splits on runs of ASCII whitespace), x, y (string), z (int64)}. z[i] counts the parts of
+/// x[i] (at most maxsplit + 1 when maxsplit >= 0); y, [dims..., widest], holds them padded
+/// with "" and has no bound: it goes where onnxc_rt_output_buffer says, shape reported.
+struct StrSplitParams {
+  int64_t n, maxsplit, rank, dims[8];
+};
+
 /// Cast between strings and numbers (onnxc_k_cast_to_string / onnxc_k_cast_from_string).
 struct StrCastParams {
   int64_t n;

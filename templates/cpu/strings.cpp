@@ -154,6 +154,85 @@ extern "C" int32_t onnxc_k_string_normalize_stop(onnxc_rt *rt, void *const *t, c
   return 0;
 }
 
+namespace {
+inline bool is_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+/// Python's str.split(sep, maxsplit) of s (sep "" : runs of whitespace, ends stripped; at most
+/// maxsplit splits when it is >= 0): emit(start, length) per part, in order; the part count.
+template <typename Emit> i64 split_parts(Str s, Str sep, i64 maxsplit, Emit emit) {
+  const uint64_t len = __builtin_strlen(s), seplen = __builtin_strlen(sep);
+  i64 parts = 0;
+  uint64_t i = 0;
+  if (seplen == 0) {
+    for (;;) {
+      while (i < len && is_space(s[i]))
+        ++i;
+      if (i == len)
+        return parts;
+      if (maxsplit >= 0 && parts == maxsplit) { // the rest, trailing whitespace included
+        emit(s + i, len - i);
+        return parts + 1;
+      }
+      uint64_t j = i;
+      while (j < len && !is_space(s[j]))
+        ++j;
+      emit(s + i, j - i);
+      ++parts;
+      i = j;
+    }
+  }
+  uint64_t start = 0;
+  for (uint64_t at = 0; (maxsplit < 0 || parts < maxsplit) && at + seplen <= len;) {
+    if (__builtin_memcmp(s + at, sep, seplen) != 0) {
+      ++at;
+      continue;
+    }
+    emit(s + start, at - start);
+    ++parts;
+    start = at = at + seplen;
+  }
+  emit(s + start, len - start);
+  return parts + 1;
+}
+} // namespace
+
+extern "C" int32_t onnxc_k_string_split(onnxc_rt *rt, void *const *t, const i64 *params) {
+  const auto p = params_of<StrSplitParams>(params);
+  const Str sep = table_string(t[0], 0);
+  const Str *x = static_cast<const Str *>(t[1]);
+  int64_t *z = static_cast<int64_t *>(t[3]);
+  i64 widest = 0;
+  uint64_t chars = 1; // the shared empty string
+  for (i64 i = 0; i < p.n; ++i) {
+    z[i] = split_parts(x[i], sep, p.maxsplit, [&](Str, uint64_t l) { chars += l + 1; });
+    widest = z[i] > widest ? z[i] : widest;
+  }
+  Str *y = static_cast<Str *>(onnxc_rt_output_buffer(rt, t[2], uint64_t(p.n * widest) * 8));
+  char *buf = static_cast<char *>(onnxc_rt_dyn_alloc(rt, chars));
+  if (!y || !buf)
+    return ONNXC_STATUS_OUT_OF_MEMORY;
+  Str empty = buf;
+  *buf++ = '\0';
+  for (i64 i = 0; i < p.n; ++i) {
+    Str *row = y + i * widest;
+    i64 k = 0;
+    split_parts(x[i], sep, p.maxsplit, [&](Str s, uint64_t l) {
+      __builtin_memcpy(buf, s, l);
+      buf[l] = '\0';
+      row[k++] = buf;
+      buf += l + 1;
+    });
+    for (; k < widest; ++k)
+      row[k] = empty;
+  }
+  i64 shape[9];
+  for (i64 d = 0; d < p.rank; ++d)
+    shape[d] = p.dims[d];
+  shape[p.rank] = widest;
+  onnxc_rt_set_shape(rt, t[2], static_cast<int32_t>(p.rank + 1), shape);
+  return 0;
+}
+
 /// ai.onnx.ml LabelEncoder with string keys (LabelStrParams): binary search in the sorted keys.
 extern "C" int32_t onnxc_k_label_encoder_str(onnxc_rt *, void *const *t, const i64 *params) {
   const auto p = params_of<LabelStrParams>(params);

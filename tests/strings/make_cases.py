@@ -150,6 +150,28 @@ def normalizer_stopword_cases(out):
                       [("x", strs(words, shape))], [("y", y)], opset=10)
 
 
+def split_cases(out):
+    """StringSplit on strings given at run time (the output's width, the most parts of a
+    string, has no bound: the result goes to run-scoped memory) against Python's str.split."""
+    words = ["a,b,,c", "", "\u65e5\u672c,\u00e9", ",", "no comma here", "x,y,z,w,v,u,t"]
+    for name, delim, maxsplit, shape in (("comma", ",", None, (2, 3)),
+                                         ("comma_maxsplit", ",", 2, (6,)),
+                                         ("whitespace", None, None, (3, 2)),
+                                         ("whitespace_maxsplit", "", 1, (6,))):
+        texts = words if delim else ["  two  words ", "", "one", " a\tb\nc ", "  ", "x y z "]
+        sep = delim or None
+        parts = [t.split(sep) if maxsplit is None else t.split(sep, maxsplit) for t in texts]
+        width = max(len(q) for q in parts)
+        y = strs([q[k] if k < len(q) else "" for q in parts for k in range(width)],
+                 shape + (width,))
+        z = np.array([len(q) for q in parts], np.int64).reshape(shape)
+        attrs = {} if delim is None else {"delimiter": delim}
+        if maxsplit is not None:
+            attrs["maxsplit"] = maxsplit
+        node = helper.make_node("StringSplit", ["x"], ["y", "z"], **attrs)
+        save_case(out, f"split_{name}", [node], [("x", strs(texts, shape))], [("y", y), ("z", z)])
+
+
 def shaped_string_output_cases(out):
     """A string graph output shaped at run time that passes strings through (Reshape to a
     shape given at run time): copied into the context's memory (onnxc.StringCopy) for the
@@ -334,7 +356,8 @@ def main():
     ap.add_argument("--onnxc", required=True)
     args = ap.parse_args()
     for make in (concat_cases, equal_and_movement_cases, regex_cases, normalizer_cases,
-                 normalizer_stopword_cases, shaped_string_output_cases, label_encoder_cases,
+                 normalizer_stopword_cases, split_cases, shaped_string_output_cases,
+                 label_encoder_cases,
                  tfidf_cases, cast_cases):
         make(args.out)
     failed = run_errors(args.onnxc, args.out.rstrip("/") + "_errors")

@@ -1,8 +1,7 @@
-// The string ops whose output shape depends on the strings: StringSplit, evaluated at compile
-// time, so its input must be a constant (a run-time input gets the "must be a compile-time
-// constant" error naming it), and StringNormalizer with stopwords
-// (compiler/ops/strings/string_ops.cpp), evaluated here for constant strings and by
-// onnxc_k_string_normalize_stop, its output shaped by the run, for strings given at run time.
+// The string ops whose output shape depends on the strings: StringSplit and StringNormalizer
+// with stopwords (compiler/ops/strings/string_ops.cpp), evaluated here for constant strings
+// and, for strings given at run time, by onnxc_k_string_split (Y has no bound: run-scoped
+// memory) and onnxc_k_string_normalize_stop, their outputs shaped by the run.
 #include "compiler/ops/op_util.h"
 #include "compiler/ops/strings/string_util.h"
 
@@ -112,13 +111,39 @@ const OpDef &op_StringSplit() {
     d.min_opset = 20;
     d.attrs = {{"delimiter", Attribute::Kind::String}, {"maxsplit", Attribute::Kind::Int}};
     d.infer = [](Node &n) {
+      if (values_at_run_time(n, 0)) { // Y's width is the most parts a string has: no bound
+        require_string_input(n, 0);
+        std::vector<int64_t> x = input_dims(n, 0);
+        if (x.size() > 7)
+          node_fail(n, "strings given at run time support rank 7 at most");
+        std::vector<int64_t> y = x;
+        y.push_back(1);
+        set_run_time_shaped_output(n, 0, DType::String, y, 0);
+        set_output(n, 1, DType::Int64, x);
+        return;
+      }
       std::vector<Tensor> outs = string_split(n);
       for (size_t i = 0; i < outs.size(); ++i)
         set_output(n, i, outs[i].dtype(), outs[i].shape());
     };
     d.eval = [](const Node &n, const std::vector<const Tensor *> &) { return string_split(n); };
     d.lower = [](const Node &n) -> KernelCall {
-      node_fail(n, "its outputs are too large to evaluate at compile time");
+      if (!values_at_run_time(n, 0))
+        node_fail(n, "its outputs are too large to evaluate at compile time");
+      onnxc_k::StrSplitParams p{};
+      const std::vector<int64_t> x = input_dims(n, 0);
+      p.n = product(x);
+      p.maxsplit = has_attr(n, "maxsplit") ? attr_int(n, "maxsplit", -1) : -1;
+      p.rank = static_cast<int64_t>(x.size());
+      std::copy(x.begin(), x.end(), p.dims);
+      Value *z = n.outputs.size() > 1 ? n.outputs[1] : nullptr;
+      if (!z)
+        node_fail(n, "output Z is needed when X is given at run time");
+      KernelCall c{"onnxc_k_string_split", {nullptr, n.inputs[0], n.outputs[0], z}, {}};
+      set_params(c, p);
+      add_table(c, 0, pack_strings({attr_string(n, "delimiter", "")}),
+                n.outputs[0]->name + ".delimiter");
+      return c;
     };
     return d;
   }();

@@ -135,7 +135,8 @@ bool op_owns_strings(const Node &n) {
     return attr_string(n, "case_change_action", "NONE") != "NONE" ||
            !n.outputs[0]->run_time_shape_from.empty();
   static const char *const kOps[] = {"StringConcat", "Cast",           "CastLike",
-                                     "LabelEncoder", "CategoryMapper", "StringConstant"};
+                                     "LabelEncoder", "CategoryMapper", "StringConstant",
+                                     "StringSplit"};
   for (const char *op : kOps)
     if (n.op_type == op)
       return true;
