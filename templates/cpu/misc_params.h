@@ -80,6 +80,24 @@ struct Col2ImParams {
   WindowGeom w;
 };
 
+/// MaxUnpool with output_shape given at run time: MaxUnpoolParams with `out` read from
+/// OUTPUT_SHAPE (int64, `rank` values: N, C, then the spatial dims, each at least def's), which
+/// has no bound: Y goes where onnxc_rt_output_buffer says, its shape reported. Tensors
+/// {X, I, OUTPUT_SHAPE, Y}.
+struct MaxUnpoolRtParams {
+  MaxUnpoolParams p;
+  int64_t rank, n, c; ///< output rank; X's N and C
+};
+
+/// Col2Im with image_shape / block_shape given at run time: tensors {X, IMAGE_SHAPE,
+/// BLOCK_SHAPE (int64, `spatial` values each), Y}; the strides, pads and dilations of `w`
+/// (padded to 3 dims as WindowGeom) are the attributes', its in / k / out come from the values.
+/// Y has no bound: it goes where onnxc_rt_output_buffer says, its shape reported.
+struct Col2ImRtParams {
+  int64_t N, CK, L, spatial;
+  WindowGeom w;
+};
+
 /// DeformConv (2-D): tensors {X [N, C, H, W], W [M, C / G, kh, kw], offset [N, OG * kh * kw * 2,
 /// oh, ow], B [M] or null, mask [N, OG * kh * kw, oh, ow] or null, Y [N, M, oh, ow]}. Samples
 /// are bilinear with zeros outside X.

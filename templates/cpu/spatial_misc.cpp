@@ -154,6 +154,77 @@ template <typename T> int32_t col2im(onnxc_rt *rt, void *const *t, const i64 *pa
   return 0;
 }
 
+template <typename T> int32_t max_unpool_rt(onnxc_rt *rt, void *const *t, const i64 *params) {
+  MaxUnpoolRtParams q = params_of<MaxUnpoolRtParams>(params);
+  const int64_t *shape = static_cast<const int64_t *>(t[2]);
+  if (shape[0] != q.n || shape[1] != q.c)
+    return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT,
+                         "MaxUnpool: output_shape must start with X's N and C");
+  const i64 lead = 5 - q.rank;
+  i64 bytes = q.p.planes * i64(sizeof(T));
+  for (i64 d = 0; d < 3; ++d) {
+    if (d >= lead) {
+      q.p.out[d] = shape[d - lead + 2];
+      if (q.p.out[d] < q.p.def[d] || q.p.out[d] > (i64(1) << 40))
+        return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT,
+                             "MaxUnpool: output_shape is smaller than the default output shape "
+                             "(or too large)");
+    }
+    if (__builtin_mul_overflow(bytes, q.p.out[d], &bytes))
+      return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT,
+                           "MaxUnpool: output_shape is too large");
+  }
+  void *y = onnxc_rt_output_buffer(rt, t[3], uint64_t(bytes));
+  if (!y)
+    return ONNXC_STATUS_OUT_OF_MEMORY;
+  void *io[3] = {t[0], t[1], y};
+  i64 raw[sizeof(MaxUnpoolParams) / sizeof(i64)];
+  __builtin_memcpy(raw, &q.p, sizeof q.p);
+  const int32_t st = max_unpool<T>(rt, io, raw);
+  onnxc_rt_set_shape(rt, t[3], static_cast<int32_t>(q.rank), shape);
+  return st;
+}
+
+template <typename T> int32_t col2im_rt(onnxc_rt *rt, void *const *t, const i64 *params) {
+  Col2ImRtParams q = params_of<Col2ImRtParams>(params);
+  const int64_t *image = static_cast<const int64_t *>(t[1]);
+  const int64_t *block = static_cast<const int64_t *>(t[2]);
+  WindowGeom &g = q.w;
+  const i64 lead = 3 - q.spatial;
+  for (i64 d = lead; d < 3; ++d) {
+    g.in[d] = image[d - lead];
+    g.k[d] = block[d - lead];
+    const i64 span = (g.k[d] - 1) * g.d[d] + 1;
+    if (g.in[d] < 1 || g.k[d] < 1 || g.in[d] > (i64(1) << 31) || g.k[d] > (i64(1) << 31) ||
+        g.in[d] + g.p[d] + g.p_end[d] < span)
+      return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT,
+                           "Col2Im: image_shape and block_shape must be positive, with each "
+                           "block within the padded image");
+    g.out[d] = (g.in[d] + g.p[d] + g.p_end[d] - span) / g.s[d] + 1;
+  }
+  const i64 K = g.k_size();
+  if (q.CK % K != 0 || g.out_size() != q.L)
+    return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT,
+                         "Col2Im: the input's shape [N, C * prod(block_shape), L] does not match "
+                         "block_shape and the number of blocks image_shape gives");
+  Col2ImParams p{q.N, q.CK / K, g};
+  i64 bytes = i64(sizeof(T)) * p.N * p.C;
+  if (__builtin_mul_overflow(bytes, g.in_size(), &bytes))
+    return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT, "Col2Im: image_shape is too large");
+  void *y = onnxc_rt_output_buffer(rt, t[3], uint64_t(bytes));
+  if (!y)
+    return ONNXC_STATUS_OUT_OF_MEMORY;
+  void *io[2] = {t[0], y};
+  i64 raw[sizeof(Col2ImParams) / sizeof(i64)];
+  __builtin_memcpy(raw, &p, sizeof p);
+  const int32_t st = col2im<T>(rt, io, raw);
+  i64 shape[5] = {p.N, p.C, 0, 0, 0};
+  for (i64 d = 0; d < q.spatial; ++d)
+    shape[2 + d] = image[d];
+  onnxc_rt_set_shape(rt, t[3], static_cast<int32_t>(2 + q.spatial), shape);
+  return st;
+}
+
 /// Bilinear sample of plane x (h x w) at (y, xx); positions outside contribute zeros.
 template <typename T> double bilinear_zero(const T *x, i64 h, i64 w, double y, double xx) {
   const double fy = __builtin_floor(y), fx = __builtin_floor(xx);
@@ -218,5 +289,11 @@ ONNXC_FLOAT_TYPES(ONNXC_SPATIAL_FLOAT_KERNELS, 0)
   }                                                                                                \
   extern "C" int32_t onnxc_k_col2im_##sfx(onnxc_rt *rt, void *const *t, const int64_t *p) {        \
     return onnxc_k::col2im<ct>(rt, t, p);                                                          \
+  }                                                                                                \
+  extern "C" int32_t onnxc_k_col2im_rt_##sfx(onnxc_rt *rt, void *const *t, const int64_t *p) {     \
+    return onnxc_k::col2im_rt<ct>(rt, t, p);                                                       \
+  }                                                                                                \
+  extern "C" int32_t onnxc_k_max_unpool_rt_##sfx(onnxc_rt *rt, void *const *t, const int64_t *p) { \
+    return onnxc_k::max_unpool_rt<ct>(rt, t, p);                                                   \
   }
 ONNXC_NUMERIC_TYPES(ONNXC_SPATIAL_NUMERIC_KERNELS, 0)

@@ -116,9 +116,12 @@ CASES = {
     # An op evaluated at compile time (its output shape depends on its input's values) on a
     # run-time input.
     "data_dependent_runtime_input": lambda: model(
-        [helper.make_node("Col2Im", ["x", "image_shape", "block"], ["y"], name="n0")],
-        [vi("x", [1, 4, 9]), vi("image_shape", [2], TensorProto.INT64)], [vi("y", None)],
-        [const("block", np.array([2, 2], np.int64))], opset=18),
+        [helper.make_node("MelWeightMatrix", ["bins", "dft", "rate", "lo", "hi"], ["y"],
+                          name="n0")],
+        [vi("bins", [], TensorProto.INT64)], [vi("y", None)],
+        [const("dft", np.array(16, np.int64)), const("rate", np.array(8000, np.int64)),
+         const("lo", np.array(0.0, np.float32)), const("hi", np.array(4000.0, np.float32))],
+        opset=17),
     # Values shaped at run time (ReduceSum over run-time axes, Range) may feed element-wise ops
     # with single values only, from a producer that writes within its bound, and at most 32.
     "shaped_broadcast": lambda: model(

@@ -11,7 +11,9 @@ Einsum with three operands, broadcast ellipsis, diagonals and implicit output; T
 largest/smallest, k = axis length, an unused Indices output; Det with a singular matrix;
 CumProd exclusive/reverse; BatchNormalization in training mode (float 3-D, double 5-D,
 default and given momentum); RoiAlign with several channels, images and regions (partly or
-wholly outside), adaptive and fixed sampling, avg and max, both coordinate modes, 2 threads. Then invalid attribute/shape combinations, which `onnxc compile`
+wholly outside), adaptive and fixed sampling, avg and max, both coordinate modes, 2 threads;
+Col2Im's image/block shapes and MaxUnpool's output_shape given at run time (one library, a
+data set per shape). Then invalid attribute/shape combinations, which `onnxc compile`
 must reject with exit status 1 and a message naming the node.
 
 Usage: make_cases.py OUT_DIR --onnxc ONNXC [--group GROUP]
@@ -377,8 +379,75 @@ def error_cases(out_dir, onnxc):
     return failed
 
 
+# ---- Shapes given at run time ---------------------------------------------------------------
+
+def col2im_ref(x, image, block):
+    """Col2Im with unit strides and dilations, no pads: sums the blocks back into the image."""
+    n, ck, _ = x.shape
+    k = int(np.prod(block))
+    c = ck // k
+    grid = [i - b + 1 for i, b in zip(image, block)]
+    y = np.zeros((n, c) + tuple(image))
+    cols = x.reshape(n, c, *block, *grid)
+    for kk in itertools.product(*[range(b) for b in block]):
+        sl = tuple(slice(k0, k0 + g) for k0, g in zip(kk, grid))
+        y[(slice(None), slice(None)) + sl] += cols[(slice(None), slice(None)) + kk]
+    return y
+
+
+def save_data_sets(out_dir, name, node, inputs, output_type, data_sets, opset):
+    """One model (inputs: (name, elem type, shape); the output's shape unknown), a data set
+    per entry of data_sets: ([input arrays], output array)."""
+    graph = helper.make_graph([node], name,
+                              [helper.make_tensor_value_info(k, t, s) for k, t, s in inputs],
+                              [helper.make_tensor_value_info("y", output_type, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    os.makedirs(os.path.join(out_dir, name), exist_ok=True)
+    onnx.save(model, os.path.join(out_dir, name, "model.onnx"))
+    for i, (ins, y) in enumerate(data_sets):
+        data = os.path.join(out_dir, name, f"test_data_set_{i}")
+        os.makedirs(data, exist_ok=True)
+        for k, ((nm, _, _), v) in enumerate(zip(inputs, ins)):
+            onnx.save_tensor(numpy_helper.from_array(v, nm), os.path.join(data, f"input_{k}.pb"))
+        onnx.save_tensor(numpy_helper.from_array(y, "y"), os.path.join(data, "output_0.pb"))
+
+
+def runtime_shape_cases(out_dir, rng):
+    """Col2Im's image_shape / block_shape and MaxUnpool's output_shape given at run time: one
+    library per model runs every data set (no input compiled in), the output shaped by the run."""
+    I64 = TensorProto.INT64
+    x = rng.standard_normal((1, 20, 16)).astype(np.float32)
+    sets = []
+    for image, block in (([5, 5], [2, 2]), ([5, 8], [2, 5]), ([17, 2], [2, 2])):
+        sets.append(([x, np.array(image, np.int64), np.array(block, np.int64)],
+                     col2im_ref(x.astype(np.float64), image, block).astype(np.float32)))
+    save_data_sets(out_dir, "col2im_run_time_shapes",
+                   helper.make_node("Col2Im", ["x", "image_shape", "block_shape"], ["y"]),
+                   [("x", TensorProto.FLOAT, x.shape), ("image_shape", I64, [2]),
+                    ("block_shape", I64, [2])], TensorProto.FLOAT, sets, 18)
+    # MaxUnpool 2x2 / 2 of a 1 x 2 x 2 x 3 input: the default output is 4 x 6 (indices are
+    # flat over N x C x 4 x 6); output_shape keeps each value's (h, w) and may only add rows
+    # and columns at the end.
+    xv = rng.standard_normal((1, 2, 2, 3)).astype(np.float32)
+    local = np.array([[[0, 3, 4], [13, 15, 22]], [[7, 8, 11], [12, 19, 23]]], np.int64)
+    idx = (local + 24 * np.arange(2).reshape(2, 1, 1))[None]
+    sets = []
+    for shape in ([1, 2, 4, 6], [1, 2, 5, 6], [1, 2, 7, 9]):
+        y = np.zeros(shape, np.float32)
+        for c in range(2):
+            for i, v in zip(local[c].ravel(), xv[0, c].ravel()):
+                y[0, c, i // 6, i % 6] = v
+        sets.append(([xv, idx, np.array(shape, np.int64)], y))
+    save_data_sets(out_dir, "maxunpool_run_time_output_shape",
+                   helper.make_node("MaxUnpool", ["x", "i", "output_shape"], ["y"],
+                                    kernel_shape=[2, 2], strides=[2, 2]),
+                   [("x", TensorProto.FLOAT, xv.shape), ("i", I64, idx.shape),
+                    ("output_shape", I64, [4])], TensorProto.FLOAT, sets, 11)
+    return [("col2im_run_time_shapes", 2), ("maxunpool_run_time_output_shape", 1)]
+
+
 GROUPS = {"gridsample": gridsample_cases, "loss": loss_cases, "misc": misc_cases,
-          "roialign": roi_align_cases}
+          "roialign": roi_align_cases, "runtime_shapes": runtime_shape_cases}
 
 
 def main():
@@ -393,12 +462,17 @@ def main():
             continue
         for name, threads in make(args.out_dir, np.random.default_rng(zlib.crc32(group.encode()))):
             case_dir = os.path.join(args.out_dir, name)
-            r = subprocess.run([args.onnxc, "verify", os.path.join(case_dir, "model.onnx"),
-                                os.path.join(case_dir, "test_data_set_0"), "--atol", "1e-5",
-                                "--rtol", "1e-4", "--threads", str(threads)],
+            sets = sorted(os.path.join(case_dir, d) for d in os.listdir(case_dir)
+                          if d.startswith("test_data_set_"))
+            r = subprocess.run([args.onnxc, "verify", os.path.join(case_dir, "model.onnx")] +
+                               sets + ["--atol", "1e-5", "--rtol", "1e-4", "--threads",
+                                       str(threads)],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            print(f"{'PASS' if r.returncode == 0 else 'FAIL'} {name}", flush=True)
-            if r.returncode != 0:
+            # shapes given at run time: one library for every data set, nothing compiled in
+            ok = r.returncode == 0 and not (group == "runtime_shapes" and
+                                            "compiling in" in r.stdout)
+            print(f"{'PASS' if ok else 'FAIL'} {name}", flush=True)
+            if not ok:
                 print(r.stdout)
                 failed.append(name)
     if not args.group or args.group == "errors":
