@@ -136,8 +136,46 @@ template <typename T> int32_t dft_axis(onnxc_rt *rt, void *const *t, const i64 *
   return st;
 }
 
+inline i64 scalar_at(const void *p, i64 bytes) {
+  return bytes == 4 ? *static_cast<const int32_t *>(p) : *static_cast<const int64_t *>(p);
+}
+
+template <typename T> int32_t stft_rt(onnxc_rt *rt, void *const *t, const i64 *params) {
+  const auto q = params_of<StftRtParams>(params);
+  const i64 step = scalar_at(t[1], q.index_bytes);
+  const i64 len = t[3] ? scalar_at(t[3], q.index_bytes) : q.window_len;
+  if (step < 1 || len < 1 || len > q.n_in || (q.window_len && len != q.window_len))
+    return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT,
+                         "frame_step must be positive and frame_length between 1 and the signal "
+                         "length (and the window's length when there is a window)");
+  DftParams p{};
+  p.outer = q.batch, p.n_in = q.n_in, p.inner = 1, p.cin = q.cin;
+  p.frames = (q.n_in - len) / step + 1;
+  p.step = step, p.frame_len = len, p.n = len;
+  p.out_len = q.onesided ? len / 2 + 1 : len;
+  p.cout = 2, p.mode = kDftForward;
+  const uint64_t bytes = uint64_t(p.outer * p.frames * p.out_len * 2) * sizeof(T);
+  void *y = onnxc_rt_output_buffer(rt, t[4], bytes);
+  if (!y)
+    return ONNXC_STATUS_OUT_OF_MEMORY;
+  void *io[4] = {t[0], t[2], y, t[5]};
+  i64 raw[sizeof(DftParams) / sizeof(i64)];
+  __builtin_memcpy(raw, &p, sizeof p);
+  const int32_t st = dft<T>(rt, io, raw);
+  const i64 shape[4] = {p.outer, p.frames, p.out_len, 2};
+  onnxc_rt_set_shape(rt, t[4], 4, shape);
+  return st;
+}
+
 } // namespace
 } // namespace onnxc_k
+
+extern "C" int32_t onnxc_k_stft_rt_f32(onnxc_rt *rt, void *const *t, const int64_t *p) {
+  return onnxc_k::stft_rt<float>(rt, t, p);
+}
+extern "C" int32_t onnxc_k_stft_rt_f64(onnxc_rt *rt, void *const *t, const int64_t *p) {
+  return onnxc_k::stft_rt<double>(rt, t, p);
+}
 
 extern "C" int32_t onnxc_k_dft_axis_f32(onnxc_rt *rt, void *const *t, const int64_t *p) {
   return onnxc_k::dft_axis<float>(rt, t, p);

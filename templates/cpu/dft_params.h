@@ -41,6 +41,14 @@ struct DftAxisParams {
   int64_t out_dims[7][8];
 };
 
+/// STFT whose frame_step (and frame_length, when given) are computed at run time: tensors
+/// {SIGNAL [batch, n_in, cin], FRAME_STEP, WINDOW [window_len] or null, FRAME_LENGTH or null,
+/// Y, scratch (n_in twiddles)}; the scalars are int32 or int64 (index_bytes). Y [batch, frames,
+/// bins, 2] has no bound: it goes where onnxc_rt_output_buffer says, its shape reported.
+struct StftRtParams {
+  int64_t batch, n_in, cin, onesided, window_len, index_bytes;
+};
+
 } // namespace onnxc_k
 
 #endif

@@ -8,7 +8,8 @@ lengths (1000, 999, 240) along the middle and an inner axis, float and double, t
 real transform with zero padding (dft_length > n) and truncation (dft_length < n), the real
 inverse of a one-sided spectrum (numpy.fft.irfft, even and odd lengths), opset 17's axis
 attribute, an axis given at run time (one library, a data set per axis, the output shaped by
-it), test_dft_inverse's input against the exact result, STFT with a Hann window (one-sided) and a complex STFT without a window.
+it), STFT with frame_step / frame_length given at run time (likewise), test_dft_inverse's
+input against the exact result, STFT with a Hann window (one-sided) and a complex STFT without a window.
 
 Usage: make_cases.py OUT_DIR --onnxc ONNXC
 Exits 1 if any case fails.
@@ -130,6 +131,43 @@ def stft_case(out, name, x, step, window, frame_len, onesided, dtype):
     save_case(out, name, node, inputs, consts, split(spec, dtype), 17)
 
 
+def stft_run_time_case(out, name, x, steps_lengths, window, onesided, dtype):
+    """One STFT model whose frame_step (and frame_length, without a window) are graph inputs,
+    a data set per (step, length): one library, the output's shape decided by the run."""
+    names = ["signal", "frame_step", "", ""]
+    infos = [helper.make_tensor_value_info("signal", ELEM[dtype], x.shape),
+             helper.make_tensor_value_info("frame_step", TensorProto.INT64, [])]
+    if window is not None:
+        names[2] = "window"
+        infos.append(helper.make_tensor_value_info("window", ELEM[dtype], window.shape))
+    else:
+        names[3] = "frame_length"
+        infos.append(helper.make_tensor_value_info("frame_length", TensorProto.INT64, []))
+    while names[-1] == "":
+        names.pop()
+    node = helper.make_node("STFT", names, ["y"], onesided=onesided)
+    graph = helper.make_graph([node], name, infos,
+                              [helper.make_tensor_value_info("y", ELEM[dtype], None)])
+    os.makedirs(os.path.join(out, name), exist_ok=True)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+              os.path.join(out, name, "model.onnx"))
+    c = to_complex(x.astype(np.float64))
+    for k, (step, frame_len) in enumerate(steps_lengths):
+        frames = (x.shape[1] - frame_len) // step + 1
+        w = np.ones(frame_len) if window is None else window.astype(np.float64)
+        segs = np.stack([c[:, f * step:f * step + frame_len] * w for f in range(frames)], axis=1)
+        spec = np.fft.fft(segs, axis=2)[:, :, :frame_len // 2 + 1 if onesided else frame_len]
+        ins = [x.astype(dtype), np.array(step, np.int64)]
+        ins.append(window.astype(dtype) if window is not None else np.array(frame_len, np.int64))
+        data = os.path.join(out, name, f"test_data_set_{k}")
+        os.makedirs(data, exist_ok=True)
+        for i, (info, v) in enumerate(zip(infos, ins)):
+            onnx.save_tensor(numpy_helper.from_array(v, info.name),
+                             os.path.join(data, f"input_{i}.pb"))
+        onnx.save_tensor(numpy_helper.from_array(split(spec, dtype), "y"),
+                         os.path.join(data, "output_0.pb"))
+
+
 def make_all(out):
     rng = np.random.default_rng(7)
     r = lambda *s: rng.uniform(-1, 1, s)
@@ -154,6 +192,10 @@ def make_all(out):
     dft_run_time_axis_case(out, "dft_run_time_axis_irfft", r(1, 9, 12, 2), [1, 2], f64,
                            inverse=1, onesided=1)
     hann = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(256) / 256)
+    stft_run_time_case(out, "stft_run_time_step_length", r(2, 1000, 1),
+                       [(100, 256), (37, 200), (1000, 1000), (5, 16)], None, 1, f64)
+    stft_run_time_case(out, "stft_run_time_step_window", r(1, 900, 2), [(64, 256), (300, 256)],
+                       hann, 0, f32)
     stft_case(out, "stft_hann", r(2, 4000, 1), 100, hann, 256, 1, f32)
     stft_case(out, "stft_complex_no_window", r(1, 1500, 2), 64, None, 200, 0, f64)
 
