@@ -295,6 +295,83 @@ extern "C" int32_t onnxc_k_fill_rt(onnxc_rt *rt, void *const *t, const int64_t *
   return 0;
 }
 
+namespace {
+/// Element 0 of a float tensor of kind 0 float, 1 double, 2 float16, 3 bfloat16.
+double float_at(const void *p, i64 kind) {
+  switch (kind) {
+  case 0:
+    return *static_cast<const float *>(p);
+  case 1:
+    return *static_cast<const double *>(p);
+  case 2:
+    return onnxc_k::half::half_to_float(*static_cast<const uint16_t *>(p));
+  default:
+    return onnxc_k::half::bf16_to_float(*static_cast<const uint16_t *>(p));
+  }
+}
+
+/// Stores w at element k of y, of kind 0 float, 1 double, 2 float16, 3 bfloat16.
+void store_kind(unsigned char *y, i64 kind, i64 k, double w) {
+  switch (kind) {
+  case 0:
+    reinterpret_cast<float *>(y)[k] = static_cast<float>(w);
+    break;
+  case 1:
+    reinterpret_cast<double *>(y)[k] = w;
+    break;
+  case 2:
+    reinterpret_cast<uint16_t *>(y)[k] = onnxc_k::half::float_to_half(static_cast<float>(w));
+    break;
+  default:
+    reinterpret_cast<uint16_t *>(y)[k] = onnxc_k::half::float_to_bf16(static_cast<float>(w));
+    break;
+  }
+}
+} // namespace
+
+extern "C" int32_t onnxc_k_mel_rt(onnxc_rt *rt, void *const *t, const int64_t *pp) {
+  const auto p = onnxc_k::params_of<onnxc_k::MelRtParams>(pp);
+  const i64 bins = index_at(t[0], p.int_bytes, 0), dft = index_at(t[1], p.int_bytes, 0);
+  const i64 rate = index_at(t[2], p.int_bytes, 0);
+  const double lo_hz = float_at(t[3], p.float_kind), hi_hz = float_at(t[4], p.float_kind);
+  if (bins <= 0 || dft <= 0 || rate <= 0 || bins > 65536 || dft > (i64(1) << 24))
+    return fail(rt, "num_mel_bins, dft_length and sample_rate must be positive (and "
+                    "num_mel_bins at most 65536, dft_length at most 2^24)");
+  const i64 rows = dft / 2 + 1, bytes = p.out_kind == 1 ? 8 : p.out_kind == 0 ? 4 : 2;
+  unsigned char *y = static_cast<unsigned char *>(
+      onnxc_rt_output_buffer(rt, t[5], static_cast<uint64_t>(rows * bins * bytes)));
+  if (!y)
+    return ONNXC_STATUS_OUT_OF_MEMORY;
+  for (i64 k = 0; k < rows * bins; ++k)
+    store_kind(y, p.out_kind, k, 0.0);
+  const double lo = 2595.0 * __builtin_log10(1.0 + lo_hz / 700.0);
+  const double hi = 2595.0 * __builtin_log10(1.0 + hi_hz / 700.0);
+  const double step = (hi - lo) / static_cast<double>(bins + 2);
+  auto edge = [&](i64 i) { // the DFT bin of filter edge i (as mel_weight_matrix.cpp)
+    const double hz = 700.0 * (__builtin_pow(10.0, (double(i) * step + lo) / 2595.0) - 1.0);
+    return static_cast<i64>(__builtin_floor(double(dft + 1) * hz / double(rate)));
+  };
+  for (i64 i = 0; i < bins; ++i) {
+    const i64 l = edge(i), c = edge(i + 1), h = edge(i + 2);
+    if (l < 0 || h > rows || (c == l && c >= rows) || c < l || h < c)
+      return fail(rt, "a mel filter edge falls outside the DFT bins (check the edge "
+                      "frequencies against sample_rate)");
+    if (c == l)
+      store_kind(y, p.out_kind, c * bins + i, 1.0);
+    for (i64 j = l; c != l && j <= c; ++j) {
+      if (j >= rows)
+        return fail(rt, "a mel filter edge falls outside the DFT bins (check the edge "
+                        "frequencies against sample_rate)");
+      store_kind(y, p.out_kind, j * bins + i, double(j - l) / double(c - l));
+    }
+    for (i64 j = c; j < h; ++j)
+      store_kind(y, p.out_kind, j * bins + i, double(h - j) / double(h - c));
+  }
+  const i64 shape[2] = {rows, bins};
+  onnxc_rt_set_shape(rt, t[5], 2, shape);
+  return 0;
+}
+
 extern "C" int32_t onnxc_k_window_rt(onnxc_rt *rt, void *const *t, const int64_t *pp) {
   const auto p = onnxc_k::params_of<onnxc_k::WindowRtParams>(pp);
   const i64 size = index_at(t[0], p.size_bytes, 0);

@@ -85,6 +85,15 @@ struct WindowRtParams {
   int64_t periodic, out_kind, size_bytes;
 };
 
+/// MelWeightMatrix with inputs computed at run time: tensors {NUM_MEL_BINS, DFT_LENGTH,
+/// SAMPLE_RATE (int32 or int64: int_bytes), LOWER_EDGE_HERTZ, UPPER_EDGE_HERTZ (float_kind: 0
+/// float, 1 double, 2 float16, 3 bfloat16), Y}; the [dft_length / 2 + 1, num_mel_bins]
+/// filters as compiler/ops/signal/mel_weight_matrix.cpp computes them, stored as out_kind (as
+/// WindowRtParams) into onnxc_rt_output_buffer (no bound), shape reported.
+struct MelRtParams {
+  int64_t int_bytes, float_kind, out_kind;
+};
+
 /// Pad with pads (or axes) computed at run time: onnxc_k_pad into onnxc_rt_output_buffer (no
 /// bound). PADS int64 [2 * axes]; AXES int32/int64 (axes_bytes 4/8) or null (every axis).
 /// Tensors {X, PADS, VALUE or null, AXES or null, Y}.

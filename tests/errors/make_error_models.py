@@ -116,12 +116,10 @@ CASES = {
     # An op evaluated at compile time (its output shape depends on its input's values) on a
     # run-time input.
     "data_dependent_runtime_input": lambda: model(
-        [helper.make_node("MelWeightMatrix", ["bins", "dft", "rate", "lo", "hi"], ["y"],
-                          name="n0")],
-        [vi("bins", [], TensorProto.INT64)], [vi("y", None)],
-        [const("dft", np.array(16, np.int64)), const("rate", np.array(8000, np.int64)),
-         const("lo", np.array(0.0, np.float32)), const("hi", np.array(4000.0, np.float32))],
-        opset=17),
+        [helper.make_node("SplitToSequence", ["x", "split"], ["s"], name="n0"),
+         helper.make_node("SequenceAt", ["s", "zero"], ["y"], name="n1")],
+        [vi("x", [6, 2]), vi("split", [2], TensorProto.INT64)], [vi("y", None)],
+        [const("zero", np.array(0, np.int64))]),
     # Values shaped at run time (ReduceSum over run-time axes, Range) may feed element-wise ops
     # with single values only, from a producer that writes within its bound, and at most 32.
     "shaped_broadcast": lambda: model(

@@ -8,7 +8,8 @@ lengths (1000, 999, 240) along the middle and an inner axis, float and double, t
 real transform with zero padding (dft_length > n) and truncation (dft_length < n), the real
 inverse of a one-sided spectrum (numpy.fft.irfft, even and odd lengths), opset 17's axis
 attribute, an axis given at run time (one library, a data set per axis, the output shaped by
-it), STFT with frame_step / frame_length given at run time (likewise), test_dft_inverse's
+it), STFT with frame_step / frame_length and MelWeightMatrix with every input given at run time
+(likewise), test_dft_inverse's
 input against the exact result, STFT with a Hann window (one-sided) and a complex STFT without a window.
 
 Usage: make_cases.py OUT_DIR --onnxc ONNXC
@@ -168,6 +169,46 @@ def stft_run_time_case(out, name, x, steps_lengths, window, onesided, dtype):
                          os.path.join(data, "output_0.pb"))
 
 
+def mel_ref(bins, dft, rate, lo_hz, hi_hz):
+    """MelWeightMatrix as the ONNX reference computes it, in float64."""
+    lo, hi = (2595.0 * np.log10(1.0 + f / 700.0) for f in (lo_hz, hi_hz))
+    step = (hi - lo) / (bins + 2)
+    hz = 700.0 * (10.0 ** ((np.arange(bins + 2) * step + lo) / 2595.0) - 1.0)
+    edges = np.floor((dft + 1) * hz / rate).astype(np.int64)
+    w = np.zeros((dft // 2 + 1, bins))
+    for i in range(bins):
+        l, c, h = edges[i:i + 3]
+        if c == l:
+            w[c, i] = 1.0
+        else:
+            w[l:c + 1, i] = (np.arange(l, c + 1) - l) / (c - l)
+        w[c:h, i] = (h - np.arange(c, h)) / (h - c)
+    return w
+
+
+def mel_run_time_case(out, name, values):
+    """MelWeightMatrix with every input given at run time: one library, a data set per
+    (num_mel_bins, dft_length, sample_rate, lower_edge_hertz, upper_edge_hertz)."""
+    names = ["num_mel_bins", "dft_length", "sample_rate", "lower_edge_hertz", "upper_edge_hertz"]
+    types = [TensorProto.INT64] * 3 + [TensorProto.FLOAT] * 2
+    node = helper.make_node("MelWeightMatrix", names, ["y"])
+    graph = helper.make_graph([node], name, [helper.make_tensor_value_info(k, t, [])
+                                             for k, t in zip(names, types)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    os.makedirs(os.path.join(out, name), exist_ok=True)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+              os.path.join(out, name, "model.onnx"))
+    for k, v in enumerate(values):
+        data = os.path.join(out, name, f"test_data_set_{k}")
+        os.makedirs(data, exist_ok=True)
+        arrays = [np.array(x, np.int64) for x in v[:3]] + [np.array(x, np.float32) for x in v[3:]]
+        for i, (nm, a) in enumerate(zip(names, arrays)):
+            onnx.save_tensor(numpy_helper.from_array(a, nm), os.path.join(data, f"input_{i}.pb"))
+        y = mel_ref(*[float(a) if i >= 3 else int(a) for i, a in enumerate(arrays)])
+        onnx.save_tensor(numpy_helper.from_array(y.astype(np.float32), "y"),
+                         os.path.join(data, "output_0.pb"))
+
+
 def make_all(out):
     rng = np.random.default_rng(7)
     r = lambda *s: rng.uniform(-1, 1, s)
@@ -191,6 +232,9 @@ def make_all(out):
     dft_run_time_axis_case(out, "dft_run_time_axis_c2c", r(5, 36, 2), [0, 1, -2], f64)
     dft_run_time_axis_case(out, "dft_run_time_axis_irfft", r(1, 9, 12, 2), [1, 2], f64,
                            inverse=1, onesided=1)
+    mel_run_time_case(out, "mel_run_time_inputs", [(8, 16, 8192, 0.0, 4096.0),
+                                                    (20, 512, 16000, 125.0, 7600.0),
+                                                    (3, 40, 22050, 300.0, 3000.0)])
     hann = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(256) / 256)
     stft_run_time_case(out, "stft_run_time_step_length", r(2, 1000, 1),
                        [(100, 256), (37, 200), (1000, 1000), (5, 16)], None, 1, f64)

@@ -1,8 +1,10 @@
 // MelWeightMatrix (opset 17): the [dft_length / 2 + 1, num_mel_bins] matrix of triangular mel
 // filters, as the ONNX reference computes it (num_mel_bins + 2 points evenly spaced in mel,
-// mapped to DFT bins by floor((dft_length + 1) * hz / sample_rate)). All inputs must be
-// compile-time constants; computed at compile time in double.
+// mapped to DFT bins by floor((dft_length + 1) * hz / sample_rate)), in double: at compile time
+// from constant inputs, else by onnxc_k_mel_rt (templates/cpu/shaped.cpp), the output shaped by
+// the run.
 #include "compiler/ops/signal/signal_util.h"
+#include "templates/cpu/shaped_params.h"
 
 #include <cmath>
 
@@ -68,13 +70,47 @@ const OpDef &op_MelWeightMatrix() {
     d.min_opset = 17;
     d.attrs = {{"output_datatype", Attribute::Kind::Int}};
     d.infer = [](Node &n) {
+      int from = -1;
+      for (int i = 4; i >= 0; --i)
+        from = values_at_run_time(n, size_t(i)) ? i : from;
+      if (from >= 0) {
+        auto dtype = static_cast<DType>(attr_int(n, "output_datatype", int64_t(DType::Float)));
+        require_dtype(n, dtype, {DType::Float, DType::Double, DType::Float16, DType::BFloat16});
+        for (size_t i = 0; i < 5; ++i)
+          if (!n.has_input(i) || product(input_dims(n, i)) != 1)
+            node_fail(n, "every input must be a scalar");
+        require_dtype(n, input_dtype(n, 0), {DType::Int32, DType::Int64});
+        require_dtype(n, input_dtype(n, 3),
+                      {DType::Float, DType::Double, DType::Float16, DType::BFloat16});
+        if (input_dtype(n, 1) != input_dtype(n, 0) || input_dtype(n, 2) != input_dtype(n, 0) ||
+            input_dtype(n, 4) != input_dtype(n, 3))
+          node_fail(n, "num_mel_bins, dft_length and sample_rate must have one type, and the "
+                       "edge frequencies another");
+        set_run_time_shaped_output(n, 0, dtype, {1, 1}, size_t(from));
+        return;
+      }
       Tensor t = mel_value(n);
       set_output(n, 0, t.dtype(), t.shape());
     };
     d.eval = [](const Node &n, const std::vector<const Tensor *> &) {
       return std::vector<Tensor>{mel_value(n)};
     };
-    d.lower = [](const Node &n) { return write_constant_call(n, mel_value(n)); };
+    d.lower = [](const Node &n) {
+      if (!n.outputs[0]->run_time_shape_from.empty()) {
+        auto kind = [](DType t) -> int64_t {
+          return t == DType::Float ? 0 : t == DType::Double ? 1 : t == DType::Float16 ? 2 : 3;
+        };
+        onnxc_k::MelRtParams p{input_dtype(n, 0) == DType::Int32 ? 4 : 8, kind(input_dtype(n, 3)),
+                               kind(n.outputs[0]->type.dtype)};
+        KernelCall call{"onnxc_k_mel_rt", {}, {}};
+        for (size_t i = 0; i < 5; ++i)
+          call.args.push_back(n.inputs[i]);
+        call.args.push_back(n.outputs[0]);
+        set_params(call, p);
+        return call;
+      }
+      return write_constant_call(n, mel_value(n));
+    };
     return d;
   }();
   return def;
