@@ -66,6 +66,27 @@ void Desugarer::split_to_sequence(Node &n) {
   int64_t axis = attr_int(n, "axis", 0);
   bool keepdims = attr_int(n, "keepdims", 1) != 0;
   std::vector<int64_t> sizes;
+  Value *given = n.input(1);
+  if (given && !known_value(given) && given->type.is_static() && given->type.rank() == 1 &&
+      given->type.static_dims()[0] >= 1) {
+    // 1-D sizes computed at run time: as many elements as sizes, each shaped by the run
+    // (a Split with run-time sizes).
+    Item seq;
+    seq.kind = TypeKind::Sequence;
+    std::vector<Value *> parts;
+    for (int64_t k = 0; k < given->type.static_dims()[0]; ++k)
+      parts.push_back(fresh(n.outputs[0]->name + "_split"));
+    Node *s = emit(n, "Split", {x, given}, parts);
+    s->attrs["axis"].kind = Attribute::Kind::Int;
+    s->attrs["axis"].i = axis;
+    for (Value *p : parts) {
+      Item e;
+      e.tensor = p;
+      seq.elems.push_back(e);
+    }
+    bind(n, n.outputs[0], seq);
+    return;
+  }
   const Tensor *split = n.has_input(1) ? &constant_input(n, 1, "split") : nullptr;
   if (!split || split->rank() == 0) {
     int64_t d = split_dim(n, x, axis);

@@ -118,7 +118,7 @@ CASES = {
     "data_dependent_runtime_input": lambda: model(
         [helper.make_node("SplitToSequence", ["x", "split"], ["s"], name="n0"),
          helper.make_node("SequenceAt", ["s", "zero"], ["y"], name="n1")],
-        [vi("x", [6, 2]), vi("split", [2], TensorProto.INT64)], [vi("y", None)],
+        [vi("x", [6, 2]), vi("split", [], TensorProto.INT64)], [vi("y", None)],
         [const("zero", np.array(0, np.int64))]),
     # Values shaped at run time (ReduceSum over run-time axes, Range) may feed element-wise ops
     # with single values only, from a producer that writes within its bound, and at most 32.

@@ -12,8 +12,8 @@ largest/smallest, k = axis length, an unused Indices output; Det with a singular
 CumProd exclusive/reverse; BatchNormalization in training mode (float 3-D, double 5-D,
 default and given momentum); RoiAlign with several channels, images and regions (partly or
 wholly outside), adaptive and fixed sampling, avg and max, both coordinate modes, 2 threads;
-Col2Im's image/block shapes and MaxUnpool's output_shape given at run time (one library, a
-data set per shape). Then invalid attribute/shape combinations, which `onnxc compile`
+Col2Im's image/block shapes, MaxUnpool's output_shape and SplitToSequence's 1-D sizes given at
+run time (one library, a data set per shape). Then invalid attribute/shape combinations, which `onnxc compile`
 must reject with exit status 1 and a message naming the node.
 
 Usage: make_cases.py OUT_DIR --onnxc ONNXC [--group GROUP]
@@ -443,7 +443,31 @@ def runtime_shape_cases(out_dir, rng):
                                     kernel_shape=[2, 2], strides=[2, 2]),
                    [("x", TensorProto.FLOAT, xv.shape), ("i", I64, idx.shape),
                     ("output_shape", I64, [4])], TensorProto.FLOAT, sets, 11)
-    return [("col2im_run_time_shapes", 2), ("maxunpool_run_time_output_shape", 1)]
+    # SplitToSequence with 1-D sizes given at run time: a sequence of two elements, each
+    # shaped by the run (a Split with run-time sizes).
+    data = rng.standard_normal((7, 3)).astype(np.float32)
+    name = "split_to_sequence_run_time_sizes"
+    node = helper.make_node("SplitToSequence", ["x", "split"], ["seq"], axis=0)
+    seq_type = helper.make_sequence_type_proto(
+        helper.make_tensor_type_proto(TensorProto.FLOAT, None))
+    graph = helper.make_graph([node], name,
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, data.shape),
+                               helper.make_tensor_value_info("split", I64, [2])],
+                              [helper.make_value_info("seq", seq_type)])
+    os.makedirs(os.path.join(out_dir, name), exist_ok=True)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]),
+              os.path.join(out_dir, name, "model.onnx"))
+    for k, sizes in enumerate(([2, 5], [7, 0], [3, 4])):
+        d = os.path.join(out_dir, name, f"test_data_set_{k}")
+        os.makedirs(d, exist_ok=True)
+        onnx.save_tensor(numpy_helper.from_array(data, "x"), os.path.join(d, "input_0.pb"))
+        onnx.save_tensor(numpy_helper.from_array(np.array(sizes, np.int64), "split"),
+                         os.path.join(d, "input_1.pb"))
+        parts = [data[:sizes[0]], data[sizes[0]:]]
+        with open(os.path.join(d, "output_0.pb"), "wb") as f:
+            f.write(numpy_helper.from_list(parts, "seq").SerializeToString())
+    return [("col2im_run_time_shapes", 2), ("maxunpool_run_time_output_shape", 1),
+            (name, 1)]
 
 
 GROUPS = {"gridsample": gridsample_cases, "loss": loss_cases, "misc": misc_cases,
