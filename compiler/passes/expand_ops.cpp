@@ -306,6 +306,19 @@ void expand_scan8(Graph &g, size_t i) {
   g.nodes.insert(g.nodes.begin() + static_cast<std::ptrdiff_t>(i), std::move(node));
 }
 
+/// RandomUniformLike's attributes for a Dropout's draws: its seed (Dropout's seed is an int,
+/// the op's a float).
+std::map<std::string, Attribute> random_seed(const Node &n) {
+  std::map<std::string, Attribute> attrs;
+  if (const Attribute *seed = n.attr("seed")) {
+    Attribute f;
+    f.kind = Attribute::Kind::Float;
+    f.f = static_cast<float>(seed->i);
+    attrs["seed"] = f;
+  }
+  return attrs;
+}
+
 /// True for a Dropout (opset 12+) whose training_mode is computed at run time, or is a true
 /// constant with a ratio computed at run time or a constant ratio that is not 0 (with ratio 0
 /// it is a copy, which its own kernel does).
@@ -337,13 +350,7 @@ void expand_run_time_dropout(Graph &g, size_t i) {
     node_fail(n, "training_mode must be a bool scalar, it is {}",
               shape_to_string(n.inputs[2]->type));
   Expansion e(g, n);
-  std::map<std::string, Attribute> attrs;
-  if (const Attribute *seed = n.attr("seed")) { // Dropout's seed is an int, the op's a float
-    Attribute f;
-    f.kind = Attribute::Kind::Float;
-    f.f = static_cast<float>(seed->i);
-    attrs["seed"] = f;
-  }
+  std::map<std::string, Attribute> attrs = random_seed(n);
   Value *ratio = n.has_input(1) ? e.reshape(e.cast(n.inputs[1], input_dtype(n, 1), dt), {})
                                 : e.scalar(dt, 0.5);
   Value *training = e.reshape(n.inputs[2], {});
@@ -366,13 +373,7 @@ void expand_training_dropout(Graph &g, size_t i) {
   if (!(ratio > 0.0 && ratio < 1.0))
     node_fail(n, "ratio {} must be in [0, 1)", ratio);
   Expansion e(g, n);
-  std::map<std::string, Attribute> attrs;
-  if (const Attribute *seed = n.attr("seed")) { // Dropout's seed is an int, the op's a float
-    Attribute f;
-    f.kind = Attribute::Kind::Float;
-    f.f = static_cast<float>(seed->i);
-    attrs["seed"] = f;
-  }
+  std::map<std::string, Attribute> attrs = random_seed(n);
   Value *u = e.add("RandomUniformLike", {n.inputs[0]}, std::move(attrs));
   Value *mask = e.add("GreaterOrEqual", {u, e.scalar(dt, ratio)});
   Value *kept = e.add("Mul", {n.inputs[0], e.cast(mask, DType::Bool, dt)});

@@ -386,21 +386,7 @@ extern "C" int32_t onnxc_k_window_rt(onnxc_rt *rt, void *const *t, const int64_t
   const double pi = 3.14159265358979323846;
   for (i64 k = 0; k < size; ++k) {
     const double x = 2.0 * pi * static_cast<double>(k) / len;
-    const double w = p.a0 - p.a1 * __builtin_cos(x) + p.a2 * __builtin_cos(2.0 * x);
-    switch (p.out_kind) {
-    case 0:
-      reinterpret_cast<float *>(y)[k] = static_cast<float>(w);
-      break;
-    case 1:
-      reinterpret_cast<double *>(y)[k] = w;
-      break;
-    case 2:
-      reinterpret_cast<uint16_t *>(y)[k] = onnxc_k::half::float_to_half(static_cast<float>(w));
-      break;
-    default:
-      reinterpret_cast<uint16_t *>(y)[k] = onnxc_k::half::float_to_bf16(static_cast<float>(w));
-      break;
-    }
+    store_kind(y, p.out_kind, k, p.a0 - p.a1 * __builtin_cos(x) + p.a2 * __builtin_cos(2.0 * x));
   }
   onnxc_rt_set_shape(rt, t[1], 1, &size);
   return 0;
