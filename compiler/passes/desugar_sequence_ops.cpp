@@ -37,6 +37,110 @@ int64_t Desugarer::position(const Node &n, size_t i, int64_t len, bool insert) {
   return p < 0 ? p + len : p;
 }
 
+/// True when position input i is computed at run time (SequenceAt/Insert/Erase then select
+/// their elements with Where: rewrite_at_run_time_position).
+bool Desugarer::run_time_position(const Node &n, size_t i) const {
+  return n.has_input(i) && !known_value(n.input(i));
+}
+
+/// Position input i computed at run time, checked and normalised into [0, len] (insert) or
+/// [0, len) by a Gather from the table of positions: an index out of range fails the run, as
+/// a constant one fails the compile.
+Value *Desugarer::checked_position(const Node &n, size_t i, int64_t len, bool insert) {
+  Value *pos = n.input(i);
+  if (!pos->type.is_static() || product(pos->type.static_dims()) != 1 ||
+      (pos->type.dtype != DType::Int64 && pos->type.dtype != DType::Int32))
+    node_fail(n, "the position must be an int32 or int64 scalar");
+  std::vector<int64_t> table(static_cast<size_t>(insert ? len + 1 : len));
+  for (size_t k = 0; k < table.size(); ++k)
+    table[k] = static_cast<int64_t>(k);
+  Value *p = fresh(n.outputs[0]->name + "_position");
+  emit(n, "Reshape", {pos, constant(Tensor::vector_i64({}), "scalar")}, {p});
+  if (pos->type.dtype == DType::Int32) {
+    Value *wide = fresh(p->name + "_int64");
+    Attribute to;
+    to.kind = Attribute::Kind::Int;
+    to.i = static_cast<int64_t>(DType::Int64);
+    emit(n, "Cast", {p}, {wide})->attrs["to"] = to;
+    p = wide;
+  }
+  if (insert) { // -1 inserts before the last element: index -2 of the len + 1 positions
+    Value *neg = fresh(n.outputs[0]->name + "_negative"), *shifted = fresh(p->name + "_shifted");
+    emit(n, "Less", {p, constant(Tensor::scalar_i64(0), "zero")}, {neg});
+    Value *minus = fresh(p->name + "_minus_one");
+    emit(n, "Sub", {p, constant(Tensor::scalar_i64(1), "one")}, {minus});
+    emit(n, "Where", {neg, minus, p}, {shifted});
+    p = shifted;
+  }
+  Value *at = fresh(n.outputs[0]->name + "_index");
+  emit(n, "Gather", {constant(Tensor::vector_i64(table), "positions"), p}, {at});
+  return at;
+}
+
+/// choices[at] (at an int64 scalar computed at run time): a chain of Where on at == k. The
+/// choices have one known static type (rewrite_at_run_time_position checks).
+Value *Desugarer::select(const Node &n, Value *at, const std::vector<Value *> &choices) {
+  Value *v = choices.back();
+  for (size_t k = choices.size() - 1; k-- > 0;) {
+    Value *is_k = fresh(n.outputs[0]->name + "_is"), *w = fresh(n.outputs[0]->name + "_select");
+    emit(n, "Equal", {at, constant(Tensor::scalar_i64(static_cast<int64_t>(k)), "k")}, {is_k});
+    emit(n, "Where", {is_k, choices[k], v}, {w});
+    w->type = choices[k]->type;
+    v = w;
+  }
+  return v;
+}
+
+/// SequenceAt / SequenceInsert / SequenceErase whose position is computed at run time: each
+/// element of the result is a Where chain over the elements it may be.
+void Desugarer::rewrite_at_run_time_position(Node &n, const Item &seq) {
+  const std::string &op = n.op_type;
+  const int64_t len = static_cast<int64_t>(seq.elems.size());
+  std::vector<Value *> elems;
+  for (const Item &e : seq.elems) {
+    if (!e.tensor || e.kind != TypeKind::Tensor)
+      node_fail(n, "its position is computed at run time, which onnxc supports for sequences "
+                   "of tensors only");
+    elems.push_back(e.tensor);
+  }
+  // Where chains give every element one type: the elements (and an inserted tensor) must have
+  // one known static type, else the position must be known at compile time.
+  std::vector<Value *> all = elems;
+  if (op == "SequenceInsert")
+    all.push_back(n.input(1));
+  for (const Value *v : all)
+    if (!v->type.is_static() || v->type.dtype != all[0]->type.dtype ||
+        v->type.static_dims() != all[0]->type.static_dims())
+      constant_input(n, op == "SequenceInsert" ? 2 : 1, "position"); // fails, naming it
+  if (op == "SequenceAt") {
+    if (len == 0)
+      node_fail(n, "the sequence '{}' is empty", n.input(0)->name);
+    return bind(n, n.outputs[0], item(select(n, checked_position(n, 1, len, false), elems)));
+  }
+  Item out;
+  out.kind = TypeKind::Sequence;
+  if (op == "SequenceInsert") { // element k: the tensor at p, seq[k] before, seq[k - 1] after
+    Value *p = checked_position(n, 2, len, true), *t = n.input(1);
+    for (int64_t k = 0; k <= len; ++k) {
+      std::vector<Value *> choices; // indexed by p: positions 0..len
+      for (int64_t q = 0; q <= len; ++q)
+        choices.push_back(q == k ? t : q > k ? elems[size_t(k)] : elems[size_t(k - 1)]);
+      out.elems.push_back(item(select(n, p, choices)));
+    }
+  } else { // SequenceErase: element k is seq[k] before p, seq[k + 1] from p on
+    if (len == 0)
+      node_fail(n, "the sequence '{}' is empty; there is nothing to erase", n.input(0)->name);
+    Value *p = checked_position(n, 1, len, false);
+    for (int64_t k = 0; k + 1 < len; ++k) {
+      std::vector<Value *> choices;
+      for (int64_t q = 0; q < len; ++q)
+        choices.push_back(q > k ? elems[size_t(k)] : elems[size_t(k + 1)]);
+      out.elems.push_back(item(select(n, p, choices)));
+    }
+  }
+  bind(n, n.outputs[0], out);
+}
+
 /// Dimension `axis` of x, which SplitToSequence without a 1-D split needs at compile time: from
 /// x's type, --shape (a graph input) or --dim (a symbolic dim).
 int64_t Desugarer::split_dim(const Node &n, const Value *x, int64_t axis) {
@@ -286,6 +390,10 @@ void Desugarer::rewrite_list_op(Node &n) {
     return bind(n, out, seq);
   seq = sequence_input(n, 0);
   int64_t len = static_cast<int64_t>(seq.elems.size());
+  if ((op == "SequenceAt" && run_time_position(n, 1)) ||
+      (op == "SequenceInsert" && run_time_position(n, 2)) ||
+      (op == "SequenceErase" && run_time_position(n, 1)))
+    return rewrite_at_run_time_position(n, seq);
   if (op == "SequenceAt") {
     bind(n, out, seq.elems[static_cast<size_t>(position(n, 1, len, false))]);
   } else if (op == "SequenceInsert") {

@@ -69,6 +69,10 @@ private:
   void rewrite_list_op(Node &n);
   Item sequence_input(const Node &n, size_t i);
   int64_t position(const Node &n, size_t i, int64_t len, bool insert);
+  bool run_time_position(const Node &n, size_t i) const;
+  Value *checked_position(const Node &n, size_t i, int64_t len, bool insert);
+  Value *select(const Node &n, Value *at, const std::vector<Value *> &choices);
+  void rewrite_at_run_time_position(Node &n, const Item &seq);
   const Tensor &constant_input(const Node &n, size_t i, const char *what);
   void split_to_sequence(Node &n);
   int64_t split_dim(const Node &n, const Value *x, int64_t axis);

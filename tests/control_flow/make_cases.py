@@ -230,6 +230,32 @@ def loop_sequence_nested_if():
     return m, [[np.array(True), x], [np.array(False), x]], ref
 
 
+def sequence_run_time_position():
+    """SequenceInsert, SequenceErase and SequenceAt with positions given at run time (elements
+    of one shape): each element of the result is selected at run time (Where chains), the
+    positions checked and normalised (negative ones count from the back). The last data set's
+    insert position is out of range: the run must fail (control_flow.sequence_position_range)."""
+    t = lambda name: vi(name, F, [2, 3])  # noqa: E731
+    nodes = [h.make_node("SequenceConstruct", ["a", "b", "c"], ["s"]),
+             h.make_node("SequenceInsert", ["s", "t", "p_ins"], ["s2"]),
+             h.make_node("SequenceErase", ["s2", "p_erase"], ["s3"]),
+             h.make_node("SequenceAt", ["s3", "p_at"], ["y"]),
+             h.make_node("ConcatFromSequence", ["s3"], ["z"], axis=0, new_axis=1)]
+    m = model(nodes, [t("a"), t("b"), t("c"), t("t"), vi("p_ins", I64, []),
+                      vi("p_erase", I64, []), vi("p_at", TP.INT32, [])],
+              [vi("y", F, [2, 3]), vi("z", F, [3, 2, 3])])
+
+    def ref(a, b, c, tt, p_ins, p_erase, p_at):
+        s = [a, b, c]
+        s.insert(int(p_ins), tt)  # Python's insert and del index as ONNX positions do
+        del s[int(p_erase)]
+        return [s[int(p_at)], np.stack(s)]
+    a, b, c, tt = ((np.arange(6).reshape(2, 3) + v).astype(np.float32) for v in (10, 20, 30, 40))
+    sets = [[a, b, c, tt, np.int64(p), np.int64(q), np.int32(r)]
+            for p, q, r in ((0, 1, 0), (3, -1, 2), (-1, 0, -1), (-3, 3, -3), (1, -4, 1))]
+    return m, sets, ref
+
+
 def if_constant():
     """An If on a condition known at compile time (from a Shape): folded away (the chosen
     branch is inlined), checked by test.py; the branch reads an outer value."""
@@ -275,7 +301,7 @@ ERROR_CASES = {f.__name__: f for f in (loop_shape_change, loop_runtime_scan, if_
 
 CASES = {f.__name__: f for f in (if_runtime, if_constant, loop_runtime, loop_early_exit,
                                  loop_scan_outputs, scan_sequence, scan8_batched,
-                                 loop_sequence_nested_if)}
+                                 loop_sequence_nested_if, sequence_run_time_position)}
 
 
 def write_case(out, name, m, sets, ref):
@@ -298,6 +324,11 @@ def write_case(out, name, m, sets, ref):
 def main(out):
     for name, make in CASES.items():
         write_case(out, name, *make())
+    # An insert position beyond the sequence's end: the run fails (no reference).
+    m, sets, ref = sequence_run_time_position()
+    bad = sets[0][:4] + [np.int64(4), np.int64(0), np.int32(0)]
+    write_case(os.path.join(out, "sequence_position_range"), "set", m, [bad],
+               lambda *x: [np.zeros((2, 3), np.float32), np.zeros((3, 2, 3), np.float32)])
     for name, make in ERROR_CASES.items():
         os.makedirs(os.path.join(out, name), exist_ok=True)
         onnx.save(make(), os.path.join(out, name, "model.onnx"))

@@ -356,7 +356,7 @@ CASES = {
     # Sequences (desugared at compile time: lengths and positions must be known).
     "seq_input": lambda: model(
         [helper.make_node("SequenceAt", ["x", "pos"], ["y"], name="n0")],
-        [helper.make_tensor_sequence_value_info("x", F, [2]), vi("pos", [], TensorProto.INT64)],
+        [helper.make_tensor_sequence_value_info("x", F, None), vi("pos", [], TensorProto.INT64)],
         [vi("y", [2])]),
     "seq_concat_empty": lambda: model(
         [helper.make_node("SequenceEmpty", [], ["s"], name="n0"),
