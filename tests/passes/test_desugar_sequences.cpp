@@ -210,7 +210,8 @@ TEST_CASE("desugar: run-time positions and sequences read by Scan are refused na
   Value *p = g.add_value("pos", Type::of(DType::Int64, {}));
   p->is_graph_input = true;
   g.inputs.push_back(p);
-  Node *seq = op(g, "SequenceConstruct", {iota(g, "a", {2}, 0)});
+  // Elements of different shapes: which shape the result has depends on the run-time position.
+  Node *seq = op(g, "SequenceConstruct", {iota(g, "a", {2}, 0), iota(g, "b", {3}, 0)});
   Node *at = op(g, "SequenceAt", {seq->outputs[0], p});
   output(g, at->outputs[0]);
   std::string msg = error_of([&] { desugar_sequences(g, {}); });
@@ -229,6 +230,25 @@ TEST_CASE("desugar: run-time positions and sequences read by Scan are refused na
   output(g2, op(g2, "SequenceAt", {s2->outputs[0], p2})->outputs[0]);
   desugar_sequences(g2, b);
   CHECK_FALSE(has_sequence_ops(g2));
+
+  // Elements of one static type: the position stays a run-time input, checked by a Gather
+  // from the table of positions and selecting with Where.
+  Graph g3;
+  Value *p3 = g3.add_value("pos", Type::of(DType::Int64, {}));
+  p3->is_graph_input = true;
+  g3.inputs.push_back(p3);
+  Node *s3 = op(g3, "SequenceConstruct", {iota(g3, "a", {2}, 0), iota(g3, "b", {2}, 5)});
+  output(g3, op(g3, "SequenceAt", {s3->outputs[0], p3})->outputs[0]);
+  desugar_sequences(g3, {});
+  CHECK_FALSE(has_sequence_ops(g3));
+  CHECK(g3.inputs.size() == 1);
+  bool gather = false, where = false;
+  for (const auto &n : g3.nodes) {
+    gather = gather || n->op_type == "Gather";
+    where = where || n->op_type == "Where";
+  }
+  CHECK(gather);
+  CHECK(where);
 
   Graph l;
   Node *empty = op(l, "SequenceEmpty", {});
