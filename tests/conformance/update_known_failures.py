@@ -10,7 +10,7 @@ Writes, next to this script (or where --output / --ops-output say):
                       scripts/gen_supported_ops.py its per-op table.
   baked_inputs.txt    one line per passing case that passes only because `onnxc verify` compiled
                       the values of some graph inputs in as constants (the compiler needs them at
-                      compile time: Reshape shapes, Slice starts, ...): `<case> <input>,<input>`.
+                      compile time: a Range's bounds, a window's size, ...): `<case> <input>,<input>`.
                       ctest checks it both ways (expect_baked.py); scripts/gen_supported_ops.py
                       reports the cases that pass with every input given at run time.
 
