@@ -494,33 +494,34 @@ void onnxc_rt_set_shape(onnxc_rt *rt, const void *tensor, int32_t rank, const in
     }
 }
 
-int64_t onnxc_rt_shape_numel(onnxc_rt *rt, const void *tensor) {
+/// The shape this run recorded for `tensor` (onnxc_rt_set_shape), NULL if none.
+static const struct onnxc_rt_shape *recorded_shape(const onnxc_rt *rt, const void *tensor) {
   const uint32_t n =
       rt->num_shapes < ONNXC_MAX_RUN_TIME_SHAPES ? rt->num_shapes : ONNXC_MAX_RUN_TIME_SHAPES;
   for (uint32_t e = 0; e < n; ++e)
-    if (rt->shapes[e].tensor == tensor) {
-      int64_t numel = 1;
-      for (int64_t k = 0; k < rt->shapes[e].rank; ++k)
-        numel *= rt->shapes[e].dims[k];
-      return numel;
-    }
-  return -1;
+    if (rt->shapes[e].tensor == tensor)
+      return &rt->shapes[e];
+  return 0;
+}
+
+int64_t onnxc_rt_shape_numel(onnxc_rt *rt, const void *tensor) {
+  const struct onnxc_rt_shape *s = recorded_shape(rt, tensor);
+  if (!s)
+    return -1;
+  int64_t numel = 1;
+  for (int64_t k = 0; k < s->rank; ++k)
+    numel *= s->dims[k];
+  return numel;
 }
 
 int32_t onnxc_rt_copy_shape(onnxc_rt *rt, const void *src, const void *dst) {
-  const uint32_t n =
-      rt->num_shapes < ONNXC_MAX_RUN_TIME_SHAPES ? rt->num_shapes : ONNXC_MAX_RUN_TIME_SHAPES;
-  for (uint32_t e = 0; e < n; ++e)
-    if (rt->shapes[e].tensor == src) {
-      int64_t dims[ONNXC_MAX_RANK];
-      const int32_t rank = (int32_t)rt->shapes[e].rank;
-      for (int32_t k = 0; k < rank; ++k)
-        dims[k] = rt->shapes[e].dims[k];
-      onnxc_rt_set_shape(rt, dst, rank, dims);
-      return 0;
-    }
-  return onnxc_rt_fail(rt, ONNXC_STATUS_RUNTIME_ERROR,
-                       "internal error: no shape was recorded for a value shaped at run time");
+  const struct onnxc_rt_shape *s = recorded_shape(rt, src);
+  if (!s)
+    return onnxc_rt_fail(rt, ONNXC_STATUS_RUNTIME_ERROR,
+                         "internal error: no shape was recorded for a value shaped at run time");
+  const struct onnxc_rt_shape copy = *s; /* set_shape may overwrite this entry */
+  onnxc_rt_set_shape(rt, dst, (int32_t)copy.rank, copy.dims);
+  return 0;
 }
 
 void *onnxc_rt_output_buffer(onnxc_rt *rt, void *tensor, uint64_t bytes) {

@@ -99,7 +99,7 @@ struct onnxc_rt {
   /// onnxc_rt_copy_shape: the newest ONNXC_MAX_RUN_TIME_SHAPES (the compiler refuses models
   /// with more values shaped at run time when one is copied).
   uint32_t num_shapes;
-  struct {
+  struct onnxc_rt_shape {
     const void *tensor;
     int64_t rank;
     int64_t dims[ONNXC_MAX_RANK];
