@@ -472,19 +472,32 @@ ONNXC_API onnxc_status onnxc_output_result(const onnxc_context *ctx, int32_t i, 
   return ONNXC_OK;
 }
 
+/// The table entry of `tensor` in this run, created (with no shape and no data) if `create`;
+/// once all are used a new one takes the oldest's place.
+static struct onnxc_rt_shape *shape_entry(onnxc_rt *rt, const void *tensor, int create) {
+  const uint32_t n =
+      rt->num_shapes < ONNXC_MAX_RUN_TIME_SHAPES ? rt->num_shapes : ONNXC_MAX_RUN_TIME_SHAPES;
+  for (uint32_t e = 0; e < n; ++e)
+    if (rt->shapes[e].tensor == tensor)
+      return &rt->shapes[e];
+  if (!create)
+    return 0;
+  struct onnxc_rt_shape *s = &rt->shapes[rt->num_shapes++ % ONNXC_MAX_RUN_TIME_SHAPES];
+  s->tensor = tensor;
+  s->data = 0;
+  s->dynamic = 0;
+  s->rank = -1;
+  return s;
+}
+
 void onnxc_rt_set_shape(onnxc_rt *rt, const void *tensor, int32_t rank, const int64_t *dims) {
   onnxc_context *ctx = (onnxc_context *)rt; /* rt is the context's first member */
   if (rank < 0 || rank > ONNXC_MAX_RANK)
     return;
-  uint32_t e = 0; /* this buffer's entry, else the next (the oldest once all are used) */
-  while (e < rt->num_shapes && e < ONNXC_MAX_RUN_TIME_SHAPES && rt->shapes[e].tensor != tensor)
-    ++e;
-  if (e >= ONNXC_MAX_RUN_TIME_SHAPES || e == rt->num_shapes)
-    e = rt->num_shapes++ % ONNXC_MAX_RUN_TIME_SHAPES;
-  rt->shapes[e].tensor = tensor;
-  rt->shapes[e].rank = rank;
+  struct onnxc_rt_shape *s = shape_entry(rt, tensor, 1); /* keeps its data */
+  s->rank = rank;
   for (int32_t k = 0; k < rank; ++k)
-    rt->shapes[e].dims[k] = dims[k];
+    s->dims[k] = dims[k];
   for (uint32_t i = 0; i < onnxc__model.num_outputs; ++i)
     if (ctx->held_outputs[i] == tensor) {
       int64_t *slot = ctx->held_shapes + (size_t)i * (ONNXC_MAX_RANK + 1);
@@ -495,13 +508,9 @@ void onnxc_rt_set_shape(onnxc_rt *rt, const void *tensor, int32_t rank, const in
 }
 
 /// The shape this run recorded for `tensor` (onnxc_rt_set_shape), NULL if none.
-static const struct onnxc_rt_shape *recorded_shape(const onnxc_rt *rt, const void *tensor) {
-  const uint32_t n =
-      rt->num_shapes < ONNXC_MAX_RUN_TIME_SHAPES ? rt->num_shapes : ONNXC_MAX_RUN_TIME_SHAPES;
-  for (uint32_t e = 0; e < n; ++e)
-    if (rt->shapes[e].tensor == tensor)
-      return &rt->shapes[e];
-  return 0;
+static const struct onnxc_rt_shape *recorded_shape(onnxc_rt *rt, const void *tensor) {
+  const struct onnxc_rt_shape *s = shape_entry(rt, tensor, 0);
+  return s && s->rank >= 0 ? s : 0;
 }
 
 int64_t onnxc_rt_shape_numel(onnxc_rt *rt, const void *tensor) {
@@ -524,18 +533,67 @@ int32_t onnxc_rt_copy_shape(onnxc_rt *rt, const void *src, const void *dst) {
   return 0;
 }
 
+/// Graph output i whose buffer is `tensor`, -1 if none.
+static int32_t held_output_of(const onnxc_context *ctx, const void *tensor) {
+  for (uint32_t i = 0; i < onnxc__model.num_outputs; ++i)
+    if (ctx->held_outputs[i] == tensor)
+      return (int32_t)i;
+  return -1;
+}
+
 void *onnxc_rt_output_buffer(onnxc_rt *rt, void *tensor, uint64_t bytes) {
   onnxc_context *ctx = (onnxc_context *)rt; /* rt is the context's first member */
-  for (uint32_t i = 0; i < onnxc__model.num_outputs; ++i) {
-    if (ctx->held_outputs[i] != tensor)
-      continue;
-    if (bytes <= onnxc_max_bytes(&onnxc__model.outputs[i]))
+  const int32_t i = held_output_of(ctx, tensor);
+  if (i < 0) {
+    /* an intermediate whose data lives in run-scoped memory (onnxc_rt_mark_dynamic) */
+    struct onnxc_rt_shape *s = shape_entry(rt, tensor, 0);
+    if (!s || !s->dynamic)
       return tensor;
-    void *p = onnxc_rt_dyn_alloc(rt, bytes);
-    ctx->held_data[i] = p;
+    void *p = onnxc_rt_dyn_alloc(rt, bytes ? bytes : 1);
+    s = shape_entry(rt, tensor, 1); /* its entry, again: dyn_alloc records nothing here */
+    s->data = p;
     return p;
   }
-  return tensor;
+  if (bytes <= onnxc_max_bytes(&onnxc__model.outputs[i]))
+    return tensor;
+  void *p = onnxc_rt_dyn_alloc(rt, bytes);
+  ctx->held_data[i] = p;
+  return p;
+}
+
+void onnxc_rt_mark_dynamic(onnxc_rt *rt, const void *tensor) {
+  struct onnxc_rt_shape *s = shape_entry(rt, tensor, 1);
+  s->dynamic = 1;
+  s->data = 0;
+  s->rank = -1;
+}
+
+void *onnxc_rt_value_data(onnxc_rt *rt, void *tensor) {
+  const onnxc_context *ctx = (const onnxc_context *)rt;
+  const int32_t i = held_output_of(ctx, tensor);
+  if (i >= 0)
+    return ctx->held_data[i] ? ctx->held_data[i] : tensor;
+  const struct onnxc_rt_shape *s = shape_entry(rt, tensor, 0);
+  return s && s->data ? s->data : tensor;
+}
+
+void *onnxc_rt_alloc_like(onnxc_rt *rt, void *dst, const void *src, uint64_t elem_bytes) {
+  const struct onnxc_rt_shape *s = recorded_shape(rt, src);
+  if (!s) {
+    onnxc_rt_fail(rt, ONNXC_STATUS_RUNTIME_ERROR,
+                  "internal error: no shape was recorded for a value shaped at run time");
+    return 0;
+  }
+  const struct onnxc_rt_shape shape = *s; /* the entries below may take this one's place */
+  uint64_t bytes = elem_bytes;
+  for (int64_t k = 0; k < shape.rank; ++k)
+    bytes *= (uint64_t)shape.dims[k];
+  if (held_output_of((const onnxc_context *)rt, dst) < 0)
+    onnxc_rt_mark_dynamic(rt, dst);
+  void *p = onnxc_rt_output_buffer(rt, dst, bytes);
+  if (p)
+    onnxc_rt_set_shape(rt, dst, (int32_t)shape.rank, shape.dims);
+  return p;
 }
 
 void onnxc_rt_set_count(onnxc_rt *rt, int64_t symbol, int64_t count) {

@@ -96,12 +96,18 @@ struct onnxc_rt {
   /// The symbols' values in the current run (onnxc_rt_symbol_value); a per-sample batch is 1.
   int64_t symbols[ONNXC_MAX_SYMBOLS];
   /// Shapes reported in the current run (onnxc_rt_set_shape), by buffer, for
-  /// onnxc_rt_copy_shape: the newest ONNXC_MAX_RUN_TIME_SHAPES (the compiler refuses models
-  /// with more values shaped at run time when one is copied).
+  /// onnxc_rt_copy_shape and the values whose data lives in run-scoped memory: the newest
+  /// ONNXC_MAX_RUN_TIME_SHAPES (the compiler refuses models with more values shaped at run
+  /// time when one is copied or read).
   uint32_t num_shapes;
   struct onnxc_rt_shape {
     const void *tensor;
-    int64_t rank;
+    /// Where the value's elements are (onnxc_rt_value_data): run-scoped memory that
+    /// onnxc_rt_output_buffer or onnxc_rt_alloc_like gave it, NULL for `tensor` itself.
+    void *data;
+    /// 1 after onnxc_rt_mark_dynamic: onnxc_rt_output_buffer gives it run-scoped memory.
+    int64_t dynamic;
+    int64_t rank; ///< -1 until a shape is recorded
     int64_t dims[ONNXC_MAX_RANK];
   } shapes[ONNXC_MAX_RUN_TIME_SHAPES];
 };

@@ -56,5 +56,10 @@ inline constexpr std::string_view kProfileNodeSymbol = "onnxc_rt_profile_node";
 /// and a params word given as pieces (ExtentPiece).
 inline constexpr std::string_view kSymbolValueSymbol = "onnxc_rt_symbol_value";
 inline constexpr std::string_view kExtentWordSymbol = "onnxc_rt_extent_word";
+/// Runtime helpers of values whose data lives in run-scoped memory (PlannedCall::run_time_data).
+inline constexpr std::string_view kMarkDynamicSymbol = "onnxc_rt_mark_dynamic";
+inline constexpr std::string_view kValueDataSymbol = "onnxc_rt_value_data";
+inline constexpr std::string_view kAllocLikeSymbol = "onnxc_rt_alloc_like";
+inline constexpr std::string_view kShapeNumelSymbol = "onnxc_rt_shape_numel";
 
 } // namespace onnxc

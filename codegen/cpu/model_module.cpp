@@ -386,6 +386,10 @@ private:
                       b.CreateConstInBoundsGEP2_64(array_type, tensors, 0, n - 1));
       }
     }
+    if (!pc.run_time_data.empty() || !pc.count_words.empty()) { // run-scoped data
+      b.CreateRet(call_with_run_time_data(b, f, i, pc, tensors));
+      return f;
+    }
     if (!pc.extent_words.empty()) { // params that depend on the run-time extent
       b.CreateRet(b.CreateCall(extent_kernel(i, pc), {f->getArg(0), tensors}));
       return f;
@@ -397,6 +401,70 @@ private:
     llvm::Value *status = b.CreateCall(specialised_kernel(i, pc), {f->getArg(0), tensors});
     b.CreateRet(status);
     return f;
+  }
+
+  /// A call with operands whose data lives in run-scoped memory (PlannedCall::run_time_data):
+  /// their arena slots name them in the run's shape table; inputs get the run's data pointer,
+  /// an element-wise op's outputs memory for the run's count (onnxc_rt_alloc_like), a producer's
+  /// output is marked so that onnxc_rt_output_buffer gives it memory; count words are computed
+  /// from the run's shapes; then the kernel is called (inlined) with params on the stack.
+  llvm::Value *call_with_run_time_data(llvm::IRBuilder<> &b, llvm::Function *f, size_t i,
+                                       const PlannedCall &pc, llvm::Value *tensors) {
+    const KernelCall &call = pc.call;
+    if (device_ || !pc.extent_words.empty())
+      fail("internal error: {} reads run-scoped data on a device or with a run-time extent",
+           pc.node_desc);
+    auto *array_type = llvm::ArrayType::get(ptr_, call.args.size() + (call.scratch_bytes > 0));
+    auto slot = [&](size_t arg) { return tensor_pointer(b, f, call.args.at(arg)); };
+    auto store = [&](size_t arg, llvm::Value *p) {
+      b.CreateStore(p, b.CreateConstInBoundsGEP2_64(array_type, tensors, 0, arg));
+    };
+    using Kind = RunTimeData::Kind;
+    for (const RunTimeData &d : pc.run_time_data) // inputs first: outputs may take entries
+      if (d.kind == Kind::Read)
+        store(d.arg, b.CreateCall(declare(kValueDataSymbol,
+                                          llvm::FunctionType::get(ptr_, {ptr_, ptr_}, false)),
+                                  {f->getArg(0), slot(d.arg)}));
+    for (const RunTimeData &d : pc.run_time_data) {
+      if (d.kind == Kind::Produced) {
+        b.CreateCall(declare(kMarkDynamicSymbol,
+                             llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr_, ptr_},
+                                                     false)),
+                     {f->getArg(0), slot(d.arg)});
+      } else if (d.kind == Kind::Like) {
+        llvm::Value *p =
+            b.CreateCall(declare(kAllocLikeSymbol,
+                                 llvm::FunctionType::get(ptr_, {ptr_, ptr_, ptr_, i64_}, false)),
+                         {f->getArg(0), slot(d.arg), slot(d.src), b.getInt64(d.elem_bytes)});
+        auto *ok = llvm::BasicBlock::Create(ctx_, "allocated", f);
+        auto *failed = llvm::BasicBlock::Create(ctx_, "no_memory", f);
+        b.CreateCondBr(b.CreateIsNull(p), failed, ok);
+        b.SetInsertPoint(failed);
+        b.CreateRet(b.getInt32(5)); // ONNXC_STATUS_OUT_OF_MEMORY (the message is recorded)
+        b.SetInsertPoint(ok);
+        store(d.arg, p);
+      }
+    }
+    llvm::Value *params = call.params.empty() ? static_cast<llvm::Value *>(no_params()) : nullptr;
+    if (!params) {
+      auto *words_type = llvm::ArrayType::get(i64_, call.params.size());
+      params = b.CreateAlloca(words_type, nullptr, "params");
+      b.CreateMemCpy(params, llvm::MaybeAlign(8),
+                     i64_array(call.params, "onnxc.params." + std::to_string(i)),
+                     llvm::MaybeAlign(8), call.params.size() * sizeof(int64_t));
+      for (const CountWord &w : pc.count_words) {
+        llvm::Value *count = b.CreateCall(
+            declare(kShapeNumelSymbol, llvm::FunctionType::get(i64_, {ptr_, ptr_}, false)),
+            {f->getArg(0), slot(w.arg)});
+        b.CreateStore(b.CreateAdd(b.getInt64(w.value), b.CreateMul(b.getInt64(w.scale), count)),
+                      b.CreateConstInBoundsGEP2_64(words_type, params, 0, w.word));
+      }
+    }
+    auto *kernel_type = llvm::FunctionType::get(i32_, {ptr_, ptr_, ptr_}, false);
+    llvm::CallInst *status =
+        b.CreateCall(declare(call.kernel, kernel_type), {f->getArg(0), tensors, params});
+    status->addFnAttr(llvm::Attribute::AlwaysInline);
+    return status;
   }
 
   /// A CUDA-target library's host region: onnxc_cuda_host(rt, tensors, bytes, n, kernel,

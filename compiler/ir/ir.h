@@ -132,6 +132,13 @@ public:
   /// Where run_time_shape_from's values come from, for messages ("it is computed at run time
   /// from 'x' (from the graph input 'a')").
   std::string run_time_shape_trace;
+  /// The value whose kernel decided this run-time shape (itself, or the value an element-wise
+  /// op followed): values with the same root have the same shape in every run.
+  std::string run_time_shape_root;
+  /// A shape decided at run time with no bound (Range, Pad, ConstantOfShape... fed by run-time
+  /// values): its kernel takes run-scoped memory (onnxc_rt_output_buffer), and its arena slot,
+  /// sized for `type`, only names it in the run's shape table (PlannedCall::run_time_data).
+  bool run_time_data() const { return !run_time_shape_from.empty() && !run_time_bounded; }
   bool is_graph_input = false;
   bool is_graph_output = false;
   // Memory planning annotations.

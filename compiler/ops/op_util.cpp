@@ -166,6 +166,7 @@ void set_run_time_shaped_output(Node &n, size_t i, DType dtype, std::vector<int6
   if (i < n.outputs.size() && n.outputs[i]) {
     n.outputs[i]->run_time_shape_from = n.inputs[from]->name;
     n.outputs[i]->run_time_shape_trace = computed_from(n.inputs[from]);
+    n.outputs[i]->run_time_shape_root = n.outputs[i]->name;
     n.outputs[i]->run_time_bounded = bounded;
   }
 }

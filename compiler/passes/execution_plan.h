@@ -62,6 +62,28 @@ struct ExtentWord {
   std::vector<ExtentPiece> pieces;
 };
 
+/// An operand of a call whose data lives in run-scoped memory (Value::run_time_data): its
+/// tensor pointer is the value's arena slot, which only names it in the run's shape table.
+struct RunTimeData {
+  enum class Kind {
+    Produced, ///< the call's output, whose kernel takes memory with onnxc_rt_output_buffer
+    Read,     ///< an input: the kernel gets the run's data pointer
+    /// the call's output, computed element for element over arg `src` (an element-wise op of
+    /// it): memory for src's element count times elem_bytes, src's shape recorded for it
+    Like,
+  };
+  Kind kind = Kind::Read;
+  size_t arg = 0;
+  size_t src = 0;
+  int64_t elem_bytes = 0;
+};
+/// A params word that is an affine function of the element count of arg `arg`'s run-time
+/// shape: value + scale * count (an element-wise op over a value shaped at run time).
+struct CountWord {
+  size_t word, arg;
+  int64_t value, scale;
+};
+
 struct PlannedCall {
   KernelCall call;
   std::string node_desc;      ///< Node::describe() of the node it lowers (for run-time errors)
@@ -75,6 +97,10 @@ struct PlannedCall {
   /// Run-time extent: the params words that vary with it (call.params holds their values at the
   /// guard's lo, or the range's lo); call.scratch_bytes is the largest over the range.
   std::vector<ExtentWord> extent_words;
+  /// Operands whose data lives in run-scoped memory, and the params words their run-time
+  /// element counts decide (lower-regions: lower_run_time_data).
+  std::vector<RunTimeData> run_time_data;
+  std::vector<CountWord> count_words;
 };
 
 /// Every Value referenced here has storage Arena (offset into the arena), Weight (offset into

@@ -37,13 +37,15 @@ Region copy_region(Graph &g, Value *src) {
 }
 
 /// After a node whose input is shaped at run time (infer-shapes admits only element-wise ops
-/// of it, Value::run_time_bounded): its outputs get that input's shape.
+/// of it, Value::run_time_bounded): its outputs get that input's shape. (An element-wise op of
+/// a value whose data lives in run-scoped memory records its outputs' shape as it takes their
+/// memory: RunTimeData::Kind::Like.)
 void add_shape_copies(ExecutionPlan &plan, const Node &n) {
   const Value *src = nullptr;
   for (const Value *v : n.inputs)
     if (v && !v->run_time_shape_from.empty())
       src = src ? src : v;
-  if (!src)
+  if (!src || src->run_time_data())
     return;
   for (Value *o : n.outputs) {
     if (!o)
@@ -70,6 +72,8 @@ ExecutionPlan form_regions(Graph &g, const std::string &model_name) {
     const size_t before = plan.regions.size();
     add_shape_copies(plan, *n);
     copies = copies || plan.regions.size() > before;
+    for (const Value *v : n->inputs) // the run's table holds where its data is
+      copies = copies || (v && v->run_time_data());
     for (const Value *o : n->outputs)
       if (o && !o->run_time_shape_from.empty())
         shaped.insert(o);
@@ -78,8 +82,8 @@ ExecutionPlan form_regions(Graph &g, const std::string &model_name) {
   // (ONNXC_MAX_RUN_TIME_SHAPES, runtime_stub/stub_internal.h).
   constexpr size_t kMaxRunTimeShapes = 32;
   if (copies && shaped.size() > kMaxRunTimeShapes)
-    fail("{} values have shapes that values computed at run time decide, and element-wise ops "
-         "use some of them: onnxc supports {} at most; give the inputs that decide them as "
+    fail("{} values have shapes that values computed at run time decide, and nodes use some of "
+         "them: onnxc supports {} at most; give the inputs that decide them as "
          "constants (--const-input)",
          shaped.size(), kMaxRunTimeShapes);
   plan.inputs = g.inputs;

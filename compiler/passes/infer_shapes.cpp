@@ -281,11 +281,14 @@ void infer_op(Node &n, const InferOptions &opts) {
 
 /// The input shaped at run time that n's outputs follow element for element, or nullptr when
 /// no input is shaped at run time. Accepted: an element-wise op (or Cast, CastLike, Identity)
-/// whose inputs shaped at run time are all one value that its kernel wrote at the start of its
-/// buffer (Value::run_time_bounded), every other input a single element (CastLike's second
-/// input gives only its type), so computing over the bound gives the result's elements in
-/// order. Any other use fails naming the value and the input that decides its shape.
-Value *run_time_shaped_source(const Node &n) {
+/// whose inputs shaped at run time all have one shape (Value::run_time_shape_root), every other
+/// input a single element (CastLike's second input gives only its type), so computing over the
+/// source's elements gives the result's elements in order. The source's kernel wrote them at
+/// the start of its buffer (Value::run_time_bounded: the op computes over the bound) or in
+/// run-scoped memory (Value::run_time_data: the op computes over the run's element count, in
+/// the root graph only). Any other use fails naming the value and the input that decides its
+/// shape.
+Value *run_time_shaped_source(const Node &n, const Graph &g) {
   Value *source = nullptr;
   for (Value *v : n.inputs)
     if (v && !v->run_time_shape_from.empty())
@@ -293,31 +296,41 @@ Value *run_time_shaped_source(const Node &n) {
   if (!source)
     return nullptr;
   const bool cast = n.op_type == "Cast" || n.op_type == "CastLike" || n.op_type == "Identity";
-  bool follows = source->run_time_bounded && source->type.is_static() && !is_control_flow(n) &&
-                 n.def && (n.def->elementwise || cast) && n.domain.empty();
+  bool follows = source->type.is_static() && !is_control_flow(n) && n.def &&
+                 (n.def->elementwise || cast) && n.domain.empty() &&
+                 (source->run_time_bounded ||
+                  (!g.parent && source->type.dtype != DType::String));
   for (size_t i = 0; follows && i < n.inputs.size(); ++i) {
     const Value *v = n.inputs[i];
     if (!v || v == source || (n.op_type == "CastLike" && i == 1))
       continue;
-    follows = v->run_time_shape_from.empty() && v->type.is_static() &&
-              v->type.rank() <= source->type.rank() && product(v->type.static_dims()) == 1;
+    if (!v->run_time_shape_from.empty()) // the same run-time shape, element for element
+      follows = v->run_time_shape_root == source->run_time_shape_root &&
+                v->run_time_bounded == source->run_time_bounded &&
+                v->type.static_dims() == source->type.static_dims();
+    else
+      follows = v->type.is_static() && v->type.rank() <= source->type.rank() &&
+                product(v->type.static_dims()) == 1;
   }
   if (!follows)
     node_fail(n,
               "input '{}' has a shape that values computed at run time decide, which onnxc "
-              "supports for graph outputs and element-wise ops of it and single values only: "
-              "the input '{}' that decides it must be a compile-time constant here; {}",
-              source->name, source->run_time_shape_from, source->run_time_shape_trace);
+              "supports for graph outputs and element-wise ops of it (and of values of its "
+              "shape) and single values only{}: the input '{}' that decides it must be a "
+              "compile-time constant here; {}",
+              source->name,
+              !source->run_time_bounded && g.parent ? ", outside If/Loop/Scan bodies" : "",
+              source->run_time_shape_from, source->run_time_shape_trace);
   return source;
 }
 
-void infer_node(Node &n, const InferOptions &opts) {
+void infer_node(Node &n, const Graph &g, const InferOptions &opts) {
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     const Value *v = n.inputs[i];
     if (v && v->type.dtype == DType::Undefined)
       node_fail(n, "the type of input '{}' is unknown", v->name);
   }
-  Value *source = run_time_shaped_source(n); // Value::run_time_shape_from
+  Value *source = run_time_shaped_source(n, g); // Value::run_time_shape_from
   for (Value *o : n.outputs) // the rule sets it again if the shape still waits for run time
     if (o) {
       o->run_time_shape_from.clear();
@@ -336,7 +349,8 @@ void infer_node(Node &n, const InferOptions &opts) {
                     o->name, source->name, shape_to_string(o->type), shape_to_string(source->type));
         o->run_time_shape_from = source->run_time_shape_from;
         o->run_time_shape_trace = source->run_time_shape_trace;
-        o->run_time_bounded = true;
+        o->run_time_shape_root = source->run_time_shape_root;
+        o->run_time_bounded = source->run_time_bounded;
       }
   for (const Value *o : n.outputs)
     if (o && o->type.dtype == DType::String && !op_makes_strings(n))
@@ -353,19 +367,19 @@ void infer_node(Node &n, const InferOptions &opts) {
 size_t infer_at(Graph &g, size_t k, const InferOptions &opts, HalfPromoter &promoter) {
   Node &n = *g.nodes[k];
   if (!has_half_input(n)) {
-    infer_node(n, opts);
+    infer_node(n, g, opts);
     return k;
   }
   std::optional<Error> native_error;
   try {
-    infer_node(n, opts);
+    infer_node(n, g, opts);
     if (half_is_native(n))
       return k;
   } catch (const Error &e) {
     native_error = e;
   }
   try {
-    return promoter.promote_to_float(k, [&](Node &m) { infer_node(m, opts); });
+    return promoter.promote_to_float(k, [&](Node &m) { infer_node(m, g, opts); });
   } catch (const Error &e) {
     if (!native_error)
       throw;

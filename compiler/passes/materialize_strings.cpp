@@ -15,6 +15,7 @@ void copy_output(Graph &g, Value *v) {
   Value *u = g.add_value(g.unique_name(v->name + ".ref"), v->type);
   u->run_time_shape_from = v->run_time_shape_from;   // the producer reports u's shape, which
   u->run_time_shape_trace = v->run_time_shape_trace; // form-regions copies to v (ShapeCopy)
+  u->run_time_shape_root = v->run_time_shape_root;
   u->run_time_bounded = v->run_time_bounded;
   p->outputs[static_cast<size_t>(v->producer_index)] = u;
   u->producer = p;

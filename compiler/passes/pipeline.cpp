@@ -178,8 +178,15 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
     const std::string extent = run_time_extent(g, opts.extent_symbol);
     if (extent.empty())
       lower_regions(g, plan, lower);
-    else // once per value of the run-time extent, merged exactly (lower_extent.h)
+    else { // once per value of the run-time extent, merged exactly (lower_extent.h)
+      for (const auto &v : g.values)
+        if (v->run_time_data() && !v->uses.empty())
+          fail("'{}' has a shape that values computed at run time decide with no bound ({}), "
+               "and nodes use it: onnxc does not combine that with the run-time dim or count "
+               "'{}' yet; give '{}' as a constant (--const-input)",
+               v->name, v->run_time_shape_trace, extent, v->run_time_shape_from);
       lower_regions_extent(g, plan, lower, extent);
+    }
   });
   // Every intermediate tensor and scratch buffer placed in one arena by liveness.
   run("plan-memory", [&] {

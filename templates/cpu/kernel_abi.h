@@ -71,6 +71,18 @@ int64_t onnxc_rt_shape_numel(onnxc_rt *rt, const void *tensor);
 /// limit) that onnxc_run copies from. NULL after recording a message when the limit is passed.
 void *onnxc_rt_output_buffer(onnxc_rt *rt, void *tensor, uint64_t bytes);
 
+/// Values whose data lives in run-scoped memory (a shape decided at run time with no bound,
+/// used inside the model: Value::run_time_data). The generated code, not kernels, calls these:
+/// - before the kernel that produces `tensor` (its arena slot, the value's key in this run):
+///   onnxc_rt_output_buffer then gives it run-scoped memory and records where;
+void onnxc_rt_mark_dynamic(onnxc_rt *rt, const void *tensor);
+/// - for a kernel that reads it: where its elements are (`tensor` itself if none recorded);
+void *onnxc_rt_value_data(onnxc_rt *rt, void *tensor);
+/// - for an element-wise op's output `dst` that follows `src` element for element: run-scoped
+///   memory (or the graph output's buffer) for src's element count times `elem_bytes`, with
+///   src's shape recorded for dst. NULL after recording a message.
+void *onnxc_rt_alloc_like(onnxc_rt *rt, void *dst, const void *src, uint64_t elem_bytes);
+
 /* Status codes (same numbers as onnxc_status in runtime_stub/onnxc_runtime.h). */
 #define ONNXC_STATUS_OK 0
 #define ONNXC_STATUS_INVALID_ARGUMENT 1

@@ -121,7 +121,7 @@ CASES = {
         [vi("x", [6, 2]), vi("split", [], TensorProto.INT64)], [vi("y", None)],
         [const("zero", np.array(0, np.int64))]),
     # Values shaped at run time (ReduceSum over run-time axes, Range) may feed element-wise ops
-    # with single values only, from a producer that writes within its bound, and at most 32.
+    # with single values and values of the same run-time shape only, and at most 32.
     "shaped_broadcast": lambda: model(
         [helper.make_node("ReduceSum", ["x", "axes"], ["r"], name="n0"),
          helper.make_node("Add", ["r", "b"], ["y"], name="n1")],
@@ -129,7 +129,8 @@ CASES = {
         [const("b", np.ones([3], np.float32))]),
     "shaped_unbounded": lambda: model(
         [helper.make_node("Range", ["s", "l", "d"], ["r"], name="n0"),
-         helper.make_node("Relu", ["r"], ["y"], name="n1")],
+         helper.make_node("Range", ["s", "l", "d"], ["q"], name="n2"),
+         helper.make_node("Add", ["r", "q"], ["y"], name="n1")],
         [vi("s", [], TensorProto.FLOAT), vi("l", [], TensorProto.FLOAT),
          vi("d", [], TensorProto.FLOAT)], [vi("y", None)]),
     "shaped_too_many": lambda: model(

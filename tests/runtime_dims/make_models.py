@@ -331,6 +331,36 @@ def reduce_runtime_axes():
     return g, inputs, outputs, ref, make_input
 
 
+def range_followers():
+    """A window function written out the way HannWindow's function body is: Range(0, n) (its
+    length decided by a run-time value, with no bound: its data lives in run-scoped memory,
+    Value::run_time_data) followed by element-wise ops with run-time single values and with each
+    other, a Cast to double, the Range itself as an output too, and an int64 Range squared.
+    "shapes" are the values of n (0, 1 and one large enough for the parallel paths)."""
+    g = Graph()
+    r = g.op("Range", [g.const(0.0), g.op("Cast", ["n"], to=TensorProto.FLOAT), g.const(1.0)])
+    g.nodes.append(helper.make_node("Identity", [r], ["r"]))
+    a = g.op("Mul", [r, "scale"])
+    t = g.op("Sub", [g.const(1.0), g.op("Cos", [a])])
+    g.nodes.append(helper.make_node("Cast", [g.op("Add", [t, a])], ["y"], to=TensorProto.DOUBLE))
+    k = g.op("Range", [g.const(-2, np.int64), "n", g.const(1, np.int64)])
+    g.nodes.append(helper.make_node("Mul", [k, k], ["z"]))
+
+    def ref(n, scale):
+        rr = np.arange(0, float(n), 1.0, dtype=np.float64)
+        aa = (rr.astype(np.float32) * np.float32(scale[0])).astype(np.float64)
+        kk = np.arange(-2, int(n), 1, dtype=np.int64)
+        return [rr.astype(np.float32), (1 - np.cos(aa) + aa).astype(np.float64), kk * kk]
+
+    inputs = [helper.make_tensor_value_info("n", I64, []),
+              helper.make_tensor_value_info("scale", F, [1])]
+    outputs = [helper.make_tensor_value_info("r", F, None),
+               helper.make_tensor_value_info("y", TensorProto.DOUBLE, None),
+               helper.make_tensor_value_info("z", I64, None)]
+    make_input = lambda n: [np.array(n, np.int64), np.array([0.01], np.float32)]
+    return g, inputs, outputs, ref, make_input
+
+
 # name -> (builder, compile flags, shapes of input 0 to run at, specialised flags per shape)
 CASES = {
     "bert_style": (lambda: encoder(False), ["--dim", "seq=1..64"],
@@ -346,6 +376,8 @@ CASES = {
     "topk_runtime_k": (topk_runtime_k, [], [4, 1, 6, 0], None),
     # Shapes decided by the run: the axes a reduction runs over (no specialised build either).
     "reduce_runtime_axes": (reduce_runtime_axes, [], [[0, 1], [2, 0], [-1, 1], [1, 2]], None),
+    # Values with no bound, their data in run-scoped memory, and element-wise ops of them.
+    "range_followers": (range_followers, [], [5, 0, 1, 100000, 3], None),
 }
 
 
@@ -365,7 +397,8 @@ def main(out_dir):
                 with open(os.path.join(sd, f"input_{k}.pb"), "wb") as f:
                     f.write(numpy_helper.from_array(arr, info.name).SerializeToString())
             for k, (arr, info) in enumerate(zip(ref(*ins), outputs)):
-                dtype = np.int64 if info.type.tensor_type.elem_type == I64 else np.float32
+                dtype = {I64: np.int64, TensorProto.DOUBLE: np.float64}.get(
+                    info.type.tensor_type.elem_type, np.float32)
                 t = numpy_helper.from_array(np.asarray(arr, dtype), info.name)
                 with open(os.path.join(sd, f"output_{k}.pb"), "wb") as f:
                     f.write(t.SerializeToString())

@@ -50,6 +50,7 @@ void infer_axes_at_run_time(Node &n, const std::vector<int64_t> &in) {
   set_output(n, 0, input_dtype(n, 0), bound);
   n.outputs[0]->run_time_shape_from = n.inputs[1]->name;
   n.outputs[0]->run_time_shape_trace = computed_from(n.inputs[1]);
+  n.outputs[0]->run_time_shape_root = n.outputs[0]->name;
   n.outputs[0]->run_time_bounded = true; // onnxc_k_reduce_axes_* write at the output
 }
 
