@@ -523,6 +523,11 @@ int64_t onnxc_rt_shape_numel(onnxc_rt *rt, const void *tensor) {
   return numel;
 }
 
+int64_t onnxc_rt_shape_dim(onnxc_rt *rt, const void *tensor, int64_t k) {
+  const struct onnxc_rt_shape *s = recorded_shape(rt, tensor);
+  return s && k >= 0 && k < s->rank ? s->dims[k] : -1;
+}
+
 int32_t onnxc_rt_copy_shape(onnxc_rt *rt, const void *src, const void *dst) {
   const struct onnxc_rt_shape *s = recorded_shape(rt, src);
   if (!s)

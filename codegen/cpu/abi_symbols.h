@@ -61,5 +61,6 @@ inline constexpr std::string_view kMarkDynamicSymbol = "onnxc_rt_mark_dynamic";
 inline constexpr std::string_view kValueDataSymbol = "onnxc_rt_value_data";
 inline constexpr std::string_view kAllocLikeSymbol = "onnxc_rt_alloc_like";
 inline constexpr std::string_view kShapeNumelSymbol = "onnxc_rt_shape_numel";
+inline constexpr std::string_view kShapeDimSymbol = "onnxc_rt_shape_dim";
 
 } // namespace onnxc

@@ -386,7 +386,7 @@ private:
                       b.CreateConstInBoundsGEP2_64(array_type, tensors, 0, n - 1));
       }
     }
-    if (!pc.run_time_data.empty() || !pc.count_words.empty()) { // run-scoped data
+    if (!pc.run_time_data.empty() || !pc.shape_words.empty()) { // shapes of the run
       b.CreateRet(call_with_run_time_data(b, f, i, pc, tensors));
       return f;
     }
@@ -406,7 +406,7 @@ private:
   /// A call with operands whose data lives in run-scoped memory (PlannedCall::run_time_data):
   /// their arena slots name them in the run's shape table; inputs get the run's data pointer,
   /// an element-wise op's outputs memory for the run's count (onnxc_rt_alloc_like), a producer's
-  /// output is marked so that onnxc_rt_output_buffer gives it memory; count words are computed
+  /// output is marked so that onnxc_rt_output_buffer gives it memory; shape words are computed
   /// from the run's shapes; then the kernel is called (inlined) with params on the stack.
   llvm::Value *call_with_run_time_data(llvm::IRBuilder<> &b, llvm::Function *f, size_t i,
                                        const PlannedCall &pc, llvm::Value *tensors) {
@@ -452,10 +452,14 @@ private:
       b.CreateMemCpy(params, llvm::MaybeAlign(8),
                      i64_array(call.params, "onnxc.params." + std::to_string(i)),
                      llvm::MaybeAlign(8), call.params.size() * sizeof(int64_t));
-      for (const CountWord &w : pc.count_words) {
-        llvm::Value *count = b.CreateCall(
-            declare(kShapeNumelSymbol, llvm::FunctionType::get(i64_, {ptr_, ptr_}, false)),
-            {f->getArg(0), slot(w.arg)});
+      for (const ShapeWord &w : pc.shape_words) {
+        llvm::Value *count =
+            w.dim < 0 ? b.CreateCall(declare(kShapeNumelSymbol,
+                                             llvm::FunctionType::get(i64_, {ptr_, ptr_}, false)),
+                                     {f->getArg(0), slot(w.arg)})
+                      : b.CreateCall(declare(kShapeDimSymbol, llvm::FunctionType::get(
+                                                                  i64_, {ptr_, ptr_, i64_}, false)),
+                                     {f->getArg(0), slot(w.arg), b.getInt64(w.dim)});
         b.CreateStore(b.CreateAdd(b.getInt64(w.value), b.CreateMul(b.getInt64(w.scale), count)),
                       b.CreateConstInBoundsGEP2_64(words_type, params, 0, w.word));
       }

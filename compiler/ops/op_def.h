@@ -33,6 +33,15 @@ inline constexpr char kCountSymbolAttr[] = "onnxc.count_symbol";
 inline constexpr int64_t kCountSymbolIndex = 0;
 
 /// A call of one kernel template with constant parameters.
+/// A params word that the run's shape of a tensor argument decides (a value shaped at run
+/// time, Value::run_time_shape_from): value + scale * (dim `dim` of args[arg]'s recorded shape,
+/// or its element count for dim -1). The backend computes it before the call.
+struct ShapeWord {
+  size_t word = 0, arg = 0;
+  int64_t dim = -1;
+  int64_t value = 0, scale = 1;
+};
+
 struct KernelCall {
   std::string kernel;          ///< entry point, e.g. "onnxc_k_conv_f32"
   std::vector<Value *> args;   ///< tensor arguments (inputs then outputs, as the kernel expects)
@@ -52,6 +61,8 @@ struct KernelCall {
     std::string name;
   };
   std::vector<Derived> derived{};
+  /// Params words the run's shapes of arguments decide (inputs shaped at run time).
+  std::vector<ShapeWord> shape_words{};
 };
 
 /// Encodes a double as an int64 parameter (bit copy); kernels read it with onnxc_param_f64().
@@ -93,6 +104,9 @@ struct OpDef {
   /// false: the outputs depend only on the inputs' types (Shape, Size), so they fold even when
   /// the inputs are computed at run time; `eval` then gets nullptr for those inputs.
   bool reads_input_values = true;
+  /// true: `infer` and `lower` take input 0 shaped at run time (Value::run_time_shape_from),
+  /// reading its shape from the run (KernelCall::shape_words): Shape, Size, Slice.
+  bool run_time_shaped_input = false;
   /// true: the op is also accepted from models importing an ai.onnx opset older than onnxc's
   /// general minimum (kMinOpset, compiler/passes/check_supported.h), down to min_opset: its
   /// semantics have not changed since then (Not).

@@ -77,13 +77,6 @@ struct RunTimeData {
   size_t src = 0;
   int64_t elem_bytes = 0;
 };
-/// A params word that is an affine function of the element count of arg `arg`'s run-time
-/// shape: value + scale * count (an element-wise op over a value shaped at run time).
-struct CountWord {
-  size_t word, arg;
-  int64_t value, scale;
-};
-
 struct PlannedCall {
   KernelCall call;
   std::string node_desc;      ///< Node::describe() of the node it lowers (for run-time errors)
@@ -97,10 +90,10 @@ struct PlannedCall {
   /// Run-time extent: the params words that vary with it (call.params holds their values at the
   /// guard's lo, or the range's lo); call.scratch_bytes is the largest over the range.
   std::vector<ExtentWord> extent_words;
-  /// Operands whose data lives in run-scoped memory, and the params words their run-time
-  /// element counts decide (lower-regions: lower_run_time_data).
+  /// Operands whose data lives in run-scoped memory, and the params words the run's shapes
+  /// decide (lower-regions: lower_run_time_data).
   std::vector<RunTimeData> run_time_data;
-  std::vector<CountWord> count_words;
+  std::vector<ShapeWord> shape_words;
 };
 
 /// Every Value referenced here has storage Arena (offset into the arena), Weight (offset into

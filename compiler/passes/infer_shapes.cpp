@@ -41,6 +41,9 @@ int64_t output_bytes(const Node &n) {
 }
 
 void propagate_constant(Node &n, const InferOptions &opts) {
+  for (const Value *v : n.inputs) // its type is only a bound (Shape, Size): nothing folds
+    if (v && !v->run_time_shape_from.empty())
+      return;
   if (has_symbolic_input(n) || !all_outputs_static(n)) { // no values to fold: expressions
     infer_sym_value(n);
     return;
@@ -293,8 +296,14 @@ Value *run_time_shaped_source(const Node &n, const Graph &g) {
   for (Value *v : n.inputs)
     if (v && !v->run_time_shape_from.empty())
       source = source ? source : v;
-  if (!source)
+  if (!source || (n.def && n.def->run_time_shaped_input && source == n.inputs[0])) {
+    for (size_t i = 1; source && i < n.inputs.size(); ++i) // the op reads input 0's shape
+      if (n.inputs[i] && !n.inputs[i]->run_time_shape_from.empty())
+        node_fail(n, "input '{}' has a shape that values computed at run time decide, which {} "
+                     "supports for its first input only; {}",
+                  n.inputs[i]->name, n.op_type, n.inputs[i]->run_time_shape_trace);
     return nullptr;
+  }
   const bool cast = n.op_type == "Cast" || n.op_type == "CastLike" || n.op_type == "Identity";
   bool follows = source->type.is_static() && !is_control_flow(n) && n.def &&
                  (n.def->elementwise || cast) && n.domain.empty() &&

@@ -35,8 +35,8 @@ namespace {
 /// Region r's root node computes element for element over `src` (an element-wise op of a value
 /// whose data lives in run-scoped memory): lowered with src's shape (and that of the operands
 /// and outputs of its shape) as [1, ..., 1, N] for several N, its params words must all be
-/// constant or affine in N; those become CountWords of src's run-time element count.
-std::pair<KernelCall, std::vector<CountWord>> lower_over_run_time_count(const Region &r,
+/// constant or affine in N; those become ShapeWords of src's run-time element count.
+std::pair<KernelCall, std::vector<ShapeWord>> lower_over_run_time_count(const Region &r,
                                                                        const Value &src,
                                                                        const RegionLowering &lower) {
   Node &n = *r.root;
@@ -81,7 +81,7 @@ std::pair<KernelCall, std::vector<CountWord>> lower_over_run_time_count(const Re
   };
   if (!base.derived.empty() || base.scratch_bytes != 0)
     refuse("it needs derived constants or scratch memory");
-  std::vector<CountWord> words;
+  std::vector<ShapeWord> words;
   const auto at = std::find(base.args.begin(), base.args.end(), &src);
   if (at == base.args.end())
     refuse("its kernel does not take the input as an operand");
@@ -97,7 +97,7 @@ std::pair<KernelCall, std::vector<CountWord>> lower_over_run_time_count(const Re
       if (probes[k].params[w] != value + scale * kProbes[k])
         refuse(fmt::format("params word {} is not affine in it", w));
     if (scale != 0)
-      words.push_back(CountWord{w, src_arg, value, scale});
+      words.push_back(ShapeWord{w, src_arg, -1, value, scale});
   }
   base.inplace.clear(); // an output's arena slot names it: it must not be its input's
   return {std::move(base), std::move(words)};
@@ -113,19 +113,16 @@ void lower_run_time_data(const Region &r, PlannedCall &pc, const RegionLowering 
     return;
   }
   const Node &n = *r.root;
-  const Value *src = nullptr;
+  pc.shape_words = std::move(pc.call.shape_words); // the op's own (Shape, Slice...)
+  pc.call.shape_words.clear();
+  const Value *src = nullptr; // an element-wise op's input with no bound
   for (const Value *v : n.inputs)
-    if (v && v->run_time_data())
+    if (v && v->run_time_data() && !n.def->run_time_shaped_input)
       src = src ? src : v;
-  bool outputs = false;
-  for (const Value *v : n.outputs)
-    outputs = outputs || (v && v->run_time_data());
-  if (!src && !outputs)
-    return;
   if (src) {
     auto [call, words] = lower_over_run_time_count(r, *src, lower);
     pc.call = std::move(call);
-    pc.count_words = std::move(words);
+    pc.shape_words = std::move(words);
   }
   const KernelCall &call = pc.call;
   size_t src_arg = 0;
@@ -138,7 +135,7 @@ void lower_run_time_data(const Region &r, PlannedCall &pc, const RegionLowering 
       continue;
     RunTimeData d;
     d.arg = j;
-    if (v->producer != &n) {
+    if (std::find(n.outputs.begin(), n.outputs.end(), v) == n.outputs.end()) {
       d.kind = RunTimeData::Kind::Read;
     } else if (!src) {
       d.kind = RunTimeData::Kind::Produced;

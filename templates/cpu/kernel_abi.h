@@ -64,6 +64,8 @@ int32_t onnxc_rt_copy_shape(onnxc_rt *rt, const void *src, const void *dst);
 
 /// The element count of the shape recorded for `tensor` in this run, -1 if none.
 int64_t onnxc_rt_shape_numel(onnxc_rt *rt, const void *tensor);
+/// Dim `k` of the shape recorded for `tensor` in this run, -1 if none (or no such dim).
+int64_t onnxc_rt_shape_dim(onnxc_rt *rt, const void *tensor, int64_t k);
 
 /// For an output shaped at run time with no bound (Range, ConstantOfShape...): where to write a
 /// result of `bytes` for the graph output whose planned buffer is `tensor`: `tensor` itself if

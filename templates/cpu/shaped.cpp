@@ -136,7 +136,12 @@ extern "C" int32_t onnxc_k_slice_rt(onnxc_rt *rt, void *const *t, const int64_t 
   for (i64 d = p.rank; d-- > 0;)
     stride[d] = d + 1 < p.rank ? stride[d + 1] * p.dims[d + 1] : 1;
   const auto *x = static_cast<const unsigned char *>(t[0]);
-  auto *y = static_cast<unsigned char *>(t[5]);
+  /* t[5] itself, but run-scoped memory for a slice of a value with no bound (its dims from the
+     run, Value::run_time_data) */
+  auto *y = static_cast<unsigned char *>(
+      onnxc_rt_output_buffer(rt, t[5], static_cast<uint64_t>(total * p.elem_bytes)));
+  if (!y)
+    return ONNXC_STATUS_OUT_OF_MEMORY;
   for (i64 o = 0; o < total; ++o) { /* row-major over the output, one element at a time */
     i64 rest = o, src = 0;
     for (i64 d = p.rank; d-- > 0;) {
@@ -147,6 +152,18 @@ extern "C" int32_t onnxc_k_slice_rt(onnxc_rt *rt, void *const *t, const int64_t 
     __builtin_memcpy(y + o * p.elem_bytes, x + src * p.elem_bytes, p.elem_bytes);
   }
   onnxc_rt_set_shape(rt, t[5], static_cast<int32_t>(p.rank), count);
+  return 0;
+}
+
+/// Writes params words 1..p[0] to t[1] (int64): the run's dims or element count of t[0]
+/// (Shape, Size of a value shaped at run time; the backend computes the words, ShapeWord).
+extern "C" int32_t onnxc_k_write_words(onnxc_rt *rt, void *const *t, const int64_t *pp) {
+  auto *y = static_cast<int64_t *>(t[1]);
+  for (i64 k = 0; k < pp[0]; ++k) {
+    if (pp[1 + k] < 0)
+      return fail(rt, "internal error: no shape was recorded for a value shaped at run time");
+    y[k] = pp[1 + k];
+  }
   return 0;
 }
 

@@ -361,6 +361,42 @@ def range_followers():
     return g, inputs, outputs, ref, make_input
 
 
+def pad_shape_slice():
+    """CenterCropPad's function body, generalised: x [4, 5] padded by pads given at run time (a
+    value with no bound, its data in run-scoped memory), its Shape and Size read from the run,
+    a centred Slice of it with starts/ends computed from that Shape, then a Relu; plus the Shape
+    of a Reshape to a run-time shape (a bounded value). "shapes" are the pads."""
+    g = Graph()
+    p = g.op("Pad", ["x", "pads"])
+    sh = g.op("Shape", [p])
+    g.nodes.append(helper.make_node("Size", [p], ["size"]))
+    start = g.op("Div", [g.op("Sub", [sh, "want"]), g.const([2, 2], np.int64)])
+    sl = g.op("Slice", [p, start, g.op("Add", [start, "want"])])
+    g.nodes.append(helper.make_node("Relu", [sl], ["y"]))
+    r = g.op("Reshape", ["x", g.op("Concat", [g.const([-1], np.int64), "cols"], axis=0)])
+    g.nodes.append(helper.make_node("Shape", [r], ["rshape"]))
+
+    def ref(x, pads, want, cols):
+        pp = np.pad(x, [(max(pads[0], 0), max(pads[2], 0)), (max(pads[1], 0), max(pads[3], 0))])
+        pp = pp[-min(pads[0], 0):pp.shape[0] + min(pads[2], 0),
+                -min(pads[1], 0):pp.shape[1] + min(pads[3], 0)]  # negative pads crop
+        st = (np.array(pp.shape) - want) // 2
+        return [np.maximum(pp[st[0]:st[0] + want[0], st[1]:st[1] + want[1]], 0),
+                np.array(pp.size, np.int64), np.array([20 // cols[0], cols[0]], np.int64)]
+
+    inputs = [helper.make_tensor_value_info("x", F, [4, 5]),
+              helper.make_tensor_value_info("pads", I64, [4]),
+              helper.make_tensor_value_info("want", I64, [2]),
+              helper.make_tensor_value_info("cols", I64, [1])]
+    outputs = [helper.make_tensor_value_info("y", F, None),
+               helper.make_tensor_value_info("size", I64, None),
+               helper.make_tensor_value_info("rshape", I64, None)]
+    make_input = lambda pads: [RNG.normal(0, 1, (4, 5)).astype(np.float32),
+                               np.array(pads, np.int64), np.array([3, 4], np.int64),
+                               np.array([pads[0] % 2 * 3 + 2], np.int64)]
+    return g, inputs, outputs, ref, make_input
+
+
 # name -> (builder, compile flags, shapes of input 0 to run at, specialised flags per shape)
 CASES = {
     "bert_style": (lambda: encoder(False), ["--dim", "seq=1..64"],
@@ -378,6 +414,8 @@ CASES = {
     "reduce_runtime_axes": (reduce_runtime_axes, [], [[0, 1], [2, 0], [-1, 1], [1, 2]], None),
     # Values with no bound, their data in run-scoped memory, and element-wise ops of them.
     "range_followers": (range_followers, [], [5, 0, 1, 100000, 3], None),
+    "pad_shape_slice": (pad_shape_slice, [],
+                        [[0, 0, 0, 0], [1, 2, 3, 4], [100, 0, 40, 700], [0, 0, -1, -1]], None),
 }
 
 

@@ -21,6 +21,20 @@ template <typename D> static std::vector<D> shape_of(const Node &n, const std::v
 
 static std::vector<int64_t> shape_of(const Node &n) { return shape_of(n, input_dims(n, 0)); }
 
+static bool shaped_by_run(const Node &n) { return !n.inputs[0]->run_time_shape_from.empty(); }
+
+/// Writes `words` (int64) to the output, those of `shape_words` computed from the run's shape
+/// of input 0 (templates/cpu/shaped.cpp onnxc_k_write_words).
+static KernelCall write_words_call(const Node &n, size_t count, std::vector<ShapeWord> words) {
+  KernelCall call{"onnxc_k_write_words", {n.inputs[0], n.outputs[0]}, {}};
+  call.params.assign(1 + count, 0);
+  call.params[0] = static_cast<int64_t>(count);
+  for (ShapeWord &w : words)
+    w.word += 1;
+  call.shape_words = std::move(words);
+  return call;
+}
+
 /// Shape of a symbolic input: the dims as expressions (Value::sym_value).
 std::vector<SymInt> sym_shape_of(const Node &n) { return shape_of(n, input_sym_dims(n, 0)); }
 
@@ -29,6 +43,7 @@ const OpDef &op_Shape() {
     OpDef d;
     d.name = "Shape";
     d.reads_input_values = false;
+    d.run_time_shaped_input = true; // its dims read from the run
     d.attrs = {{"start", Attribute::Kind::Int}, {"end", Attribute::Kind::Int}};
     d.infer = [](Node &n) {
       set_output(n, 0, DType::Int64, {static_cast<int64_t>(sym_shape_of(n).size())});
@@ -36,7 +51,19 @@ const OpDef &op_Shape() {
     d.eval = [](const Node &n, const std::vector<const Tensor *> &) {
       return std::vector<Tensor>{Tensor::vector_i64(shape_of(n))};
     };
-    d.lower = [](const Node &n) { return write_constant_call(n, Tensor::vector_i64(shape_of(n))); };
+    d.lower = [](const Node &n) {
+      if (shaped_by_run(n)) {
+        std::vector<int64_t> all(input_dims(n, 0).size());
+        for (size_t k = 0; k < all.size(); ++k)
+          all[k] = static_cast<int64_t>(k);
+        std::vector<ShapeWord> words;
+        for (int64_t k : shape_of(n, all))
+          words.push_back(ShapeWord{words.size(), 0, k, 0, 1});
+        const size_t count = words.size();
+        return write_words_call(n, count, std::move(words));
+      }
+      return write_constant_call(n, Tensor::vector_i64(shape_of(n)));
+    };
     return d;
   }();
   return def;
@@ -47,6 +74,7 @@ const OpDef &op_Size() {
     OpDef d;
     d.name = "Size";
     d.reads_input_values = false;
+    d.run_time_shaped_input = true; // its element count read from the run
     d.infer = [](Node &n) {
       input_sym_dims(n, 0);
       set_output(n, 0, DType::Int64, {});
@@ -55,6 +83,8 @@ const OpDef &op_Size() {
       return std::vector<Tensor>{Tensor::scalar_i64(product(input_dims(n, 0)))};
     };
     d.lower = [](const Node &n) {
+      if (shaped_by_run(n))
+        return write_words_call(n, 1, {ShapeWord{0, 0, -1, 0, 1}});
       return write_constant_call(n, Tensor::scalar_i64(product(input_dims(n, 0))));
     };
     return d;

@@ -8,6 +8,7 @@
 #include "templates/cpu/shaped_params.h"
 
 #include <algorithm>
+#include <cstddef>
 
 namespace onnxc {
 
@@ -203,7 +204,20 @@ const OpDef &op_Slice() {
     d.attrs = {{"starts", Attribute::Kind::Ints},
                {"ends", Attribute::Kind::Ints},
                {"axes", Attribute::Kind::Ints}};
+    d.run_time_shaped_input = true;
     d.infer = [](Node &n) {
+      if (const Value *x = n.inputs[0]; !x->run_time_shape_from.empty()) { // dims of the run
+        if (n.opset < 10)
+          node_fail(n, "input '{}' has a shape that values computed at run time decide, which "
+                       "Slice supports from opset 10 (starts and ends as inputs); {}",
+                    x->name, x->run_time_shape_trace);
+        check_run_time_bounds(n);
+        set_run_time_shaped_output(n, 0, input_dtype(n, 0), input_dims(n, 0), 0,
+                                   x->run_time_bounded); // within x's bound, where x is
+        n.outputs[0]->run_time_shape_from = x->run_time_shape_from;
+        n.outputs[0]->run_time_shape_trace = x->run_time_shape_trace;
+        return;
+      }
       if (size_t from = run_time_bound_input(n)) {
         check_run_time_bounds(n);
         set_run_time_shaped_output(n, 0, input_dtype(n, 0), input_dims(n, 0), from, true);
@@ -235,6 +249,12 @@ const OpDef &op_Slice() {
                          n.has_input(4) ? n.inputs[4] : nullptr, n.outputs[0]},
                         {}};
         set_params(call, p);
+        if (!n.inputs[0]->run_time_shape_from.empty()) // the run's dims of x
+          for (int64_t k = 0; k < p.rank; ++k)
+            call.shape_words.push_back(
+                ShapeWord{offsetof(onnxc_k::SliceRtParams, dims) / sizeof(int64_t) +
+                              static_cast<size_t>(k),
+                          0, k, 0, 1});
         return call;
       }
       std::vector<SliceAxis> axes = slice_axes(n);
