@@ -486,6 +486,7 @@ static struct onnxc_rt_shape *shape_entry(onnxc_rt *rt, const void *tensor, int 
   s->tensor = tensor;
   s->data = 0;
   s->dynamic = 0;
+  s->capacity = 0;
   s->rank = -1;
   return s;
 }
@@ -580,6 +581,32 @@ void *onnxc_rt_value_data(onnxc_rt *rt, void *tensor) {
     return ctx->held_data[i] ? ctx->held_data[i] : tensor;
   const struct onnxc_rt_shape *s = shape_entry(rt, tensor, 0);
   return s && s->data ? s->data : tensor;
+}
+
+void *onnxc_rt_grow_buffer(onnxc_rt *rt, void *tensor, uint64_t used, uint64_t needed) {
+  onnxc_context *ctx = (onnxc_context *)rt;
+  const int32_t i = held_output_of(ctx, tensor);
+  struct onnxc_rt_shape *s = shape_entry(rt, tensor, 1);
+  if (!s->data) { /* first append: the graph output's buffer while it is large enough */
+    s->capacity = i >= 0 ? onnxc_max_bytes(&onnxc__model.outputs[i]) : 0;
+    s->data = i >= 0 ? tensor : 0;
+  }
+  if (needed <= s->capacity)
+    return s->data;
+  uint64_t cap = s->capacity * 2 > needed ? s->capacity * 2 : needed;
+  cap = cap < 64 ? 64 : cap;
+  void *old = s->data;
+  void *p = onnxc_rt_dyn_alloc(rt, cap);
+  if (!p)
+    return 0;
+  s = shape_entry(rt, tensor, 1); /* the same entry: dyn_alloc records no shape */
+  if (old && used)
+    __builtin_memcpy(p, old, used);
+  s->data = p;
+  s->capacity = cap;
+  if (i >= 0)
+    ctx->held_data[i] = p;
+  return p;
 }
 
 void *onnxc_rt_alloc_like(onnxc_rt *rt, void *dst, const void *src, uint64_t elem_bytes) {

@@ -137,9 +137,9 @@ def generate(case_ops, failures, baked):
         f" {failing} are known failures.",
         f"- With every graph input given at run time: **{total - failing - len(baked)} of {total}**"
         f" pass; the other {len(baked)} passing cases need some inputs compiled in as constants"
-        " (`onnxc verify` bakes inputs the compiler needs at compile time: the sizes and bounds"
-        " of function bodies whose intermediate values would have unbounded run-time shapes"
-        " (Range, the windows, CenterCropPad, AffineGrid), run-time sequence lengths;"
+        " (`onnxc verify` bakes inputs the compiler needs at compile time: AffineGrid's size,"
+        " whose function body transposes, concatenates and multiplies values with no bound"
+        " on their run-time shapes, and run-time sequence lengths;"
         " tests/conformance/baked_inputs.txt). Run-time shapes (issue 8) make the two counts"
         " equal.",
         f"- Direct cases (not `_expanded`): {plain_pass} of {len(plain)} pass.",

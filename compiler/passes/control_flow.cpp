@@ -89,9 +89,10 @@ void infer_if(Node &n, const InferOptions &opts) {
       node_fail(n,
                 "output {} ('{}') is {} {} in then_branch but {} {} in else_branch; onnxc "
                 "compiles an If with a run-time condition only when both branches produce the "
-                "same type and static shape",
+                "same type and static shape: the condition must be a compile-time constant "
+                "here; {}",
                 k, n.outputs[k]->name, dtype_name(a.dtype), shape_to_string(a), dtype_name(b.dtype),
-                shape_to_string(b));
+                shape_to_string(b), computed_from(n.inputs[0]));
     set_output(n, k, a.dtype, a.static_dims());
   }
 }
@@ -139,19 +140,24 @@ void infer_loop(Node &n, const InferOptions &opts) {
   size_t scans = body.outputs.size() - 1 - states;
   if (scans == 0)
     return;
-  for (size_t k = 0; k < 2 && body_keeps_cond(body); ++k) // name where M / cond come from
-    if (n.input(k) && !n.input(k)->constant)
-      node_fail(n,
-                "scan outputs (here {}) need a trip count known at compile time: input '{}' must "
-                "be a compile-time constant (a run-time trip count gives run-time output shapes, "
-                "which onnxc does not support yet); {}",
-                scans, k == 0 ? "M" : "cond", computed_from(n.input(k)));
-  if (!n.input(0) || !n.input(0)->constant || !loop_never_exits_early(n, body))
-    node_fail(n,
-              "scan outputs (here {}) need a trip count known at compile time: the trip count "
-              "M must be a constant and the condition always true; a run-time trip count "
-              "gives run-time output shapes, which onnxc does not support yet",
-              scans);
+  if (!n.input(0) || !n.input(0)->constant || !loop_never_exits_early(n, body)) {
+    // The run decides how many iterations there are: each scan output is shaped by the run,
+    // its buffer grown as iterations append to it (lower_control_flow: onnxc_k_scan_append).
+    const size_t from = n.input(0) && !n.input(0)->constant ? 0 : n.input(1) ? 1 : 0;
+    if (!n.input(from))
+      node_fail(n, "scan outputs (here {}) of a Loop with neither M nor cond are not supported",
+                scans);
+    for (size_t k = 0; k < scans; ++k) {
+      const Value *out = body.outputs[1 + states + k];
+      std::vector<int64_t> dims = dims_of(out);
+      dims.insert(dims.begin(), 1);
+      set_run_time_shaped_output(n, states + k, out->type.dtype, dims, from);
+      if (out->type.dtype == DType::String || dtype_bits(out->type.dtype) % 8 != 0)
+        node_fail(n, "scan output {} of type {} needs a trip count known at compile time", k,
+                  dtype_name(out->type.dtype));
+    }
+    return;
+  }
   int64_t trips = std::max<int64_t>(n.input(0)->constant->int_at(0), 0);
   for (size_t k = 0; k < scans; ++k) {
     const Value *out = body.outputs[1 + states + k];

@@ -71,6 +71,9 @@ struct RunTimeData {
     /// the call's output, computed element for element over arg `src` (an element-wise op of
     /// it): memory for src's element count times elem_bytes, src's shape recorded for it
     Like,
+    /// the kernel gets the arena slot and finds the data itself (a Loop's scan output shaped by
+    /// the run: onnxc_k_scan_append, onnxc_k_scan_finish)
+    Key,
   };
   Kind kind = Kind::Read;
   size_t arg = 0;

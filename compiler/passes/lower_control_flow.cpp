@@ -135,12 +135,35 @@ private:
       copy(n_.inputs[2 + j], body.inputs[2 + j]);
     mark(ControlMark::LoopBegin, {iteration, n_.input(0), cond});
     lower_nodes(body, calls_);
-    for (size_t k = 0; k + states + 1 < body.outputs.size(); ++k)
-      slice(body.outputs[1 + states + k], n_.outputs[states + k], iteration, 0, false, true);
+    std::vector<size_t> run_shaped; // scan outputs whose length the run decides
+    for (size_t k = 0; k + states + 1 < body.outputs.size(); ++k) {
+      Value *part = body.outputs[1 + states + k], *full = n_.outputs[states + k];
+      if (!full->run_time_data()) {
+        slice(part, full, iteration, 0, false, true);
+        continue;
+      }
+      KernelCall call{"onnxc_k_scan_append", {part, full, iteration}, {}};
+      set_params(call, onnxc_k::ScanAppendParams{type_bytes(part->type)});
+      push(std::move(call), fmt::format("scan output '{}'", full->name))
+          .run_time_data.push_back({RunTimeData::Kind::Key, 1});
+      run_shaped.push_back(k);
+    }
     std::vector<Value *> outs(body.outputs.begin(), body.outputs.begin() + 1 + states);
     std::vector<Value *> ins(body.inputs.begin() + 1, body.inputs.end());
     carry(body, outs, ins);
     mark(ControlMark::LoopEnd, {iteration, n_.input(0), cond});
+    for (size_t k : run_shaped) { // its shape: [iterations run, the slice's dims]
+      const std::vector<int64_t> dims = body.outputs[1 + states + k]->type.static_dims();
+      onnxc_k::ScanFinishParams p{static_cast<int64_t>(dims.size()), {}};
+      if (dims.size() > 7)
+        node_fail(n_, "scan output {} has rank {}; a run-shaped scan output supports 8 at most",
+                  k, dims.size() + 1);
+      std::copy(dims.begin(), dims.end(), p.dims);
+      KernelCall call{"onnxc_k_scan_finish", {iteration, n_.outputs[states + k]}, {}};
+      set_params(call, p);
+      push(std::move(call), fmt::format("scan output '{}'", n_.outputs[states + k]->name))
+          .run_time_data.push_back({RunTimeData::Kind::Key, 1});
+    }
     for (size_t j = 0; j < states; ++j)
       copy(body.inputs[2 + j], n_.outputs[j]);
   }

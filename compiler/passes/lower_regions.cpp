@@ -162,9 +162,13 @@ void lower_regions(Graph &g, ExecutionPlan &plan, const RegionLowering &lower) {
       size_t first = plan.calls.size();
       lower_control_flow(*r.root, plan.calls);
       for (size_t c = first; c < plan.calls.size(); ++c) {
-        plan.calls[c].region = i;
-        for (const Value *v : plan.calls[c].call.args)
-          if (v && v->run_time_data())
+        PlannedCall &pc = plan.calls[c];
+        pc.region = i;
+        for (size_t j = 0; j < pc.call.args.size(); ++j) // only the Loop's run-shaped scans
+          if (const Value *v = pc.call.args[j];
+              v && v->run_time_data() &&
+              std::none_of(pc.run_time_data.begin(), pc.run_time_data.end(),
+                           [j](const RunTimeData &d) { return d.arg == j; }))
             node_fail(*r.root, "'{}' has a shape that values computed at run time decide with "
                                "no bound, which onnxc supports outside If/Loop/Scan only",
                       v->name);

@@ -84,6 +84,11 @@ void *onnxc_rt_value_data(onnxc_rt *rt, void *tensor);
 ///   memory (or the graph output's buffer) for src's element count times `elem_bytes`, with
 ///   src's shape recorded for dst. NULL after recording a message.
 void *onnxc_rt_alloc_like(onnxc_rt *rt, void *dst, const void *src, uint64_t elem_bytes);
+/// A buffer that grows as a kernel appends to it (a Loop's scan output shaped by the run):
+/// where the value named by `tensor` (its arena slot or graph output buffer) holds at least
+/// `needed` bytes, its first `used` bytes kept (run-scoped memory, grown geometrically, or
+/// the graph output's own buffer while it is large enough). NULL after recording a message.
+void *onnxc_rt_grow_buffer(onnxc_rt *rt, void *tensor, uint64_t used, uint64_t needed);
 
 /* Status codes (same numbers as onnxc_status in runtime_stub/onnxc_runtime.h). */
 #define ONNXC_STATUS_OK 0

@@ -15,6 +15,19 @@ struct ScanSliceParams {
   int64_t reverse, scatter;
 };
 
+/// A Loop's scan output whose length the run decides (a trip count computed at run time, or a
+/// condition that may end the loop early): tensors {slice, full, iteration}; the full tensor's
+/// buffer grows as iterations append their slices of `slice_bytes` (onnxc_k_scan_append).
+struct ScanAppendParams {
+  int64_t slice_bytes;
+};
+
+/// After such a loop: tensors {iteration, full}; records full's shape [iterations, dims...].
+struct ScanFinishParams {
+  int64_t rank; ///< of one slice
+  int64_t dims[7];
+};
+
 } // namespace onnxc_k
 
 #endif

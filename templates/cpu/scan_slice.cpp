@@ -23,3 +23,30 @@ extern "C" int32_t onnxc_k_scan_slice(onnxc_rt *rt, void *const *t, const int64_
   }
   return 0;
 }
+
+/// Appends iteration i's slice to a scan output shaped by the run: its buffer (named by t[1],
+/// the output's arena slot or graph output buffer) grows to hold i + 1 slices.
+extern "C" int32_t onnxc_k_scan_append(onnxc_rt *rt, void *const *t, const int64_t *params) {
+  auto p = onnxc_k::params_of<onnxc_k::ScanAppendParams>(params);
+  const int64_t i = *static_cast<const int64_t *>(t[2]);
+  uint64_t used, needed;
+  if (i < 0 || __builtin_mul_overflow(static_cast<uint64_t>(i), static_cast<uint64_t>(p.slice_bytes), &used) ||
+      __builtin_add_overflow(used, static_cast<uint64_t>(p.slice_bytes), &needed))
+    return onnxc_rt_fail(rt, ONNXC_STATUS_OUT_OF_MEMORY, "the scan output would be too large");
+  auto *full = static_cast<char *>(onnxc_rt_grow_buffer(rt, t[1], used, needed));
+  if (!full)
+    return ONNXC_STATUS_OUT_OF_MEMORY;
+  __builtin_memcpy(full + used, t[0], static_cast<size_t>(p.slice_bytes));
+  return 0;
+}
+
+/// Records a run-shaped scan output's shape once its loop has ended: [iterations, dims...].
+extern "C" int32_t onnxc_k_scan_finish(onnxc_rt *rt, void *const *t, const int64_t *params) {
+  auto p = onnxc_k::params_of<onnxc_k::ScanFinishParams>(params);
+  int64_t shape[8];
+  shape[0] = *static_cast<const int64_t *>(t[0]);
+  for (int64_t d = 0; d < p.rank && d < 7; ++d)
+    shape[1 + d] = p.dims[d];
+  onnxc_rt_set_shape(rt, t[1], static_cast<int32_t>(p.rank + 1), shape);
+  return 0;
+}

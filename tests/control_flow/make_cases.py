@@ -280,12 +280,59 @@ def loop_shape_change():
 
 
 def loop_runtime_scan():
-    """Error: scan outputs with a run-time trip count (run-time output shape)."""
+    """Run-time trip count M with scan outputs, shaped by the run (their buffers grow as the
+    iterations append): each iteration's x * i and i; the first then doubled by an element-wise
+    op of it. M = 0 gives empty outputs."""
+    body = loop_body([h.make_node("Cast", ["i"], ["fi"], to=F),
+                      h.make_node("Mul", ["x", "fi"], ["x_scan"]),
+                      h.make_node("Identity", ["i"], ["i_scan"]),
+                      h.make_node("Identity", ["c_in"], ["c_out"])],
+                     [], [vi("c_out", B, []), vi("x_scan", F, [2]), vi("i_scan", I64, [])])
+    nodes = [h.make_node("Loop", ["M", ""], ["ys", "is"], body=body), const("two", np.float32(2)),
+             h.make_node("Mul", ["ys", "two"], ["ys2"])]
+    m = model(nodes, [vi("M", I64, []), vi("x", F, [2])],
+              [vi("ys2", F, [None, 2]), vi("is", I64, [None])])
+
+    def ref(M, x):
+        ys = np.array([x * np.float32(i) for i in range(int(M))], np.float32).reshape(-1, 2)
+        return [ys * 2, np.arange(int(M), dtype=np.int64)]
+    x = np.array([1.5, -2], np.float32)
+    return m, [[np.int64(v), x] for v in (3, 0, 1, 300)], ref
+
+
+def loop_scan_early_exit():
+    """A while loop as exporters write it (M = INT64_MAX, a run-time condition) with a scan
+    output: s doubles while sum(s) < limit, and every iteration's s is scanned."""
+    body = loop_body([h.make_node("Add", ["s", "s"], ["s_out"]),
+                      h.make_node("ReduceSum", ["s_out"], ["total"], keepdims=0),
+                      h.make_node("Less", ["total", "limit"], ["c_out"]),
+                      h.make_node("Identity", ["s_out"], ["s_scan"])],
+                     [vi("s", F, [3])],
+                     [vi("c_out", B, []), vi("s_out", F, [3]), vi("s_scan", F, [3])])
+    nodes = [const("M", np.int64(2**63 - 1)),
+             h.make_node("ReduceSum", ["x"], ["t0"], keepdims=0),
+             h.make_node("Less", ["t0", "limit"], ["c0"]),
+             h.make_node("Loop", ["M", "c0", "x"], ["s_final", "history"], body=body)]
+    m = model(nodes, [vi("x", F, [3]), vi("limit", F, [])],
+              [vi("s_final", F, [3]), vi("history", F, [None, 3])])
+
+    def ref(x, limit):
+        s, hist = x.copy(), []
+        while s.sum() < limit:
+            s = s + s
+            hist.append(s)
+        return [s, np.array(hist, np.float32).reshape(-1, 3)]
+    x = np.array([0.5, 0.25, 1], np.float32)
+    return m, [[x, np.float32(v)] for v in (1.0, 100.0, 1e30)], ref
+
+
+def loop_scan_no_trip_count():
+    """Error: scan outputs of a Loop with neither M nor cond (only the body's condition)."""
     body = loop_body([h.make_node("Identity", ["x"], ["x_scan"]),
                       h.make_node("Identity", ["c_in"], ["c_out"])],
                      [], [vi("c_out", B, []), vi("x_scan", F, [2])])
-    return model([h.make_node("Loop", ["M", "", ], ["ys"], body=body)],
-                 [vi("M", I64, []), vi("x", F, [2])], [vi("ys", F, [None, 2])])
+    return model([h.make_node("Loop", ["", ""], ["ys"], body=body)],
+                 [vi("x", F, [2])], [vi("ys", F, [None, 2])])
 
 
 def if_shape_mismatch():
@@ -297,10 +344,12 @@ def if_shape_mismatch():
                  [vi("c", B, []), vi("x", F, [2, 3])], [vi("out", F, [None, None])])
 
 
-ERROR_CASES = {f.__name__: f for f in (loop_shape_change, loop_runtime_scan, if_shape_mismatch)}
+ERROR_CASES = {f.__name__: f for f in (loop_shape_change, loop_scan_no_trip_count,
+                                        if_shape_mismatch)}
 
 CASES = {f.__name__: f for f in (if_runtime, if_constant, loop_runtime, loop_early_exit,
-                                 loop_scan_outputs, scan_sequence, scan8_batched,
+                                 loop_scan_outputs, loop_runtime_scan, loop_scan_early_exit,
+                                 scan_sequence, scan8_batched,
                                  loop_sequence_nested_if, sequence_run_time_position)}
 
 
