@@ -132,8 +132,17 @@ graph = helper.make_graph(
     [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n"])])
 save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]),
      sys.argv[1].replace("nonzero", "rng"))
+# The Range squared: an element-wise op of a value with no bound (data in run-scoped memory).
+graph = helper.make_graph(
+    [helper.make_node("Range", ["start", "limit", "delta"], ["r"], name="range"),
+     helper.make_node("Mul", ["r", "r"], ["y"], name="square")], "rngsq",
+    [scalar("start"), scalar("limit"), scalar("delta")],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n"])])
+save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]),
+     sys.argv[1].replace("nonzero", "rngsq"))
 PY
   "$ONNXC" compile "$out/rng.onnx" -o "$out/librng.so"
+  "$ONNXC" compile "$out/rngsq.onnx" -o "$out/librngsq.so"
   local log
   log=$("$ONNXC" compile "$out/nonzero.onnx" -o "$out/libnonzero.so")
   echo "$log"
@@ -143,7 +152,7 @@ PY
     { echo "FAIL: onnxc inspect --ir does not show the run-time count" >&2; return 1; }
   check_library "$out/libnonzero.so" nonzero
   "$CC" "${cflags[@]}" "$e2e_src/run_time_count.c" -o "$out/run_time_count" -I "$out" \
-    -L "$out" -Wl,-rpath,"$out" -lnonzero -lrng
+    -L "$out" -Wl,-rpath,"$out" -lnonzero -lrng -lrngsq
   "$out/run_time_count"
 }
 

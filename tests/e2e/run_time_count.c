@@ -6,9 +6,12 @@
  * Model: x float 2x3 -> NonZero -> y int64 2 x count. Then a Range of run-time scalars (an
  * output without a bound, through rng.h's prefixed functions): a result larger than the
  * caller's buffer is kept for rng_output_result, and one past the dynamic limit fails cleanly.
+ * Then that Range squared (rngsq.h: an element-wise op of a value with no bound, both in
+ * run-scoped memory) at several lengths, and past the dynamic limit at the square.
  */
 #include "nonzero.h"
 #include "rng.h"
+#include "rngsq.h"
 #include "runtime_stub/onnxc_runtime.h"
 
 #include <stdio.h>
@@ -117,6 +120,34 @@ int main(void) {
   printf("range past the limit -> %d: %s\n", (int)st, rng_last_error(r));
   check(st == ONNXC_ERROR_OUT_OF_MEMORY, "Range: a result past the dynamic limit fails cleanly");
   rng_destroy(r);
+
+  if (rngsq_create(&r) != ONNXC_OK)
+    return 1;
+  static float sq[300000];
+  onnxc_tensor sout = {sq, sizeof sq, ONNXC_DTYPE_FLOAT, 1, {0}};
+  const float limits[] = {6.0f, 1.0f, 1.5f, 100000.0f};
+  for (int k = 0; k < 4; ++k) { /* 10, 0, 1 and 199998 elements */
+    limit = limits[k];
+    memset(sq, 0xff, sizeof sq);
+    st = rngsq_run(r, rin, 3, &sout, 1);
+    const double q = ((double)limit - start) / delta; /* ceil(q), without libm */
+    const int64_t n = q <= 0 ? 0 : (int64_t)q + ((double)(int64_t)q < q);
+    ok = st == ONNXC_OK && sout.rank == 1 && sout.shape[0] == n;
+    for (int64_t i = 0; ok && i < n; ++i) {
+      const float v = start + delta * (float)i;
+      ok = sq[i] == v * v;
+    }
+    printf("square of a range to %g -> %d, %lld elements: %s\n", (double)limit, (int)st,
+           (long long)sout.shape[0], ok ? "ok" : rngsq_last_error(r));
+    check(ok, "Range squared: the elements of a value with no bound");
+  }
+  /* 199998 floats (800 KB) fit under 1 MiB, the square's 800 KB more do not */
+  check(rngsq_set_dynamic_limit(r, 1 << 20) == ONNXC_OK, "set the dynamic limit");
+  st = rngsq_run(r, rin, 3, &sout, 1);
+  printf("square past the limit -> %d: %s\n", (int)st, rngsq_last_error(r));
+  check(st == ONNXC_ERROR_OUT_OF_MEMORY && strstr(rngsq_last_error(r), "square"),
+        "Range squared: past the dynamic limit at the square fails naming it");
+  rngsq_destroy(r);
   printf("%s\n", failures ? "FAILED" : "PASS");
   return failures != 0;
 }
