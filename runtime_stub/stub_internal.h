@@ -108,7 +108,7 @@ struct onnxc_rt {
     /// 1 after onnxc_rt_mark_dynamic: onnxc_rt_output_buffer gives it run-scoped memory.
     int64_t dynamic;
     uint64_t capacity; ///< bytes at `data` (onnxc_rt_grow_buffer), 0 before it grows
-    int64_t rank; ///< -1 until a shape is recorded
+    int64_t rank;      ///< -1 until a shape is recorded
     int64_t dims[ONNXC_MAX_RANK];
   } shapes[ONNXC_MAX_RUN_TIME_SHAPES];
 };

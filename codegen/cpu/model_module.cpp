@@ -427,10 +427,10 @@ private:
                                   {f->getArg(0), slot(d.arg)}));
     for (const RunTimeData &d : pc.run_time_data) {
       if (d.kind == Kind::Produced) {
-        b.CreateCall(declare(kMarkDynamicSymbol,
-                             llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr_, ptr_},
-                                                     false)),
-                     {f->getArg(0), slot(d.arg)});
+        b.CreateCall(
+            declare(kMarkDynamicSymbol,
+                    llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr_, ptr_}, false)),
+            {f->getArg(0), slot(d.arg)});
       } else if (d.kind == Kind::Like) {
         llvm::Value *p =
             b.CreateCall(declare(kAllocLikeSymbol,
@@ -454,12 +454,13 @@ private:
                      llvm::MaybeAlign(8), call.params.size() * sizeof(int64_t));
       for (const ShapeWord &w : pc.shape_words) {
         llvm::Value *count =
-            w.dim < 0 ? b.CreateCall(declare(kShapeNumelSymbol,
-                                             llvm::FunctionType::get(i64_, {ptr_, ptr_}, false)),
-                                     {f->getArg(0), slot(w.arg)})
-                      : b.CreateCall(declare(kShapeDimSymbol, llvm::FunctionType::get(
-                                                                  i64_, {ptr_, ptr_, i64_}, false)),
-                                     {f->getArg(0), slot(w.arg), b.getInt64(w.dim)});
+            w.dim < 0
+                ? b.CreateCall(declare(kShapeNumelSymbol,
+                                       llvm::FunctionType::get(i64_, {ptr_, ptr_}, false)),
+                               {f->getArg(0), slot(w.arg)})
+                : b.CreateCall(declare(kShapeDimSymbol,
+                                       llvm::FunctionType::get(i64_, {ptr_, ptr_, i64_}, false)),
+                               {f->getArg(0), slot(w.arg), b.getInt64(w.dim)});
         b.CreateStore(b.CreateAdd(b.getInt64(w.value), b.CreateMul(b.getInt64(w.scale), count)),
                       b.CreateConstInBoundsGEP2_64(words_type, params, 0, w.word));
       }

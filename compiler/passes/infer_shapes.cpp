@@ -299,16 +299,16 @@ Value *run_time_shaped_source(const Node &n, const Graph &g) {
   if (!source || (n.def && n.def->run_time_shaped_input && source == n.inputs[0])) {
     for (size_t i = 1; source && i < n.inputs.size(); ++i) // the op reads input 0's shape
       if (n.inputs[i] && !n.inputs[i]->run_time_shape_from.empty())
-        node_fail(n, "input '{}' has a shape that values computed at run time decide, which {} "
-                     "supports for its first input only; {}",
+        node_fail(n,
+                  "input '{}' has a shape that values computed at run time decide, which {} "
+                  "supports for its first input only; {}",
                   n.inputs[i]->name, n.op_type, n.inputs[i]->run_time_shape_trace);
     return nullptr;
   }
   const bool cast = n.op_type == "Cast" || n.op_type == "CastLike" || n.op_type == "Identity";
   bool follows = source->type.is_static() && !is_control_flow(n) && n.def &&
                  (n.def->elementwise || cast) && n.domain.empty() &&
-                 (source->run_time_bounded ||
-                  (!g.parent && source->type.dtype != DType::String));
+                 (source->run_time_bounded || (!g.parent && source->type.dtype != DType::String));
   for (size_t i = 0; follows && i < n.inputs.size(); ++i) {
     const Value *v = n.inputs[i];
     if (!v || v == source || (n.op_type == "CastLike" && i == 1))

@@ -156,8 +156,8 @@ private:
       const std::vector<int64_t> dims = body.outputs[1 + states + k]->type.static_dims();
       onnxc_k::ScanFinishParams p{static_cast<int64_t>(dims.size()), {}};
       if (dims.size() > 7)
-        node_fail(n_, "scan output {} has rank {}; a run-shaped scan output supports 8 at most",
-                  k, dims.size() + 1);
+        node_fail(n_, "scan output {} has rank {}; a run-shaped scan output supports 8 at most", k,
+                  dims.size() + 1);
       std::copy(dims.begin(), dims.end(), p.dims);
       KernelCall call{"onnxc_k_scan_finish", {iteration, n_.outputs[states + k]}, {}};
       set_params(call, p);

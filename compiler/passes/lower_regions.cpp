@@ -36,9 +36,8 @@ namespace {
 /// whose data lives in run-scoped memory): lowered with src's shape (and that of the operands
 /// and outputs of its shape) as [1, ..., 1, N] for several N, its params words must all be
 /// constant or affine in N; those become ShapeWords of src's run-time element count.
-std::pair<KernelCall, std::vector<ShapeWord>> lower_over_run_time_count(const Region &r,
-                                                                       const Value &src,
-                                                                       const RegionLowering &lower) {
+std::pair<KernelCall, std::vector<ShapeWord>>
+lower_over_run_time_count(const Region &r, const Value &src, const RegionLowering &lower) {
   Node &n = *r.root;
   const size_t rank = src.type.rank();
   if (rank == 0)
@@ -142,8 +141,8 @@ void lower_run_time_data(const Region &r, PlannedCall &pc, const RegionLowering 
     } else {
       const int bits = dtype_slot_bits(v->type.dtype);
       if (bits <= 0 || bits % 8 != 0)
-        node_fail(n, "output '{}' of type {} cannot follow a run-time shape with no bound",
-                  v->name, dtype_name(v->type.dtype));
+        node_fail(n, "output '{}' of type {} cannot follow a run-time shape with no bound", v->name,
+                  dtype_name(v->type.dtype));
       d.kind = RunTimeData::Kind::Like;
       d.src = src_arg;
       d.elem_bytes = bits / 8;
@@ -169,8 +168,9 @@ void lower_regions(Graph &g, ExecutionPlan &plan, const RegionLowering &lower) {
               v && v->run_time_data() &&
               std::none_of(pc.run_time_data.begin(), pc.run_time_data.end(),
                            [j](const RunTimeData &d) { return d.arg == j; }))
-            node_fail(*r.root, "'{}' has a shape that values computed at run time decide with "
-                               "no bound, which onnxc supports outside If/Loop/Scan only",
+            node_fail(*r.root,
+                      "'{}' has a shape that values computed at run time decide with "
+                      "no bound, which onnxc supports outside If/Loop/Scan only",
                       v->name);
       }
       continue;

@@ -30,7 +30,9 @@ extern "C" int32_t onnxc_k_scan_append(onnxc_rt *rt, void *const *t, const int64
   auto p = onnxc_k::params_of<onnxc_k::ScanAppendParams>(params);
   const int64_t i = *static_cast<const int64_t *>(t[2]);
   uint64_t used, needed;
-  if (i < 0 || __builtin_mul_overflow(static_cast<uint64_t>(i), static_cast<uint64_t>(p.slice_bytes), &used) ||
+  if (i < 0 ||
+      __builtin_mul_overflow(static_cast<uint64_t>(i), static_cast<uint64_t>(p.slice_bytes),
+                             &used) ||
       __builtin_add_overflow(used, static_cast<uint64_t>(p.slice_bytes), &needed))
     return onnxc_rt_fail(rt, ONNXC_STATUS_OUT_OF_MEMORY, "the scan output would be too large");
   auto *full = static_cast<char *>(onnxc_rt_grow_buffer(rt, t[1], used, needed));

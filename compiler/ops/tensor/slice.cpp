@@ -208,8 +208,9 @@ const OpDef &op_Slice() {
     d.infer = [](Node &n) {
       if (const Value *x = n.inputs[0]; !x->run_time_shape_from.empty()) { // dims of the run
         if (n.opset < 10)
-          node_fail(n, "input '{}' has a shape that values computed at run time decide, which "
-                       "Slice supports from opset 10 (starts and ends as inputs); {}",
+          node_fail(n,
+                    "input '{}' has a shape that values computed at run time decide, which "
+                    "Slice supports from opset 10 (starts and ends as inputs); {}",
                     x->name, x->run_time_shape_trace);
         check_run_time_bounds(n);
         set_run_time_shaped_output(n, 0, input_dtype(n, 0), input_dims(n, 0), 0,
@@ -251,10 +252,9 @@ const OpDef &op_Slice() {
         set_params(call, p);
         if (!n.inputs[0]->run_time_shape_from.empty()) // the run's dims of x
           for (int64_t k = 0; k < p.rank; ++k)
-            call.shape_words.push_back(
-                ShapeWord{offsetof(onnxc_k::SliceRtParams, dims) / sizeof(int64_t) +
-                              static_cast<size_t>(k),
-                          0, k, 0, 1});
+            call.shape_words.push_back(ShapeWord{
+                offsetof(onnxc_k::SliceRtParams, dims) / sizeof(int64_t) + static_cast<size_t>(k),
+                0, k, 0, 1});
         return call;
       }
       std::vector<SliceAxis> axes = slice_axes(n);
