@@ -571,7 +571,24 @@ void onnxc_rt_mark_dynamic(onnxc_rt *rt, const void *tensor) {
   struct onnxc_rt_shape *s = shape_entry(rt, tensor, 1);
   s->dynamic = 1;
   s->data = 0;
+  s->capacity = 0;
   s->rank = -1;
+}
+
+void onnxc_rt_end_dynamic(onnxc_rt *rt, const void *tensor) {
+  struct onnxc_rt_shape *s = shape_entry(rt, tensor, 0);
+  if (s) /* the slot's next value (arena reuse) writes where it is again */
+    s->dynamic = 0;
+}
+
+void onnxc_rt_forget(onnxc_rt *rt, const void *tensor) {
+  struct onnxc_rt_shape *s = shape_entry(rt, tensor, 0);
+  if (s) {
+    s->dynamic = 0;
+    s->data = 0;
+    s->capacity = 0;
+    s->rank = -1;
+  }
 }
 
 void *onnxc_rt_value_data(onnxc_rt *rt, void *tensor) {
@@ -623,6 +640,7 @@ void *onnxc_rt_alloc_like(onnxc_rt *rt, void *dst, const void *src, uint64_t ele
   if (held_output_of((const onnxc_context *)rt, dst) < 0)
     onnxc_rt_mark_dynamic(rt, dst);
   void *p = onnxc_rt_output_buffer(rt, dst, bytes);
+  onnxc_rt_end_dynamic(rt, dst);
   if (p)
     onnxc_rt_set_shape(rt, dst, (int32_t)shape.rank, shape.dims);
   return p;

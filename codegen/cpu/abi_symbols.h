@@ -58,6 +58,7 @@ inline constexpr std::string_view kSymbolValueSymbol = "onnxc_rt_symbol_value";
 inline constexpr std::string_view kExtentWordSymbol = "onnxc_rt_extent_word";
 /// Runtime helpers of values whose data lives in run-scoped memory (PlannedCall::run_time_data).
 inline constexpr std::string_view kMarkDynamicSymbol = "onnxc_rt_mark_dynamic";
+inline constexpr std::string_view kEndDynamicSymbol = "onnxc_rt_end_dynamic";
 inline constexpr std::string_view kValueDataSymbol = "onnxc_rt_value_data";
 inline constexpr std::string_view kAllocLikeSymbol = "onnxc_rt_alloc_like";
 inline constexpr std::string_view kShapeNumelSymbol = "onnxc_rt_shape_numel";

@@ -386,7 +386,7 @@ private:
                       b.CreateConstInBoundsGEP2_64(array_type, tensors, 0, n - 1));
       }
     }
-    if (!pc.run_time_data.empty() || !pc.shape_words.empty()) { // shapes of the run
+    if (!pc.run_time_data.empty() || !call.shape_words.empty()) { // shapes of the run
       b.CreateRet(call_with_run_time_data(b, f, i, pc, tensors));
       return f;
     }
@@ -419,17 +419,39 @@ private:
     auto store = [&](size_t arg, llvm::Value *p) {
       b.CreateStore(p, b.CreateConstInBoundsGEP2_64(array_type, tensors, 0, arg));
     };
+    auto *void_type = llvm::Type::getVoidTy(ctx_);
     using Kind = RunTimeData::Kind;
-    for (const RunTimeData &d : pc.run_time_data) // inputs first: outputs may take entries
+    // First what the run's table says about the inputs (their data, their shapes), then the
+    // outputs' entries, which may take the place of the oldest ones.
+    for (const RunTimeData &d : pc.run_time_data)
       if (d.kind == Kind::Read)
         store(d.arg, b.CreateCall(declare(kValueDataSymbol,
                                           llvm::FunctionType::get(ptr_, {ptr_, ptr_}, false)),
                                   {f->getArg(0), slot(d.arg)}));
+    llvm::Value *params = call.params.empty() ? static_cast<llvm::Value *>(no_params()) : nullptr;
+    if (!params) {
+      auto *words_type = llvm::ArrayType::get(i64_, call.params.size());
+      params = b.CreateAlloca(words_type, nullptr, "params");
+      b.CreateMemCpy(params, llvm::MaybeAlign(8),
+                     i64_array(call.params, "onnxc.params." + std::to_string(i)),
+                     llvm::MaybeAlign(8), call.params.size() * sizeof(int64_t));
+      for (const ShapeWord &w : call.shape_words) {
+        llvm::Value *count =
+            w.dim < 0
+                ? b.CreateCall(declare(kShapeNumelSymbol,
+                                       llvm::FunctionType::get(i64_, {ptr_, ptr_}, false)),
+                               {f->getArg(0), slot(w.arg)})
+                : b.CreateCall(declare(kShapeDimSymbol,
+                                       llvm::FunctionType::get(i64_, {ptr_, ptr_, i64_}, false)),
+                               {f->getArg(0), slot(w.arg), b.getInt64(w.dim)});
+        b.CreateStore(b.CreateAdd(b.getInt64(w.value), b.CreateMul(b.getInt64(w.scale), count)),
+                      b.CreateConstInBoundsGEP2_64(words_type, params, 0, w.word));
+      }
+    }
     for (const RunTimeData &d : pc.run_time_data) {
       if (d.kind == Kind::Produced) {
         b.CreateCall(
-            declare(kMarkDynamicSymbol,
-                    llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr_, ptr_}, false)),
+            declare(kMarkDynamicSymbol, llvm::FunctionType::get(void_type, {ptr_, ptr_}, false)),
             {f->getArg(0), slot(d.arg)});
       } else if (d.kind == Kind::Like) {
         llvm::Value *p =
@@ -445,30 +467,15 @@ private:
         store(d.arg, p);
       }
     }
-    llvm::Value *params = call.params.empty() ? static_cast<llvm::Value *>(no_params()) : nullptr;
-    if (!params) {
-      auto *words_type = llvm::ArrayType::get(i64_, call.params.size());
-      params = b.CreateAlloca(words_type, nullptr, "params");
-      b.CreateMemCpy(params, llvm::MaybeAlign(8),
-                     i64_array(call.params, "onnxc.params." + std::to_string(i)),
-                     llvm::MaybeAlign(8), call.params.size() * sizeof(int64_t));
-      for (const ShapeWord &w : pc.shape_words) {
-        llvm::Value *count =
-            w.dim < 0
-                ? b.CreateCall(declare(kShapeNumelSymbol,
-                                       llvm::FunctionType::get(i64_, {ptr_, ptr_}, false)),
-                               {f->getArg(0), slot(w.arg)})
-                : b.CreateCall(declare(kShapeDimSymbol,
-                                       llvm::FunctionType::get(i64_, {ptr_, ptr_, i64_}, false)),
-                               {f->getArg(0), slot(w.arg), b.getInt64(w.dim)});
-        b.CreateStore(b.CreateAdd(b.getInt64(w.value), b.CreateMul(b.getInt64(w.scale), count)),
-                      b.CreateConstInBoundsGEP2_64(words_type, params, 0, w.word));
-      }
-    }
     auto *kernel_type = llvm::FunctionType::get(i32_, {ptr_, ptr_, ptr_}, false);
     llvm::CallInst *status =
         b.CreateCall(declare(call.kernel, kernel_type), {f->getArg(0), tensors, params});
     status->addFnAttr(llvm::Attribute::AlwaysInline);
+    for (const RunTimeData &d : pc.run_time_data) // only the producer's own call takes memory
+      if (d.kind == Kind::Produced)
+        b.CreateCall(
+            declare(kEndDynamicSymbol, llvm::FunctionType::get(void_type, {ptr_, ptr_}, false)),
+            {f->getArg(0), slot(d.arg)});
     return status;
   }
 

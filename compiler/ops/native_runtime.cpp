@@ -34,6 +34,7 @@ extern "C" void onnxc_rt_set_shape(onnxc_rt *, const void *, int32_t, const int6
 extern "C" int32_t onnxc_rt_copy_shape(onnxc_rt *, const void *, const void *) { return 0; }
 extern "C" int64_t onnxc_rt_shape_numel(onnxc_rt *, const void *) { return -1; }
 extern "C" void *onnxc_rt_output_buffer(onnxc_rt *, void *tensor, uint64_t) { return tensor; }
+extern "C" void onnxc_rt_forget(onnxc_rt *, const void *) {}
 extern "C" void *onnxc_rt_grow_buffer(onnxc_rt *rt, void *, uint64_t, uint64_t) {
   reinterpret_cast<onnxc::NativeRuntime *>(rt)->set_error(
       "a Loop's scan output shaped by the run is not evaluated at compile time");

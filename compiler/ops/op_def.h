@@ -107,6 +107,8 @@ struct OpDef {
   /// true: `infer` and `lower` take input 0 shaped at run time (Value::run_time_shape_from),
   /// reading its shape from the run (KernelCall::shape_words): Shape, Size, Slice.
   bool run_time_shaped_input = false;
+  /// true: as run_time_shaped_input, for every input (onnxc.SelectShaped).
+  bool run_time_shaped_inputs = false;
   /// true: the op is also accepted from models importing an ai.onnx opset older than onnxc's
   /// general minimum (kMinOpset, compiler/passes/check_supported.h), down to min_opset: its
   /// semantics have not changed since then (Not).

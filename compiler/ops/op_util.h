@@ -56,6 +56,11 @@ void set_run_time_shaped_output(Node &n, size_t i, DType dtype, std::vector<int6
 /// True if input i is present, computed at run time and not known as expressions of the
 /// model's symbols (Value::sym_value): its values decide a shape only at run time.
 bool values_at_run_time(const Node &n, size_t i);
+/// True when input i gives n only its element type (CastLike's second input): its values and
+/// shape do not matter, even when the run decides that shape.
+inline bool input_gives_only_type(const Node &n, size_t i) {
+  return n.op_type == "CastLike" && i == 1;
+}
 /// onnxc_k_shape_copy (templates/cpu/shaped_params.h) for a Reshape/Squeeze/Unsqueeze whose
 /// output is shaped at run time by input 1; `mode` is an onnxc_k::ShapeCopyMode.
 KernelCall shape_copy_call(const Node &n, int64_t mode);

@@ -2,6 +2,7 @@
 #include "compiler/ir/captured.h"
 #include "compiler/ir/error.h"
 #include "compiler/ops/op_util.h"
+#include "compiler/ops/tensor/select_shaped.h"
 #include "compiler/passes/desugar_sequences_impl.h"
 
 namespace onnxc::desugar {
@@ -43,6 +44,17 @@ bool Desugarer::run_time_position(const Node &n, size_t i) const {
   return n.has_input(i) && !known_value(n.input(i));
 }
 
+/// v's static dims: its type's, or a graph input's --shape (bind-shapes runs after this pass).
+std::optional<std::vector<int64_t>> Desugarer::known_dims(const Value *v) const {
+  if (auto it = selected_.find(v); it != selected_.end()) // a bound: shaped by the run
+    return it->second;
+  if (v->type.is_static())
+    return v->type.static_dims();
+  if (auto it = b_.input_shapes.find(v->name); v->is_graph_input && it != b_.input_shapes.end())
+    return it->second;
+  return std::nullopt;
+}
+
 /// Position input i computed at run time, checked and normalised into [0, len] (insert) or
 /// [0, len) by a Gather from the table of positions: an index out of range fails the run, as
 /// a constant one fails the compile.
@@ -77,9 +89,26 @@ Value *Desugarer::checked_position(const Node &n, size_t i, int64_t len, bool in
   return at;
 }
 
-/// choices[at] (at an int64 scalar computed at run time): a chain of Where on at == k. The
-/// choices have one known static type (rewrite_at_run_time_position checks).
+/// choices[at] (at an int64 scalar computed at run time): a chain of Where on at == k when the
+/// choices have one static type, else an onnxc.SelectShaped (one element type and rank:
+/// rewrite_at_run_time_position checks), whose output is shaped by the run.
 Value *Desugarer::select(const Node &n, Value *at, const std::vector<Value *> &choices) {
+  if (std::any_of(choices.begin(), choices.end(), [&](const Value *c) {
+        return known_dims(c) != known_dims(choices[0]) || selected_.count(c);
+      })) {
+    Value *v = fresh(n.outputs[0]->name + "_select");
+    std::vector<int64_t> bound = *known_dims(choices[0]);
+    for (const Value *c : choices)
+      for (size_t k = 0; k < bound.size(); ++k)
+        bound[k] = std::max(bound[k], known_dims(c)->at(k));
+    selected_[v] = bound;
+    std::vector<Value *> ins{at};
+    ins.insert(ins.end(), choices.begin(), choices.end());
+    Node *s = emit(n, "SelectShaped", ins, {v});
+    s->domain = "onnxc";
+    s->def = &op_SelectShaped();
+    return v;
+  }
   Value *v = choices.back();
   for (size_t k = choices.size() - 1; k-- > 0;) {
     Value *is_k = fresh(n.outputs[0]->name + "_is"), *w = fresh(n.outputs[0]->name + "_select");
@@ -103,14 +132,17 @@ void Desugarer::rewrite_at_run_time_position(Node &n, const Item &seq) {
                    "of tensors only");
     elems.push_back(e.tensor);
   }
-  // Where chains give every element one type: the elements (and an inserted tensor) must have
-  // one known static type, else the position must be known at compile time.
+  // Each element of the result is one of several: the elements (and an inserted tensor) must
+  // have one element type and rank and static shapes (Where chains when the shapes are equal,
+  // else onnxc.SelectShaped), else the position must be known at compile time.
   std::vector<Value *> all = elems;
   if (op == "SequenceInsert")
     all.push_back(n.input(1));
   for (const Value *v : all)
-    if (!v->type.is_static() || v->type.dtype != all[0]->type.dtype ||
-        v->type.static_dims() != all[0]->type.static_dims())
+    if (!known_dims(v) || v->type.dtype != all[0]->type.dtype ||
+        known_dims(v)->size() != known_dims(all[0])->size() || !v->run_time_shape_from.empty() ||
+        (known_dims(v) != known_dims(all[0]) &&
+         (v->type.dtype == DType::String || dtype_bits(v->type.dtype) % 8 != 0)))
       constant_input(n, op == "SequenceInsert" ? 2 : 1, "position"); // fails, naming it
   if (op == "SequenceAt") {
     if (len == 0)

@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,7 @@ private:
   bool run_time_position(const Node &n, size_t i) const;
   Value *checked_position(const Node &n, size_t i, int64_t len, bool insert);
   Value *select(const Node &n, Value *at, const std::vector<Value *> &choices);
+  std::optional<std::vector<int64_t>> known_dims(const Value *v) const;
   void rewrite_at_run_time_position(Node &n, const Item &seq);
   const Tensor &constant_input(const Node &n, size_t i, const char *what);
   void split_to_sequence(Node &n);
@@ -90,6 +92,8 @@ private:
   const ShapeBindings &b_;
   const Node *owner_;
   std::map<const Value *, Item> items_;
+  /// Elements selected by onnxc.SelectShaped (shaped by the run): their bound dims.
+  std::map<const Value *, std::vector<int64_t>> selected_;
   std::vector<std::unique_ptr<Node>> out_;  ///< the rewritten node list, in order
   std::vector<std::unique_ptr<Node>> dead_; ///< replaced nodes, freed by finish()
   bool changed_ = false;                    ///< something was desugared

@@ -93,10 +93,9 @@ struct PlannedCall {
   /// Run-time extent: the params words that vary with it (call.params holds their values at the
   /// guard's lo, or the range's lo); call.scratch_bytes is the largest over the range.
   std::vector<ExtentWord> extent_words;
-  /// Operands whose data lives in run-scoped memory, and the params words the run's shapes
-  /// decide (lower-regions: lower_run_time_data).
+  /// Operands whose data lives in run-scoped memory (lower-regions: lower_run_time_data); the
+  /// params words the run's shapes decide are call.shape_words.
   std::vector<RunTimeData> run_time_data;
-  std::vector<ShapeWord> shape_words;
 };
 
 /// Every Value referenced here has storage Arena (offset into the arena), Weight (offset into

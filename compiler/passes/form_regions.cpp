@@ -42,11 +42,13 @@ Region copy_region(Graph &g, Value *src) {
 /// memory: RunTimeData::Kind::Like.)
 void add_shape_copies(ExecutionPlan &plan, const Node &n) {
   const Value *src = nullptr;
-  for (const Value *v : n.inputs)
-    if (v && !v->run_time_shape_from.empty())
+  for (size_t i = 0; i < n.inputs.size(); ++i)
+    if (const Value *v = n.inputs[i];
+        v && !v->run_time_shape_from.empty() && !input_gives_only_type(n, i))
       src = src ? src : v;
-  if (!src || src->run_time_data())
-    return;
+  if (!src || src->run_time_data() ||
+      (n.def && (n.def->run_time_shaped_input || n.def->run_time_shaped_inputs)))
+    return; // (Shape, Slice, SelectShaped... report their outputs' shapes themselves)
   for (Value *o : n.outputs) {
     if (!o)
       continue;
@@ -60,28 +62,42 @@ void add_shape_copies(ExecutionPlan &plan, const Node &n) {
   }
 }
 
+/// The values shaped at run time in g and the bodies of its nodes, and whether a node reads
+/// the run's table for one (an element-wise op of it, Shape, Slice...: any use).
+void count_shaped(const Graph &g, std::set<const Value *> &shaped, bool &read) {
+  for (const auto &n : g.nodes) {
+    for (const Value *v : n->inputs)
+      read = read || (v && !v->run_time_shape_from.empty());
+    for (const Value *o : n->outputs)
+      if (o && !o->run_time_shape_from.empty())
+        shaped.insert(o);
+    for (const auto &[name, a] : n->attrs) {
+      if (a.g)
+        count_shaped(*a.g, shaped, read);
+      for (const auto &body : a.graphs)
+        if (body)
+          count_shaped(*body, shaped, read);
+    }
+  }
+}
+
 } // namespace
 
 ExecutionPlan form_regions(Graph &g, const std::string &model_name) {
   ExecutionPlan plan;
   plan.model_name = model_name;
-  std::set<const Value *> shaped; // values shaped at run time
-  bool copies = false;
   for (auto &n : g.nodes) {
     plan.regions.push_back(op_region(*n));
-    const size_t before = plan.regions.size();
     add_shape_copies(plan, *n);
-    copies = copies || plan.regions.size() > before;
-    for (const Value *v : n->inputs) // the run's table holds where its data is
-      copies = copies || (v && v->run_time_data());
-    for (const Value *o : n->outputs)
-      if (o && !o->run_time_shape_from.empty())
-        shaped.insert(o);
   }
-  // The run keeps the newest kMaxRunTimeShapes shapes for onnxc_rt_copy_shape
-  // (ONNXC_MAX_RUN_TIME_SHAPES, runtime_stub/stub_internal.h).
+  // The run keeps the newest kMaxRunTimeShapes shapes (and where the data of values with no
+  // bound is) by buffer, for the nodes that read them (ONNXC_MAX_RUN_TIME_SHAPES,
+  // runtime_stub/stub_internal.h): every value shaped at run time, in bodies too, takes one.
   constexpr size_t kMaxRunTimeShapes = 32;
-  if (copies && shaped.size() > kMaxRunTimeShapes)
+  std::set<const Value *> shaped;
+  bool read = false;
+  count_shaped(g, shaped, read);
+  if (read && shaped.size() > kMaxRunTimeShapes)
     fail("{} values have shapes that values computed at run time decide, and nodes use some of "
          "them: onnxc supports {} at most; give the inputs that decide them as "
          "constants (--const-input)",

@@ -293,10 +293,13 @@ void infer_op(Node &n, const InferOptions &opts) {
 /// shape.
 Value *run_time_shaped_source(const Node &n, const Graph &g) {
   Value *source = nullptr;
-  for (Value *v : n.inputs)
-    if (v && !v->run_time_shape_from.empty())
+  for (size_t i = 0; i < n.inputs.size(); ++i) // (CastLike's second input gives only a type)
+    if (Value *v = n.inputs[i];
+        v && !v->run_time_shape_from.empty() && !input_gives_only_type(n, i))
       source = source ? source : v;
-  if (!source || (n.def && n.def->run_time_shaped_input && source == n.inputs[0])) {
+  if (!source || (n.def && n.def->run_time_shaped_inputs))
+    return nullptr;
+  if (n.def && n.def->run_time_shaped_input && source == n.inputs[0]) {
     for (size_t i = 1; source && i < n.inputs.size(); ++i) // the op reads input 0's shape
       if (n.inputs[i] && !n.inputs[i]->run_time_shape_from.empty())
         node_fail(n,
@@ -311,7 +314,7 @@ Value *run_time_shaped_source(const Node &n, const Graph &g) {
                  (source->run_time_bounded || (!g.parent && source->type.dtype != DType::String));
   for (size_t i = 0; follows && i < n.inputs.size(); ++i) {
     const Value *v = n.inputs[i];
-    if (!v || v == source || (n.op_type == "CastLike" && i == 1))
+    if (!v || v == source || input_gives_only_type(n, i))
       continue;
     if (!v->run_time_shape_from.empty()) // the same run-time shape, element for element
       follows = v->run_time_shape_root == source->run_time_shape_root &&

@@ -133,6 +133,11 @@ private:
     copy(n_.input(1) ? n_.input(1) : constant(body, DType::Bool, 1), cond);
     for (size_t j = 0; j < states; ++j)
       copy(n_.inputs[2 + j], body.inputs[2 + j]);
+    for (size_t k = 0; k + states + 1 < body.outputs.size(); ++k) // run-shaped scans start anew
+      if (Value *full = n_.outputs[states + k]; full->run_time_data())
+        push(KernelCall{"onnxc_k_scan_begin", {full}, {}},
+             fmt::format("scan output '{}'", full->name))
+            .run_time_data.push_back({RunTimeData::Kind::Key, 0});
     mark(ControlMark::LoopBegin, {iteration, n_.input(0), cond});
     lower_nodes(body, calls_);
     std::vector<size_t> run_shaped; // scan outputs whose length the run decides

@@ -112,16 +112,16 @@ void lower_run_time_data(const Region &r, PlannedCall &pc, const RegionLowering 
     return;
   }
   const Node &n = *r.root;
-  pc.shape_words = std::move(pc.call.shape_words); // the op's own (Shape, Slice...)
-  pc.call.shape_words.clear();
   const Value *src = nullptr; // an element-wise op's input with no bound
-  for (const Value *v : n.inputs)
-    if (v && v->run_time_data() && !n.def->run_time_shaped_input)
+  for (size_t i = 0; i < n.inputs.size(); ++i)
+    if (const Value *v = n.inputs[i]; v && v->run_time_data() && !n.def->run_time_shaped_input &&
+                                      !n.def->run_time_shaped_inputs &&
+                                      !input_gives_only_type(n, i))
       src = src ? src : v;
   if (src) {
     auto [call, words] = lower_over_run_time_count(r, *src, lower);
     pc.call = std::move(call);
-    pc.shape_words = std::move(words);
+    pc.call.shape_words = std::move(words);
   }
   const KernelCall &call = pc.call;
   size_t src_arg = 0;

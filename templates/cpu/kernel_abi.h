@@ -78,6 +78,8 @@ void *onnxc_rt_output_buffer(onnxc_rt *rt, void *tensor, uint64_t bytes);
 /// - before the kernel that produces `tensor` (its arena slot, the value's key in this run):
 ///   onnxc_rt_output_buffer then gives it run-scoped memory and records where;
 void onnxc_rt_mark_dynamic(onnxc_rt *rt, const void *tensor);
+/// - after that kernel: the slot's later values (the arena reuses it) are written in place;
+void onnxc_rt_end_dynamic(onnxc_rt *rt, const void *tensor);
 /// - for a kernel that reads it: where its elements are (`tensor` itself if none recorded);
 void *onnxc_rt_value_data(onnxc_rt *rt, void *tensor);
 /// - for an element-wise op's output `dst` that follows `src` element for element: run-scoped
@@ -89,6 +91,9 @@ void *onnxc_rt_alloc_like(onnxc_rt *rt, void *dst, const void *src, uint64_t ele
 /// `needed` bytes, its first `used` bytes kept (run-scoped memory, grown geometrically, or
 /// the graph output's own buffer while it is large enough). NULL after recording a message.
 void *onnxc_rt_grow_buffer(onnxc_rt *rt, void *tensor, uint64_t used, uint64_t needed);
+/// Forgets what this run recorded for `tensor` (data, capacity, shape): before a loop whose
+/// scan output grows there, whose slot an earlier value may have used.
+void onnxc_rt_forget(onnxc_rt *rt, const void *tensor);
 
 /* Status codes (same numbers as onnxc_status in runtime_stub/onnxc_runtime.h). */
 #define ONNXC_STATUS_OK 0

@@ -24,6 +24,13 @@ extern "C" int32_t onnxc_k_scan_slice(onnxc_rt *rt, void *const *t, const int64_
   return 0;
 }
 
+/// Before a loop with a scan output shaped by the run: t[0] names it; what an earlier value in
+/// its slot left in the run's table is forgotten, so its first append starts a new buffer.
+extern "C" int32_t onnxc_k_scan_begin(onnxc_rt *rt, void *const *t, const int64_t *) {
+  onnxc_rt_forget(rt, t[0]);
+  return 0;
+}
+
 /// Appends iteration i's slice to a scan output shaped by the run: its buffer (named by t[1],
 /// the output's arena slot or graph output buffer) grows to hold i + 1 slices.
 extern "C" int32_t onnxc_k_scan_append(onnxc_rt *rt, void *const *t, const int64_t *params) {

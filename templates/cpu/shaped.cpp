@@ -100,6 +100,8 @@ extern "C" int32_t onnxc_k_slice_rt(onnxc_rt *rt, void *const *t, const int64_t 
   i64 start[8], step[8], count[8];
   bool seen[8] = {};
   for (i64 d = 0; d < p.rank; ++d) {
+    if (p.dims[d] < 0) /* dims from the run (ShapeWord): none recorded */
+      return fail(rt, "internal error: no shape was recorded for a value shaped at run time");
     start[d] = 0;
     step[d] = 1;
     count[d] = p.dims[d];
@@ -152,6 +154,23 @@ extern "C" int32_t onnxc_k_slice_rt(onnxc_rt *rt, void *const *t, const int64_t 
     __builtin_memcpy(y + o * p.elem_bytes, x + src * p.elem_bytes, p.elem_bytes);
   }
   onnxc_rt_set_shape(rt, t[5], static_cast<int32_t>(p.rank), count);
+  return 0;
+}
+
+/// onnxc.SelectShaped: tensors {index (int64), choice 0, ..., choice count-1, out}, params
+/// {count, elem_bytes, rank, dims of each choice}: copies choice `index` and records its shape.
+extern "C" int32_t onnxc_k_select_shaped(onnxc_rt *rt, void *const *t, const int64_t *pp) {
+  const i64 count = pp[0], elem_bytes = pp[1], rank = pp[2];
+  const i64 at = *static_cast<const int64_t *>(t[0]);
+  if (at < 0 || at >= count)
+    return fail(rt, "internal error: the position is outside the choices");
+  const int64_t *dims = pp + 3 + at * rank;
+  i64 numel = 1;
+  for (i64 d = 0; d < rank; ++d)
+    numel *= dims[d];
+  if (numel > 0)
+    __builtin_memcpy(t[1 + count], t[1 + at], static_cast<uint64_t>(numel * elem_bytes));
+  onnxc_rt_set_shape(rt, t[1 + count], static_cast<int32_t>(rank), dims);
   return 0;
 }
 

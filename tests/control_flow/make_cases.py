@@ -256,6 +256,51 @@ def sequence_run_time_position():
     return m, sets, ref
 
 
+def sequence_position_shapes():
+    """SequenceInsert, SequenceErase and SequenceAt with run-time positions over elements of
+    different shapes (one rank): each element of the result is selected at run time by
+    onnxc.SelectShaped and shaped by the run; SequenceAt's result then feeds a Relu."""
+    nodes = [h.make_node("SequenceConstruct", ["a", "b", "c"], ["s"]),
+             h.make_node("SequenceInsert", ["s", "t", "p_ins"], ["s2"]),
+             h.make_node("SequenceErase", ["s2", "p_erase"], ["s3"]),
+             h.make_node("SequenceAt", ["s3", "p_at"], ["y"]),
+             h.make_node("Neg", ["y"], ["ny"]),
+             h.make_node("Relu", ["ny"], ["z"])]
+    m = model(nodes, [vi("a", F, [2, 3]), vi("b", F, [1, 3]), vi("c", F, [4, 3]),
+                      vi("t", F, [3, 3]), vi("p_ins", I64, []), vi("p_erase", I64, []),
+                      vi("p_at", I64, [])],
+              [vi("y", F, [None, 3]), vi("z", F, [None, 3])])
+
+    def ref(a, b, c, tt, p_ins, p_erase, p_at):
+        s = [a, b, c]
+        s.insert(int(p_ins), tt)
+        del s[int(p_erase)]
+        return [s[int(p_at)], np.maximum(-s[int(p_at)], 0)]
+    a, b, c, tt = (np.linspace(-1, 1, 3 * r).reshape(r, 3).astype(np.float32) + v
+                   for r, v in ((2, 0), (1, 0.5), (4, -0.5), (3, 0.25)))
+    sets = [[a, b, c, tt, np.int64(p), np.int64(q), np.int64(r)]
+            for p, q, r in ((0, 1, 0), (3, -1, 2), (-1, 0, -1), (1, 2, 1))]
+    return m, sets, ref
+
+
+def if_shape_of_slice():
+    """Regression: the Shape of a Slice with run-time bounds inside an If branch reads the
+    Slice's shape from the run (the body's calls compute their shape words too)."""
+    c = numpy_helper.from_array(np.arange(1, 9, dtype=np.float32), "c")
+    then_g = h.make_graph([h.make_node("Slice", ["c", "s", "e"], ["b"]),
+                           h.make_node("Shape", ["b"], ["sh"])], "then", [],
+                          [vi("sh", I64, [1])])
+    else_g = h.make_graph([const("k", np.array([-1], np.int64))], "else", [], [vi("k", I64, [1])])
+    m = model([h.make_node("If", ["cond"], ["out"], then_branch=then_g, else_branch=else_g)],
+              [vi("cond", B, []), vi("s", I64, [1]), vi("e", I64, [1])],
+              [vi("out", I64, [1])], [c])
+
+    def ref(cond, s, e):
+        return [np.array([len(range(8)[int(s[0]):int(e[0])])] if cond else [-1], np.int64)]
+    return m, [[np.array(v), np.array([a], np.int64), np.array([b], np.int64)]
+               for v, a, b in ((True, 2, 6), (True, 0, 8), (False, 1, 2), (True, -3, 100))], ref
+
+
 def if_constant():
     """An If on a condition known at compile time (from a Shape): folded away (the chosen
     branch is inlined), checked by test.py; the branch reads an outer value."""
@@ -347,9 +392,10 @@ def if_shape_mismatch():
 ERROR_CASES = {f.__name__: f for f in (loop_shape_change, loop_scan_no_trip_count,
                                         if_shape_mismatch)}
 
-CASES = {f.__name__: f for f in (if_runtime, if_constant, loop_runtime, loop_early_exit,
+CASES = {f.__name__: f for f in (if_runtime, if_constant, if_shape_of_slice, loop_runtime,
+                                 loop_early_exit,
                                  loop_scan_outputs, loop_runtime_scan, loop_scan_early_exit,
-                                 scan_sequence, scan8_batched,
+                                 scan_sequence, scan8_batched, sequence_position_shapes,
                                  loop_sequence_nested_if, sequence_run_time_position)}
 
 

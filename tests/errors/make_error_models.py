@@ -133,6 +133,23 @@ CASES = {
          helper.make_node("Add", ["r", "q"], ["y"], name="n1")],
         [vi("s", [], TensorProto.FLOAT), vi("l", [], TensorProto.FLOAT),
          vi("d", [], TensorProto.FLOAT)], [vi("y", None)]),
+    # ... counting the values in If/Loop/Scan bodies (here 31 Slices in a branch, plus a Range
+    # and its square outside).
+    "shaped_too_many_in_body": lambda: model(
+        [helper.make_node("Range", ["z0", "n", "o1"], ["r"], name="n0"),
+         helper.make_node("If", ["cond"], ["out"], name="n1", then_branch=helper.make_graph(
+             [helper.make_node("Slice", ["c", "s", "e"], [f"b{i}"]) for i in range(31)]
+             + [helper.make_node("Shape", [f"b{i}"], [f"h{i}"]) for i in range(31)]
+             + [helper.make_node("Sum", [f"h{i}" for i in range(31)], ["sh"])], "then", [],
+             [vi("sh", [1], TensorProto.INT64)]), else_branch=helper.make_graph(
+             [helper.make_node("Identity", ["s"], ["k"])], "else", [],
+             [vi("k", [1], TensorProto.INT64)])),
+         helper.make_node("Mul", ["r", "r"], ["y"], name="n2")],
+        [vi("n", [], TensorProto.INT64), vi("cond", [], TensorProto.BOOL),
+         vi("s", [1], TensorProto.INT64), vi("e", [1], TensorProto.INT64)],
+        [vi("out", [1], TensorProto.INT64), vi("y", None, TensorProto.INT64)],
+        [const("c", np.arange(8, dtype=np.float32)), const("z0", np.array(0, np.int64)),
+         const("o1", np.array(1, np.int64))]),
     "shaped_too_many": lambda: model(
         [helper.make_node("Reshape", ["w", "s"], [f"z{i}"], name=f"r{i}") for i in range(33)]
         + [helper.make_node("Relu", ["z0"], ["y"], name="n0")],

@@ -46,7 +46,6 @@ Value *scalar(Graph &g, const std::string &name, int64_t v) {
   return c;
 }
 
-
 Type sequence_of(DType dt, std::vector<Dim> dims) {
   Type elem;
   elem.dtype = dt;
@@ -62,7 +61,6 @@ std::vector<float> floats(const Value *v) {
   const float *p = v->constant->data_as<float>();
   return std::vector<float>(p, p + v->constant->numel());
 }
-
 
 bool has_sequence_ops(const Graph &g) {
   for (const auto &n : g.nodes)
@@ -210,8 +208,8 @@ TEST_CASE("desugar: run-time positions and sequences read by Scan are refused na
   Value *p = g.add_value("pos", Type::of(DType::Int64, {}));
   p->is_graph_input = true;
   g.inputs.push_back(p);
-  // Elements of different shapes: which shape the result has depends on the run-time position.
-  Node *seq = op(g, "SequenceConstruct", {iota(g, "a", {2}, 0), iota(g, "b", {3}, 0)});
+  // Elements of different ranks: which rank the result has depends on the run-time position.
+  Node *seq = op(g, "SequenceConstruct", {iota(g, "a", {2}, 0), iota(g, "b", {3, 1}, 0)});
   Node *at = op(g, "SequenceAt", {seq->outputs[0], p});
   output(g, at->outputs[0]);
   std::string msg = error_of([&] { desugar_sequences(g, {}); });
@@ -249,6 +247,20 @@ TEST_CASE("desugar: run-time positions and sequences read by Scan are refused na
   }
   CHECK(gather);
   CHECK(where);
+
+  // Elements of one rank but different shapes: an onnxc.SelectShaped (shaped by the run).
+  Graph g4;
+  Value *p4 = g4.add_value("pos", Type::of(DType::Int64, {}));
+  p4->is_graph_input = true;
+  g4.inputs.push_back(p4);
+  Node *s4 = op(g4, "SequenceConstruct", {iota(g4, "a", {2}, 0), iota(g4, "b", {3}, 5)});
+  output(g4, op(g4, "SequenceAt", {s4->outputs[0], p4})->outputs[0]);
+  desugar_sequences(g4, {});
+  CHECK_FALSE(has_sequence_ops(g4));
+  bool selected = false;
+  for (const auto &n : g4.nodes)
+    selected = selected || (n->op_type == "SelectShaped" && n->domain == "onnxc");
+  CHECK(selected);
 
   Graph l;
   Node *empty = op(l, "SequenceEmpty", {});

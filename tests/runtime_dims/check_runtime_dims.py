@@ -89,6 +89,10 @@ def main(onnxc, case_dir, work):
         t = numpy_helper.from_array(np.zeros(big, dtype=x.dtype), onnx.load(model).graph.input[0].name)
         with open(os.path.join(d, "input_0.pb"), "wb") as f:
             f.write(t.SerializeToString())
+        for k in range(1, len(onnx.load(model).graph.input)):  # the others as in shape_0
+            with open(os.path.join(case_dir, "shape_0", f"input_{k}.pb"), "rb") as src, \
+                    open(os.path.join(d, f"input_{k}.pb"), "wb") as f:
+                f.write(src.read())
         rc, text = run([onnxc, "run", lib, d, "-o", os.path.join(work, "out_too_big")])
         if rc == 0 or f"outside the range {rng}" not in text:
             sys.exit(f"FAIL: {name} = {big} was not refused with its range:\n{text}")

@@ -365,7 +365,8 @@ def pad_shape_slice():
     """CenterCropPad's function body, generalised: x [4, 5] padded by pads given at run time (a
     value with no bound, its data in run-scoped memory), its Shape and Size read from the run,
     a centred Slice of it with starts/ends computed from that Shape, then a Relu; plus the Shape
-    of a Reshape to a run-time shape (a bounded value). "shapes" are the pads."""
+    of a Reshape to a run-time shape (a bounded value) and a Slice of it (which reports its own
+    shape: no ShapeCopy of its input's). "shapes" are the pads."""
     g = Graph()
     p = g.op("Pad", ["x", "pads"])
     sh = g.op("Shape", [p])
@@ -375,6 +376,8 @@ def pad_shape_slice():
     g.nodes.append(helper.make_node("Relu", [sl], ["y"]))
     r = g.op("Reshape", ["x", g.op("Concat", [g.const([-1], np.int64), "cols"], axis=0)])
     g.nodes.append(helper.make_node("Shape", [r], ["rshape"]))
+    g.nodes.append(helper.make_node("Slice", [r, g.const([1], np.int64), g.const([3], np.int64),
+                                              g.const([0], np.int64)], ["rows"]))
 
     def ref(x, pads, want, cols):
         pp = np.pad(x, [(max(pads[0], 0), max(pads[2], 0)), (max(pads[1], 0), max(pads[3], 0))])
@@ -382,7 +385,8 @@ def pad_shape_slice():
                 -min(pads[1], 0):pp.shape[1] + min(pads[3], 0)]  # negative pads crop
         st = (np.array(pp.shape) - want) // 2
         return [np.maximum(pp[st[0]:st[0] + want[0], st[1]:st[1] + want[1]], 0),
-                np.array(pp.size, np.int64), np.array([20 // cols[0], cols[0]], np.int64)]
+                np.array(pp.size, np.int64), np.array([20 // cols[0], cols[0]], np.int64),
+                x.reshape(-1, cols[0])[1:3]]
 
     inputs = [helper.make_tensor_value_info("x", F, [4, 5]),
               helper.make_tensor_value_info("pads", I64, [4]),
@@ -390,10 +394,58 @@ def pad_shape_slice():
               helper.make_tensor_value_info("cols", I64, [1])]
     outputs = [helper.make_tensor_value_info("y", F, None),
                helper.make_tensor_value_info("size", I64, None),
-               helper.make_tensor_value_info("rshape", I64, None)]
+               helper.make_tensor_value_info("rshape", I64, None),
+               helper.make_tensor_value_info("rows", F, None)]
     make_input = lambda pads: [RNG.normal(0, 1, (4, 5)).astype(np.float32),
                                np.array(pads, np.int64), np.array([3, 4], np.int64),
                                np.array([pads[0] % 2 * 3 + 2], np.int64)]
+    return g, inputs, outputs, ref, make_input
+
+
+def slot_reuse():
+    """Regression: a Range squared (values with no bound, in run-scoped memory), then a Slice with
+    run-time bounds (a bounded value) whose arena slot the memory planner gives the dead Range's:
+    the Slice must write in place, not where the Range's data went. "shapes" are (n, start,
+    end)."""
+    g = Graph()
+    r = g.op("Range", [g.const(0, np.int64), "n", g.const(1, np.int64)])
+    g.nodes.append(helper.make_node("Mul", [r, r], ["y"]))
+    b = g.op("Slice", [g.const(np.arange(1, 9), np.float32), "s", "e"])
+    g.nodes.append(helper.make_node("Neg", [b], ["z"]))
+
+    def ref(n, s, e):
+        k = np.arange(int(n), dtype=np.int64)
+        return [k * k, -np.arange(1, 9, dtype=np.float32)[int(s[0]):int(e[0])]]
+
+    inputs = [helper.make_tensor_value_info("n", I64, []),
+              helper.make_tensor_value_info("s", I64, [1]),
+              helper.make_tensor_value_info("e", I64, [1])]
+    outputs = [helper.make_tensor_value_info("y", I64, None),
+               helper.make_tensor_value_info("z", F, None)]
+    make_input = lambda v: [np.array(v[0], np.int64), np.array([v[1]], np.int64),
+                            np.array([v[2]], np.int64)]
+    return g, inputs, outputs, ref, make_input
+
+
+def shape_of_slice_extent():
+    """Regression: with a run-time dim (lower-extent's path), the Shape of a Slice with run-time
+    bounds reads the Slice's shape from the run. Input 0 is [2, N]; the bounds follow N."""
+    g = Graph()
+    g.nodes.append(helper.make_node("Relu", ["x"], ["y"]))
+    b = g.op("Slice", [g.const(np.arange(1, 9), np.float32), "s", "e"])
+    g.nodes.append(helper.make_node("Shape", [b], ["sh"]))
+
+    def ref(x, s, e):
+        return [np.maximum(x, 0), np.array([min(int(e[0]), 8) - int(s[0])], np.int64)]
+
+    inputs = [helper.make_tensor_value_info("x", F, [2, "N"]),
+              helper.make_tensor_value_info("s", I64, [1]),
+              helper.make_tensor_value_info("e", I64, [1])]
+    outputs = [helper.make_tensor_value_info("y", F, [2, "N"]),
+               helper.make_tensor_value_info("sh", I64, [1])]
+    make_input = lambda shape: [RNG.normal(0, 1, shape).astype(np.float32),
+                                np.array([shape[1] % 3], np.int64),
+                                np.array([shape[1] + 2], np.int64)]
     return g, inputs, outputs, ref, make_input
 
 
@@ -414,6 +466,9 @@ CASES = {
     "reduce_runtime_axes": (reduce_runtime_axes, [], [[0, 1], [2, 0], [-1, 1], [1, 2]], None),
     # Values with no bound, their data in run-scoped memory, and element-wise ops of them.
     "range_followers": (range_followers, [], [5, 0, 1, 100000, 3], None),
+    "slot_reuse": (slot_reuse, [], [[5, 2, 6], [3, 0, 8], [0, 1, 2]], None),
+    "shape_of_slice_extent": (shape_of_slice_extent, ["--dim", "N=1..8"],
+                              [[2, 3], [2, 5], [2, 8]], [None, "N"]),
     "pad_shape_slice": (pad_shape_slice, [],
                         [[0, 0, 0, 0], [1, 2, 3, 4], [100, 0, 40, 700], [0, 0, -1, -1]], None),
 }
