@@ -85,7 +85,10 @@ Value *Desugarer::checked_position(const Node &n, size_t i, int64_t len, bool in
     p = shifted;
   }
   Value *at = fresh(n.outputs[0]->name + "_index");
-  emit(n, "Gather", {constant(Tensor::vector_i64(table), "positions"), p}, {at});
+  Node *g = emit(n, "Gather", {constant(Tensor::vector_i64(table), "positions"), p}, {at});
+  Attribute &origin = g->attrs[kFusedNodesAttr]; // a position out of range names the op
+  origin.kind = Attribute::Kind::Strings;
+  origin.strings.push_back(n.describe());
   return at;
 }
 

@@ -136,14 +136,10 @@ template <typename T> int32_t dft_axis(onnxc_rt *rt, void *const *t, const i64 *
   return st;
 }
 
-inline i64 scalar_at(const void *p, i64 bytes) {
-  return bytes == 4 ? *static_cast<const int32_t *>(p) : *static_cast<const int64_t *>(p);
-}
-
 template <typename T> int32_t stft_rt(onnxc_rt *rt, void *const *t, const i64 *params) {
   const auto q = params_of<StftRtParams>(params);
-  const i64 step = scalar_at(t[1], q.index_bytes);
-  const i64 len = t[3] ? scalar_at(t[3], q.index_bytes) : q.window_len;
+  const i64 step = index_at(t[1], q.index_bytes, 0);
+  const i64 len = t[3] ? index_at(t[3], q.index_bytes, 0) : q.window_len;
   if (step < 1 || len < 1 || len > q.n_in || (q.window_len && len != q.window_len))
     return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT,
                          "frame_step must be positive and frame_length between 1 and the signal "

@@ -6,13 +6,12 @@
  * GatherElements params {elem_bytes, idx_bytes, rank, axis, axis_len, idx_dims[rank],
  *                data_strides[rank]}; tensors {data, indices, y}; y has the indices' shape. */
 #include "templates/cpu/kernel_abi.h"
+#include "templates/cpu/params.h"
 
 namespace {
 using onnxc_k::i64;
 
-inline i64 index_at(const void *idx, i64 idx_bytes, i64 i) {
-  return idx_bytes == 4 ? static_cast<const int32_t *>(idx)[i] : static_cast<const int64_t *>(idx)[i];
-}
+using onnxc_k::index_at;
 
 /* True if every index is in [-len, len). */
 bool indices_valid(const void *idx, i64 idx_bytes, i64 count, i64 len) {

@@ -2,13 +2,12 @@
  * strides[q]}; tensors {data [batch, ...], indices [batch, nidx, q], Y [batch, nidx, inner]}.
  * Every index is checked (in [-dim, dim)) before anything is read or written. */
 #include "templates/cpu/kernel_abi.h"
+#include "templates/cpu/params.h"
 
 namespace {
 using onnxc_k::i64;
 
-inline i64 index_at(const void *idx, i64 idx_bytes, i64 i) {
-  return idx_bytes == 4 ? static_cast<const int32_t *>(idx)[i] : static_cast<const int64_t *>(idx)[i];
-}
+using onnxc_k::index_at;
 
 template <typename E> void gather_nd(onnxc_rt *rt, const E *x, const void *idx, E *y, const i64 *p) {
   const i64 ib = p[1], nidx = p[3], q = p[4], inner = p[5], bsz = p[6];

@@ -30,6 +30,13 @@ template <typename P> inline P params_of(const int64_t *params) {
   return p;
 }
 
+/// Element k of an index tensor of int32 (idx_bytes 4) or int64 elements (Gather's indices,
+/// Slice's starts, a scalar axis or step given at run time).
+inline int64_t index_at(const void *idx, int64_t idx_bytes, int64_t k) {
+  return idx_bytes == 4 ? static_cast<const int32_t *>(idx)[k]
+                        : static_cast<const int64_t *>(idx)[k];
+}
+
 /// A fused activation epilogue (templates/cpu/activation.h): kind and its two arguments.
 struct ActParams {
   int64_t kind;

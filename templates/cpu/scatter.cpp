@@ -7,14 +7,13 @@
  *                          data_strides[rank]}
  * tensors {data, indices, updates, Y}; count = elements of data. */
 #include "templates/cpu/kernel_abi.h"
+#include "templates/cpu/params.h"
 #include "templates/cpu/types.h"
 
 namespace onnxc_k {
 namespace {
 
-inline i64 index_at(const void *idx, i64 idx_bytes, i64 i) {
-  return idx_bytes == 4 ? static_cast<const int32_t *>(idx)[i] : static_cast<const int64_t *>(idx)[i];
-}
+using onnxc_k::index_at;
 
 template <typename T> inline void combine(T &dst, T v, i64 reduction) {
   switch (reduction) {

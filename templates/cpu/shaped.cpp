@@ -19,9 +19,7 @@ inline bool axis_in(i64 a, i64 r, i64 &out) {
   return true;
 }
 
-inline i64 index_at(const void *p, i64 bytes, i64 k) {
-  return bytes == 4 ? static_cast<const int32_t *>(p)[k] : static_cast<const int64_t *>(p)[k];
-}
+using onnxc_k::index_at;
 } // namespace
 
 extern "C" int32_t onnxc_k_shape_copy(onnxc_rt *rt, void *const *t, const int64_t *pp) {
