@@ -79,6 +79,10 @@ size_t HalfPromoter::promote_to_float(size_t k, const InferFn &infer) {
     f->producer = n;
     f->producer_index = static_cast<int>(j);
     f->constant = std::move(o->constant);
+    f->run_time_shape_from = o->run_time_shape_from; // a shape the run decides stays one:
+    f->run_time_shape_trace = o->run_time_shape_trace; // the Cast back follows f
+    f->run_time_shape_root = o->run_time_shape_root;
+    f->run_time_bounded = o->run_time_bounded;
     n->outputs[j] = f;
     Node *c = insert_cast(++pos, f, half, *n);
     c->outputs[0]->producer = nullptr; // the fresh output is dropped by finish()

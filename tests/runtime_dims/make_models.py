@@ -449,6 +449,26 @@ def shape_of_slice_extent():
     return g, inputs, outputs, ref, make_input
 
 
+def half_slice_relu():
+    """Regression: a float16 Slice with run-time bounds, then a Relu computed in float
+    (promote-half's Casts): the result keeps the run's shape. "shapes" are (start, end)."""
+    g = Graph()
+    b = g.op("Slice", ["x", "s", "e"])
+    g.nodes.append(helper.make_node("Relu", [b], ["y"]))
+
+    def ref(x, s, e):
+        return [np.maximum(x[int(s[0]):int(e[0])], np.float16(0))]
+
+    H = TensorProto.FLOAT16
+    inputs = [helper.make_tensor_value_info("x", H, [8]),
+              helper.make_tensor_value_info("s", I64, [1]),
+              helper.make_tensor_value_info("e", I64, [1])]
+    outputs = [helper.make_tensor_value_info("y", H, None)]
+    make_input = lambda v: [np.linspace(-2, 2, 8).astype(np.float16),
+                            np.array([v[0]], np.int64), np.array([v[1]], np.int64)]
+    return g, inputs, outputs, ref, make_input
+
+
 # name -> (builder, compile flags, shapes of input 0 to run at, specialised flags per shape)
 CASES = {
     "bert_style": (lambda: encoder(False), ["--dim", "seq=1..64"],
@@ -467,6 +487,7 @@ CASES = {
     # Values with no bound, their data in run-scoped memory, and element-wise ops of them.
     "range_followers": (range_followers, [], [5, 0, 1, 100000, 3], None),
     "slot_reuse": (slot_reuse, [], [[5, 2, 6], [3, 0, 8], [0, 1, 2]], None),
+    "half_slice_relu": (half_slice_relu, [], [[1, 5], [0, 8], [6, 2]], None),
     "shape_of_slice_extent": (shape_of_slice_extent, ["--dim", "N=1..8"],
                               [[2, 3], [2, 5], [2, 8]], [None, "N"]),
     "pad_shape_slice": (pad_shape_slice, [],
@@ -490,7 +511,8 @@ def main(out_dir):
                 with open(os.path.join(sd, f"input_{k}.pb"), "wb") as f:
                     f.write(numpy_helper.from_array(arr, info.name).SerializeToString())
             for k, (arr, info) in enumerate(zip(ref(*ins), outputs)):
-                dtype = {I64: np.int64, TensorProto.DOUBLE: np.float64}.get(
+                dtype = {I64: np.int64, TensorProto.DOUBLE: np.float64,
+                         TensorProto.FLOAT16: np.float16}.get(
                     info.type.tensor_type.elem_type, np.float32)
                 t = numpy_helper.from_array(np.asarray(arr, dtype), info.name)
                 with open(os.path.join(sd, f"output_{k}.pb"), "wb") as f:
