@@ -61,6 +61,15 @@ bool values_at_run_time(const Node &n, size_t i);
 inline bool input_gives_only_type(const Node &n, size_t i) {
   return n.op_type == "CastLike" && i == 1;
 }
+/// n's first input whose shape the run decides (Value::run_time_shape_from), leaving out an
+/// input that gives only a type; nullptr if none.
+inline Value *first_run_time_shaped_input(const Node &n) {
+  for (size_t i = 0; i < n.inputs.size(); ++i)
+    if (Value *v = n.inputs[i];
+        v && !v->run_time_shape_from.empty() && !input_gives_only_type(n, i))
+      return v;
+  return nullptr;
+}
 /// onnxc_k_shape_copy (templates/cpu/shaped_params.h) for a Reshape/Squeeze/Unsqueeze whose
 /// output is shaped at run time by input 1; `mode` is an onnxc_k::ShapeCopyMode.
 KernelCall shape_copy_call(const Node &n, int64_t mode);

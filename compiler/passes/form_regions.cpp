@@ -41,11 +41,7 @@ Region copy_region(Graph &g, Value *src) {
 /// a value whose data lives in run-scoped memory records its outputs' shape as it takes their
 /// memory: RunTimeData::Kind::Like.)
 void add_shape_copies(ExecutionPlan &plan, const Node &n) {
-  const Value *src = nullptr;
-  for (size_t i = 0; i < n.inputs.size(); ++i)
-    if (const Value *v = n.inputs[i];
-        v && !v->run_time_shape_from.empty() && !input_gives_only_type(n, i))
-      src = src ? src : v;
+  const Value *src = first_run_time_shaped_input(n);
   if (!src || src->run_time_data() ||
       (n.def && (n.def->run_time_shaped_input || n.def->run_time_shaped_inputs)))
     return; // (Shape, Slice, SelectShaped... report their outputs' shapes themselves)

@@ -292,11 +292,7 @@ void infer_op(Node &n, const InferOptions &opts) {
 /// the root graph only). Any other use fails naming the value and the input that decides its
 /// shape.
 Value *run_time_shaped_source(const Node &n, const Graph &g) {
-  Value *source = nullptr;
-  for (size_t i = 0; i < n.inputs.size(); ++i) // (CastLike's second input gives only a type)
-    if (Value *v = n.inputs[i];
-        v && !v->run_time_shape_from.empty() && !input_gives_only_type(n, i))
-      source = source ? source : v;
+  Value *source = first_run_time_shaped_input(n);
   if (!source || (n.def && n.def->run_time_shaped_inputs))
     return nullptr;
   if (n.def && n.def->run_time_shaped_input && source == n.inputs[0]) {

@@ -50,27 +50,24 @@ lower_over_run_time_count(const Region &r, const Value &src, const RegionLowerin
     if (v)
       saved.emplace_back(v, v->type);
   auto lower_at = [&](int64_t count) {
+    struct Restore { // the types as they were, also when the lowering throws
+      std::vector<std::pair<Value *, Type>> &saved;
+      ~Restore() {
+        for (auto &[v, t] : saved)
+          v->type = t;
+      }
+    } restore{saved};
     std::vector<int64_t> dims(rank, 1);
     dims.back() = count;
     for (auto &[v, t] : saved)
       v->type = Type::of(t.dtype, dims);
-    KernelCall call = lower(r);
-    for (auto &[v, t] : saved)
-      v->type = t;
-    return call;
+    return lower(r);
   };
   constexpr int64_t kFirst = 2, kProbes[] = {3, 7, 64, 1000};
-  KernelCall base;
+  KernelCall base = lower_at(kFirst);
   std::vector<KernelCall> probes;
-  try {
-    base = lower_at(kFirst);
-    for (int64_t c : kProbes)
-      probes.push_back(lower_at(c));
-  } catch (...) {
-    for (auto &[v, t] : saved)
-      v->type = t;
-    throw;
-  }
+  for (int64_t c : kProbes)
+    probes.push_back(lower_at(c));
   auto refuse = [&](const std::string &why) {
     node_fail(n,
               "input '{}' has a shape that values computed at run time decide with no bound, and "
@@ -112,12 +109,12 @@ void lower_run_time_data(const Region &r, PlannedCall &pc, const RegionLowering 
     return;
   }
   const Node &n = *r.root;
-  const Value *src = nullptr; // an element-wise op's input with no bound
-  for (size_t i = 0; i < n.inputs.size(); ++i)
-    if (const Value *v = n.inputs[i]; v && v->run_time_data() && !n.def->run_time_shaped_input &&
-                                      !n.def->run_time_shaped_inputs &&
-                                      !input_gives_only_type(n, i))
-      src = src ? src : v;
+  // An element-wise op's input with no bound (infer-shapes admits no other with a bound beside
+  // it); ops that read their inputs' shapes from the run lower themselves.
+  const Value *src = first_run_time_shaped_input(n);
+  if (!src || !src->run_time_data() || n.def->run_time_shaped_input ||
+      n.def->run_time_shaped_inputs)
+    src = nullptr;
   if (src) {
     auto [call, words] = lower_over_run_time_count(r, *src, lower);
     pc.call = std::move(call);
