@@ -303,36 +303,54 @@ ONNXC_DW_INLINE typename gemm::Vec<T>::type load_strided(const T *src, i64 s) {
   return v;
 }
 
-/// Output columns [o, o + NV*lanes) of one row from padded input rows (rows[kh] at input
-/// column -p): NV accumulators, the window's kH x kW taps unrolled, the activation applied in
-/// registers; stores n <= NV*lanes elements, or whole vectors when `spill` (the elements past
-/// n are output elements that this work item computes again later).
-template <typename T, int NV, i64 S>
+/// Output columns [o, o + NV*lanes) of RB consecutive output rows from padded input rows
+/// (rows[kh] at input column -p, the first output row's): RB x NV accumulators, the window's
+/// kH x kW taps unrolled (an input vector that serves several of the RB rows is loaded once),
+/// the activation applied in registers; stores n <= NV*lanes elements of each row, or whole
+/// vectors when `spill` (the elements past n are output elements that this work item computes
+/// again later; RB is 1 then).
+template <typename T, int NV, int RB, i64 S>
 ONNXC_DW_INLINE void dw_buf_vectors(const ConvGeom &g, const Act<T> &act, const T *rows,
-                                    i64 rstride, const T *wp, T b0, T *yr, i64 o, i64 n,
-                                    bool spill) {
+                                    i64 rstride, const T *wp, T b0, T *yr, i64 ystride, i64 o,
+                                    i64 n, bool spill) {
   typedef typename gemm::Vec<T>::type V;
   constexpr i64 L = kLanes<T>;
-  V acc[NV];
-  for (int v = 0; v < NV; ++v)
-    acc[v] = V{} + b0;
+  V acc[RB][NV];
+  for (int r = 0; r < RB; ++r)
+    for (int v = 0; v < NV; ++v)
+      acc[r][v] = V{} + b0;
   const i64 s = g.s[2];
-  for (i64 kh = 0; kh < g.k[1]; ++kh) {
-    const T *xb = rows + kh * g.d[1] * rstride + o * s;
+  /* Input row j (from the first output row's first) serves output row r through tap row
+     kh = (j - r * sh) / dh; each of its vectors is loaded once for all of them. */
+  const i64 sh = g.s[1], dh = g.d[1], kH = g.k[1];
+  const i64 in_rows = (RB - 1) * sh + (kH - 1) * dh + 1;
+  for (i64 j = 0; j < in_rows; ++j) {
+    const T *xb = rows + j * rstride + o * s;
     for (i64 kw = 0; kw < g.k[2]; ++kw) {
-      const T wv = wp[kh * g.k[2] + kw];
+      V x[NV];
       for (int v = 0; v < NV; ++v)
-        acc[v] += wv * load_strided<T, S>(xb + kw * g.d[2] + v * L * s, s);
+        x[v] = load_strided<T, S>(xb + kw * g.d[2] + v * L * s, s);
+      for (int r = 0; r < RB; ++r) {
+        const i64 t = j - r * sh;
+        if (t < 0 || t % dh != 0 || t / dh >= kH)
+          continue;
+        const T wv = wp[(t / dh) * g.k[2] + kw];
+        for (int v = 0; v < NV; ++v)
+          acc[r][v] += wv * x[v];
+      }
     }
   }
-  if (act_is_cheap(act.kind)) /* the others: dw_padded_rows, on the stored row */
-    for (int v = 0; v < NV; ++v)
-      acc[v] = act_vec_cheap(act, acc[v]);
-  if (n == NV * L || spill)
-    __builtin_memcpy(yr + o, acc, sizeof acc);
-  else
-    for (i64 i = 0; i < n; ++i)
-      yr[o + i] = acc[0][i];
+  for (int r = 0; r < RB; ++r) {
+    if (act_is_cheap(act.kind)) /* the others: dw_padded_rows, on the stored row */
+      for (int v = 0; v < NV; ++v)
+        acc[r][v] = act_vec_cheap(act, acc[r][v]);
+    T *y = yr + r * ystride;
+    if (n == NV * L || spill)
+      __builtin_memcpy(y + o, acc[r], sizeof acc[r]);
+    else
+      for (i64 i = 0; i < n; ++i)
+        y[o + i] = acc[r][0][i];
+  }
 }
 
 /// Copies input rows [ih0, ih0 + rows) of plane xp, zero-padded (rows outside the input and
@@ -367,19 +385,34 @@ ONNXC_DW_INLINE void dw_padded_block(const ConvGeom &g, const Act<T> &act, const
   const i64 W = g.out[2];
   dw_copy_rows(g, xp, l0 * g.s[1] - g.p[1], (l1 - l0 - 1) * g.s[1] + (g.k[1] - 1) * g.d[1] + 1, wb,
                buf);
-  for (i64 oh = l0; oh < l1; ++oh) {
+  i64 oh = l0;
+  /* Rows at least a vector wide, 4 at a time: 4 independent accumulators per column vector,
+     each input vector loaded once for the rows it serves (one row at a time, a row narrower
+     than 4 vectors had one chain of kH x kW dependent FMAs per vector, and every input vector
+     was loaded once per tap row). */
+  if (W >= L)
+    for (; oh + 4 <= l1; oh += 4) {
+      const T *rows = buf + (oh - l0) * g.s[1] * wb;
+      T *yr = yp + oh * W;
+      i64 o = 0;
+      for (; o + L <= W; o += L)
+        dw_buf_vectors<T, 1, 4, S>(g, act, rows, wb, wp, b0, yr, W, o, L, false);
+      if (o < W) /* the last vector overlaps the one before */
+        dw_buf_vectors<T, 1, 4, S>(g, act, rows, wb, wp, b0, yr, W, W - L, L, false);
+    }
+  for (; oh < l1; ++oh) {
     const T *rows = buf + (oh - l0) * g.s[1] * wb;
     T *yr = yp + oh * W;
     i64 o = 0;
     for (; o + 4 * L <= W; o += 4 * L)
-      dw_buf_vectors<T, 4, S>(g, act, rows, wb, wp, b0, yr, o, 4 * L, false);
+      dw_buf_vectors<T, 4, 1, S>(g, act, rows, wb, wp, b0, yr, W, o, 4 * L, false);
     for (; o + L <= W; o += L)
-      dw_buf_vectors<T, 1, S>(g, act, rows, wb, wp, b0, yr, o, L, false);
+      dw_buf_vectors<T, 1, 1, S>(g, act, rows, wb, wp, b0, yr, W, o, L, false);
     if (o < W) {
       if (W >= L) /* the last vector overlaps the one before */
-        dw_buf_vectors<T, 1, S>(g, act, rows, wb, wp, b0, yr, W - L, L, false);
+        dw_buf_vectors<T, 1, 1, S>(g, act, rows, wb, wp, b0, yr, W, W - L, L, false);
       else /* a whole vector when the rows after it, up to l1, take its tail */
-        dw_buf_vectors<T, 1, S>(g, act, rows, wb, wp, b0, yr, 0, W, (l1 - oh) * W >= L);
+        dw_buf_vectors<T, 1, 1, S>(g, act, rows, wb, wp, b0, yr, W, 0, W, (l1 - oh) * W >= L);
     }
   }
   /* the activations that are not a few selects: on the work item's finished rows, contiguous
