@@ -141,6 +141,23 @@ TEST_CASE("vec_math erf: within 3 ulp, odd, saturates to +-1") {
   CHECK(to_u32(vm::erf(-0.0f)) == to_u32(-0.0f));
 }
 
+TEST_CASE("vec_math exp_nonpos: exp's accuracy for x <= 0, denormals and 0 included") {
+  std::vector<float> xs;
+  for (float x : inputs(509, -110.0f, 0.0f,
+                        {-87.33654022216797f, -103.27892303466797f, -103.97207641601562f,
+                         -126.0f, -150.0f, -1e30f}))
+    if (!(x > 0.0f)) // the negative half, -0 and NaN
+      xs.push_back(x);
+  check("exp_nonpos", sweep(xs, VM_FN(exp_nonpos), VM_FN(exp_nonpos),
+                            [](double x) { return std::exp(x); }),
+        1.5);
+  CHECK(vm::exp_nonpos(0.0f) == 1.0f);
+  CHECK(vm::exp_nonpos(-104.0f) == 0.0f);
+  CHECK(vm::exp_nonpos(-103.0f) > 0.0f); // a denormal
+  CHECK(vm::exp_nonpos(-std::numeric_limits<float>::infinity()) == 0.0f);
+  CHECK(std::isnan(vm::exp_nonpos(std::numeric_limits<float>::quiet_NaN())));
+}
+
 TEST_CASE("vec_math sigmoid: within 3 ulp over the whole range, 0 and 1 at the ends") {
   const auto xs = inputs(509, -110.0f, 20.0f, {-87.0f, -104.0f, 17.0f});
   check("sigmoid",
