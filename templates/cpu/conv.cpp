@@ -390,7 +390,13 @@ ONNXC_DW_INLINE void dw_padded_block(const ConvGeom &g, const Act<T> &act, const
      each input vector loaded once for the rows it serves (one row at a time, a row narrower
      than 4 vectors had one chain of kH x kW dependent FMAs per vector, and every input vector
      was loaded once per tap row). */
-  if (W >= L)
+  if (W < L) /* rows narrower than a vector: each stores a whole vector into the next rows,
+                 which are stored after it, so 4 rows at a time while rows up to l1 take the
+                 last one's tail */
+    for (; oh + 4 <= l1 && (l1 - oh - 3) * W >= L; oh += 4)
+      dw_buf_vectors<T, 1, 4, S>(g, act, buf + (oh - l0) * g.s[1] * wb, wb, wp, b0, yp + oh * W, W,
+                                 0, W, true);
+  else
     for (; oh + 4 <= l1; oh += 4) {
       const T *rows = buf + (oh - l0) * g.s[1] * wb;
       T *yr = yp + oh * W;

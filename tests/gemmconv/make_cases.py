@@ -193,6 +193,12 @@ CASES = {
                                    pads=[1, 1, 1, 1], act="SiLU"),
     "dw_clip_blocks": conv([1, 16, 21, 19], [16, 1, 3, 3], group=16, pads=[1, 1, 1, 1],
                            act="Clip"),
+    # Rows narrower than a vector, 4 at a time (each stores a whole vector over the next rows)
+    # and one at a time at a block's end: stride 1 with a transcendental activation, stride 2.
+    "dw_silu_narrow_rows": conv([1, 16, 29, 9], [16, 1, 3, 3], group=16, pads=[1, 1, 1, 1],
+                                act="SiLU"),
+    "dw_clip_narrow_stride2": conv([1, 16, 41, 23], [16, 1, 3, 3], group=16, strides=[2, 2],
+                                   pads=[1, 1, 1, 1], act="Clip"),
     "conv_pointwise_grouped": conv([1, 12, 30, 30], [16, 3, 1, 1], group=4),
     # Winograd F(2x2, 3x3) (3x3 stride 1, constant W): odd output sizes (partial tiles), padding
     # 0/1/asymmetric, batch > 1, more tiles than a row block (kMC), C above the K block (KC), M
