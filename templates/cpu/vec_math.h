@@ -68,16 +68,14 @@ template <typename F> inline F copysign_(F y, F x) {
   return from_bits<F>((bits(y) & 0x7fffffffu) | (bits(x) & 0x80000000u));
 }
 
-/// e^x. Reduction x = n ln2 + r, |r| <= ln2/2, e^r = 1 + r + r^2 p(r); 2^n is applied as two
-/// factors so that results down to the smallest denormal round once.
-template <typename F> inline F exp(F x) {
-  typedef typename Lanes<F>::I I;
-  typedef typename Lanes<F>::U U;
-  x = sel(x > 89.0f, cst<F>(89.0f), x);     /* e^89 overflows to inf, e^-104 underflows to 0; */
-  x = sel(x < -104.0f, cst<F>(-104.0f), x); /* NaN passes both */
+/// e^x's reduction and polynomial: x = n ln2 + r, |r| <= ln2/2, y = e^r = 1 + r + r^2 p(r),
+/// and t, whose low bits hold n (bits(t) - 0x4b400000). x must be clamped to [-104, 89].
+template <typename F> struct ExpCore {
+  F y, t;
+};
+template <typename F> inline ExpCore<F> exp_core(F x) {
   const F t = x * 1.44269504088896341f + 12582912.0f; /* 1.5 * 2^23: rounds to an integer */
   const F n = t - 12582912.0f;
-  const I ni = __builtin_bit_cast(I, bits(t) - 0x4b400000u);
   F r = x - n * 0.693145751953125f; /* ln2 high part: n * hi is exact */
   r = r - n * 1.42860682030941723212e-6f;
   F p = cst<F>(1.99075562e-4f);
@@ -86,11 +84,22 @@ template <typename F> inline F exp(F x) {
   p = p * r + 4.16664650e-2f;
   p = p * r + 1.66666668e-1f;
   p = p * r + 5.00000001e-1f;
-  const F y = (p * (r * r) + r) + 1.0f;
+  return {(p * (r * r) + r) + 1.0f, t};
+}
+
+/// e^x: exp_core()'s e^r times 2^n, applied as two factors so that results down to the
+/// smallest denormal round once.
+template <typename F> inline F exp(F x) {
+  typedef typename Lanes<F>::I I;
+  typedef typename Lanes<F>::U U;
+  x = sel(x > 89.0f, cst<F>(89.0f), x);     /* e^89 overflows to inf, e^-104 underflows to 0; */
+  x = sel(x < -104.0f, cst<F>(-104.0f), x); /* NaN passes both */
+  const ExpCore<F> c = exp_core(x);
+  const I ni = __builtin_bit_cast(I, bits(c.t) - 0x4b400000u);
   const I h = ni >> 1;
   const F s1 = from_bits<F>(__builtin_bit_cast(U, h + 127) << 23);
   const F s2 = from_bits<F>(__builtin_bit_cast(U, ni - h + 127) << 23);
-  return y * s1 * s2;
+  return c.y * s1 * s2;
 }
 
 /// Natural logarithm. x = 2^k m with m in [sqrt(1/2), sqrt(2)), f = m - 1, s = f / (2 + f),
@@ -121,26 +130,16 @@ template <typename F> inline F log(F x) {
   return sel(x == __builtin_inff(), x, sel(x != x, x, y));
 }
 
-/// e^x for x <= 0 (or NaN), exp()'s reduction and polynomial with fewer operations: no
-/// overflow clamp, and 2^n as one factor, 2^(n+64) (normal for every n >= -150 the clamp
-/// leaves), times 2^-64, so that results down to the smallest denormal still round once.
-/// sigmoid()'s exponential (SiLU's: efficientnet spends a quarter of its time there).
+/// e^x for x <= 0 (or NaN) with fewer operations than exp(): no overflow clamp, and 2^n as
+/// one factor, 2^(n+64) (normal for every n >= -150 the clamp leaves), times 2^-64, so that
+/// results down to the smallest denormal still round once. sigmoid()'s exponential (SiLU's:
+/// efficientnet spends a quarter of its time there).
 template <typename F> inline F exp_nonpos(F x) {
   x = sel(x < -104.0f, cst<F>(-104.0f), x); /* e^-104 underflows to 0; NaN passes */
-  const F t = x * 1.44269504088896341f + 12582912.0f; /* 1.5 * 2^23: rounds to an integer */
-  const F n = t - 12582912.0f;
-  F r = x - n * 0.693145751953125f;
-  r = r - n * 1.42860682030941723212e-6f;
-  F p = cst<F>(1.99075562e-4f);
-  p = p * r + 1.39336433e-3f;
-  p = p * r + 8.33328605e-3f;
-  p = p * r + 4.16664650e-2f;
-  p = p * r + 1.66666668e-1f;
-  p = p * r + 5.00000001e-1f;
-  const F y = (p * (r * r) + r) + 1.0f;
+  const ExpCore<F> c = exp_core(x);
   /* bits(t) - 0x4b400000 is n; (n + 127 + 64) << 23 is 2^(n+64) */
-  const F s = from_bits<F>((bits(t) - (0x4b400000u - 127u - 64u)) << 23);
-  return (y * s) * 5.42101086242752217e-20f; /* 2^-64 */
+  const F s = from_bits<F>((bits(c.t) - (0x4b400000u - 127u - 64u)) << 23);
+  return (c.y * s) * 5.42101086242752217e-20f; /* 2^-64 */
 }
 
 /// 1 / (1 + e^-x), from e = e^-|x| (no overflow, no cancellation for either sign).
