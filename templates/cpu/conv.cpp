@@ -53,13 +53,17 @@ inline void valid_range(i64 in, i64 out, i64 s, i64 p, i64 off, i64 &lo, i64 &hi
 /// Column blocks (of gemm::kNC) from which each work item packs the columns it multiplies.
 constexpr i64 kConvFusedBlocks = 4;
 
-/// d[t] = src[2 t] for t < m, float: the even lanes of two vectors at a time (never reading
-/// past src[2 (m - 1)]), the last elements one by one.
+/// d[t] = src[2 t] for t < m, float: 16 at a time from src[2t .. 2t + 30] (two vectors, the
+/// second starting at src[2t + 15], so that nothing past src[2 (m - 1)] is read), the last
+/// elements one by one.
 template <typename T> inline void put_stride2(T *d, i64 m, const T *src) {
   i64 t = 0;
   if constexpr (is_f32<T>) {
-    for (; t + kVecF32 < m; t += kVecF32) /* reads src[2t .. 2t + 32), inside the run */
-      store_f32(d + t, load_even_f32(src + 2 * t));
+    for (; t + kVecF32 <= m; t += kVecF32) {
+      const vf32 a = load_f32(src + 2 * t), b = load_f32(src + 2 * t + 15);
+      store_f32(d + t, __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 17, 19, 21, 23,
+                                               25, 27, 29, 31));
+    }
   }
   for (; t < m; ++t)
     d[t] = src[t * 2];
