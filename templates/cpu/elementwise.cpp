@@ -41,25 +41,55 @@ int32_t unary(onnxc_rt *rt, void *const *t, const i64 *p) {
   return 0;
 }
 
+/// Elements of one chunk of the unit-stride loops below: read into locals before any is
+/// written, so that the chunk vectorises even when the output is an input's buffer (in place,
+/// which LLVM cannot rule out: a loop with a constant trip count was unrolled into scalar ops).
+constexpr i64 kChunk = 16;
+
+/// py[i] = f(pa[i], pb[i]) for i < n, `A` / `B` false: that operand is one element (*pa / *pb).
+template <bool A, bool B, typename T, typename TB, typename R, typename F>
+inline void binary_unit(const T *pa, const TB *pb, R *py, i64 n, double a0, F f) {
+  i64 i = 0;
+  for (; i + kChunk <= n; i += kChunk) {
+    T va[A ? kChunk : 1];
+    TB vb[B ? kChunk : 1];
+    R vy[kChunk];
+    __builtin_memcpy(va, pa + (A ? i : 0), sizeof va);
+    __builtin_memcpy(vb, pb + (B ? i : 0), sizeof vb);
+    for (i64 j = 0; j < kChunk; ++j)
+      vy[j] = f(va[A ? j : 0], vb[B ? j : 0], a0);
+    __builtin_memcpy(py + i, vy, sizeof vy);
+  }
+  for (; i < n; ++i)
+    py[i] = f(pa[A ? i : 0], pb[B ? i : 0], a0);
+}
+
 /// One output row: py[i] = f(pa[i * ia], pb[i * ib]). The common stride pairs (both unit, one
 /// broadcast) get loops of their own, which vectorise whatever the node's constant strides are.
 template <typename T, typename TB, typename R, typename F>
 inline void binary_row(const T *pa, i64 ia, const TB *pb, i64 ib, R *py, i64 n, double a0, F f) {
   if (ia == 1 && ib == 1) {
-    for (i64 i = 0; i < n; ++i)
-      py[i] = f(pa[i], pb[i], a0);
+    binary_unit<true, true>(pa, pb, py, n, a0, f);
   } else if (ia == 1 && ib == 0) {
-    const TB b = *pb;
-    for (i64 i = 0; i < n; ++i)
-      py[i] = f(pa[i], b, a0);
+    binary_unit<true, false>(pa, pb, py, n, a0, f);
   } else if (ia == 0 && ib == 1) {
-    const T a = *pa;
-    for (i64 i = 0; i < n; ++i)
-      py[i] = f(a, pb[i], a0);
+    binary_unit<false, true>(pa, pb, py, n, a0, f);
   } else {
     for (i64 i = 0; i < n; ++i)
       py[i] = f(pa[i * ia], pb[i * ib], a0);
   }
+}
+
+/// The first of the trailing dims that one flat row covers ({rank, dims, a_strides,
+/// b_strides} params): dim d - 1 joins the row while each input steps through it as through a
+/// longer last dim (its stride is the next dim's times that dim's size), so a channel broadcast
+/// over H x W gets rows of H * W, not of W. Constant in a node's specialised kernel.
+inline i64 inner_dims_from(const i64 *p) {
+  const i64 r = p[0], *pd = p + 1, *psa = p + 1 + r, *psb = p + 1 + 2 * r;
+  i64 e = r - 1;
+  while (e > 0 && psa[e - 1] == psa[e] * pd[e] && psb[e - 1] == psb[e] * pd[e])
+    --e;
+  return e;
 }
 
 /* Iterates the output in row-major order; the innermost dimension runs as a flat loop. */
@@ -72,27 +102,29 @@ int32_t binary(onnxc_rt *rt, void *const *t, const i64 *p, F f) {
   const double a0 = param_f64(p, rank == 0 ? 2 : 1 + 3 * static_cast<int>(rank));
   if (rank == 0) {
     auto body = [&](i64 lo, i64 hi) {
-      for (i64 i = lo; i < hi; ++i)
-        y[i] = f(a[i], b[i], a0);
+      binary_unit<true, true>(a + lo, b + lo, y + lo, hi - lo, a0, f);
     };
     parallel_for(rt, p[1], kGrain, body);
     return 0;
   }
   const i64 *dims = p + 1;
-  const i64 inner = dims[rank - 1];
-  i64 outer = 1;
-  for (i64 d = 0; d + 1 < rank; ++d)
-    outer *= dims[d];
+  const i64 e0 = inner_dims_from(p);
+  i64 inner = 1, outer = 1;
+  for (i64 d = 0; d < rank; ++d)
+    (d < e0 ? outer : inner) *= dims[d];
   // The shape is read again from the body's params argument, so that it folds also in the
   // node-specialised copy the thread pool runs (codegen/cpu/specialise_parallel.h).
   auto body = [&](const i64 *pp, i64 lo, i64 hi) {
-    const i64 r = pp[0];
+    const i64 r = pp[0], e = inner_dims_from(pp);
     const i64 *pd = pp + 1, *psa = pp + 1 + r, *psb = pp + 1 + 2 * r;
-    const i64 n = pd[r - 1], pia = psa[r - 1], pib = psb[r - 1];
+    i64 n = 1;
+    for (i64 d = e; d < r; ++d)
+      n *= pd[d];
+    const i64 pia = psa[r - 1], pib = psb[r - 1];
     const double c0 = param_f64(pp, 1 + 3 * static_cast<int>(r));
     for (i64 o = lo; o < hi; ++o) {
       i64 rem = o, oa = 0, ob = 0;
-      for (i64 d = r - 2; d >= 0; --d) {
+      for (i64 d = e - 1; d >= 0; --d) {
         i64 c = rem % pd[d];
         rem /= pd[d];
         oa += c * psa[d];

@@ -8,7 +8,8 @@ layout) and runs `onnxc verify --threads 2` on each. Covered: GroupNormalization
 TensorScatter linear (per-batch write indices, a non-default axis, int8 data) and circular
 (wrapping), with the cache also read afterwards (so it cannot be updated in place); Adam with
 several tensors and norm_coefficient_post, nesterov Momentum at T = 0; BitShift and the Bitwise
-ops on broadcast uint64 / int16 tensors, including shifts by the full width. Then invalid
+ops on broadcast uint64 / int16 tensors, including shifts by the full width; binary ops
+broadcasting over flattened trailing dims (float, int64), in place on intermediates. Then invalid
 models, which `onnxc compile` must reject with exit status 1 and a message naming the node.
 
 Usage: make_cases.py OUT_DIR --onnxc ONNXC
@@ -148,6 +149,34 @@ def bit_cases(out):
               [("and", x & m), ("or", x | m), ("xor", x ^ m), ("not", ~x)], [("", 18)])
 
 
+def broadcast_row_cases(out):
+    """Binary ops whose inputs broadcast over trailing dims that the kernel runs as one flat row
+    (a channel scale over H x W: rows of H * W), on intermediates that the ops may overwrite in
+    place, row lengths below, at and above the 16-element chunks; float and int64."""
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=(2, 5, 6, 7)).astype(np.float32)
+    s = rng.normal(size=(1, 5, 1, 1)).astype(np.float32)
+    t = rng.normal(size=(2, 1, 6, 7)).astype(np.float32)
+    u = rng.normal(size=(7,)).astype(np.float32)
+    v = rng.uniform(1, 2, size=(2, 5, 1, 7)).astype(np.float32)
+    nodes = [helper.make_node("Relu", ["x"], ["r"]),
+             helper.make_node("Mul", ["r", "s"], ["m"]),     # rows of 42, s per row
+             helper.make_node("Add", ["m", "t"], ["a"]),     # t repeats over channels
+             helper.make_node("Sub", ["a", "u"], ["d"]),     # rows of 7
+             helper.make_node("Div", ["d", "v"], ["y"]),     # v repeats over H
+             helper.make_node("Mul", ["s", "x"], ["z"])]     # the broadcast input first
+    m = np.maximum(x, 0) * s
+    y = ((m + t) - u) / v
+    save_case(out, "broadcast_rows_f32", nodes,
+              [("x", x), ("s", s), ("t", t), ("u", u), ("v", v)], [("y", y), ("z", s * x)],
+              [("", 17)])
+    xi = rng.integers(-1000, 1000, size=(3, 4, 5, 5), dtype=np.int64)
+    si = rng.integers(-9, 9, size=(3, 4, 1, 1), dtype=np.int64)
+    nodes = [helper.make_node("Neg", ["x"], ["n"]), helper.make_node("Mul", ["n", "s"], ["y"])]
+    save_case(out, "broadcast_rows_i64", nodes, [("x", xi), ("s", si)], [("y", -xi * si)],
+              [("", 17)])
+
+
 def make_all(out):
     group_norm_case(out, "group_norm_opset21_3d", (2, 12, 500), 3, 21, np.float32)
     group_norm_case(out, "group_norm_opset18_5d", (3, 8, 3, 4, 5), 4, 18, np.float64)
@@ -165,6 +194,7 @@ def make_all(out):
                         np.array([5, 0], np.int64), 1, "linear")
     optimizer_cases(out)
     bit_cases(out)
+    broadcast_row_cases(out)
 
 
 def error_models(out):
