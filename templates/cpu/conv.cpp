@@ -311,8 +311,8 @@ ONNXC_DW_INLINE typename gemm::Vec<T>::type load_strided(const T *src, i64 s) {
 /// (rows[kh] at input column -p, the first output row's): RB x NV accumulators, the window's
 /// kH x kW taps unrolled (an input vector that serves several of the RB rows is loaded once),
 /// the activation applied in registers; stores n <= NV*lanes elements of each row, or whole
-/// vectors when `spill` (the elements past n are output elements that this work item computes
-/// again later; RB is 1 then).
+/// vectors when `spill` (the elements past n are output elements that this work item stores
+/// again later: the next of the RB rows, stored after this one, or rows after the call).
 template <typename T, int NV, int RB, i64 S>
 ONNXC_DW_INLINE void dw_buf_vectors(const ConvGeom &g, const Act<T> &act, const T *rows,
                                     i64 rstride, const T *wp, T b0, T *yr, i64 ystride, i64 o,
