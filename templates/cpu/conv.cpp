@@ -390,13 +390,12 @@ ONNXC_DW_INLINE void dw_padded_block(const ConvGeom &g, const Act<T> &act, const
   dw_copy_rows(g, xp, l0 * g.s[1] - g.p[1], (l1 - l0 - 1) * g.s[1] + (g.k[1] - 1) * g.d[1] + 1, wb,
                buf);
   i64 oh = l0;
-  /* Rows at least a vector wide, 4 at a time: 4 independent accumulators per column vector,
-     each input vector loaded once for the rows it serves (one row at a time, a row narrower
-     than 4 vectors had one chain of kH x kW dependent FMAs per vector, and every input vector
-     was loaded once per tap row). */
-  if (W < L) /* rows narrower than a vector: each stores a whole vector into the next rows,
-                 which are stored after it, so 4 rows at a time while rows up to l1 take the
-                 last one's tail */
+  /* 4 rows at a time: 4 independent accumulators per column vector, each input vector loaded
+     once for the rows it serves (one row at a time, a row narrower than 4 vectors had one
+     chain of kH x kW dependent FMAs per vector, and every input vector was loaded once per
+     tap row). A row narrower than a vector stores a whole vector into the rows after it,
+     which are stored later: 4 at a time while the rows up to l1 take the last one's tail. */
+  if (W < L)
     for (; oh + 4 <= l1 && (l1 - oh - 3) * W >= L; oh += 4)
       dw_buf_vectors<T, 1, 4, S>(g, act, buf + (oh - l0) * g.s[1] * wb, wb, wp, b0, yp + oh * W, W,
                                  0, W, true);

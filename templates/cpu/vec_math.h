@@ -144,7 +144,7 @@ template <typename F> inline F exp_nonpos(F x) {
 
 /// 1 / (1 + e^-x), from e = e^-|x| (no overflow, no cancellation for either sign).
 template <typename F> inline F sigmoid(F x) {
-  const F e = exp_nonpos(from_bits<F>(bits(x) | 0x80000000u)); /* -|x| */
+  const F e = exp_nonpos(-fabs_(x));
   return sel(x >= 0.0f, cst<F>(1.0f), e) / (1.0f + e);
 }
 
