@@ -92,7 +92,8 @@ inline i64 inner_dims_from(const i64 *p) {
   return e;
 }
 
-/* Iterates the output in row-major order; the innermost dimension runs as a flat loop. */
+/* Iterates the output in row-major order; the trailing dims that both inputs step through as one
+   (inner_dims_from) run as a flat loop. */
 template <typename T, typename R, typename F, typename TB = T>
 int32_t binary(onnxc_rt *rt, void *const *t, const i64 *p, F f) {
   const T *a = static_cast<const T *>(t[0]);
