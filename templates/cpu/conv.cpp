@@ -134,10 +134,14 @@ void pack_im2col(const ConvGeom &g, const T *x, T *dst, i64 K, i64 k_lo, i64 k_h
 /// Packs columns [oa, ob) of one image's group's GEMM B (pointwise: the input plane; else
 /// im2col) into its panels.
 template <typename T>
-void pack_cols(const ConvGeom &g, const T *xg, T *packed, i64 K, i64 oa, i64 ob) {
+void pack_cols(const ConvParams &q, const T *xg, T *packed, i64 K, i64 oa, i64 ob) {
   constexpr i64 NR = gemm::nr<T>();
+  const ConvGeom g(q);
   const i64 kk = K > 0 ? K : 1, Nsp = g.out_size();
-  if (g.algo == kConvPointwise) {
+  if (conv_b_in_place(q, sizeof(T))) {
+    if (ob == Nsp && Nsp % NR) /* only the last, partial panel, at the scratch's start */
+      gemm::pack_panel(packed, xg, K, Nsp, Nsp, 1, Nsp / NR);
+  } else if (g.algo == kConvPointwise) {
     for (i64 pn = oa / NR; pn * NR < ob; ++pn)
       gemm::pack_panel(packed + pn * kk * NR, xg, K, Nsp, Nsp, 1, pn);
   } else {
@@ -183,6 +187,10 @@ gemm::Problem<T> group_problem(const ConvParams &q, const ConvPtrs<T> &t, i64 n,
     pr.r = t.res + (n * g.M + grp * Mg) * Nsp;
     pr.rsr = Nsp;
   }
+  if (conv_b_in_place(q, sizeof(T))) {
+    pr.bd = t.x + (n * g.C + grp * Cg) * Nsp;
+    pr.ldb = Nsp;
+  }
   if (g.w_packed) {
     pr.a = t.w + grp * packed_a_elems(Mg, K);
     pr.a_packed = 1;
@@ -207,7 +215,7 @@ ONNXC_GEMM_INLINE void conv_gemm_fused(onnxc_rt *rt, const i64 *params, const Co
       const i64 n1 = gemm::min_i(Nsp, n0 + gemm::kNC);
       const gemm::Problem<T> pr = group_problem(q, t, n, grp);
       T *cols = t.packed + grp * conv_group_cols_elems(q, sizeof(T));
-      pack_cols(g, t.x + (n * g.C + grp * Cg) * g.in_size(), cols, K, n0, n1);
+      pack_cols(q, t.x + (n * g.C + grp * Cg) * g.in_size(), cols, K, n0, n1);
       for (i64 m0 = 0; m0 < Mg; m0 += gemm::kMC)
         gemm::block(pr, m0, gemm::min_i(Mg, m0 + gemm::kMC), n0, n1);
     }
@@ -243,7 +251,7 @@ ONNXC_GEMM_INLINE void conv_gemm_split(onnxc_rt *rt, const i64 *params, const Co
     for (i64 it = lo; it < hi; ++it) {
       const i64 grp = it / np, pn = it % np;
       T *dst = t.packed + grp * conv_group_cols_elems(q, sizeof(T));
-      pack_cols(g, t.x + (n * g.C + grp * Cg) * g.in_size(), dst, k, pn * NR,
+      pack_cols(q, t.x + (n * g.C + grp * Cg) * g.in_size(), dst, k, pn * NR,
                 min_i(g.out_size(), pn * NR + NR));
     }
   };

@@ -49,9 +49,25 @@ template <typename T> inline void conv_pack_weights(const ConvParams &p, const T
     gemm::pack_a(dst + g * gemm::packed_a_elems(Mg, K), w + g * Mg * K, Mg, K, K, 1);
 }
 
-/// Elements of one group's packed K x (output plane) matrix in the scratch buffer (GEMM algos).
+/// kConvPointwise: the GEMM reads the input plane in place (gemm::Problem::bd) for its whole
+/// panels, and packs only the last, partial one. Packing costs as much as the product when
+/// the output has few channels; read in place, each panel row is a run of the plane's row.
+/// Only when the plane's rows (in bytes) keep 64-byte alignment (a vector never straddles two
+/// cache lines, which halves the load bandwidth: 14x14 and 7x7 planes stay packed) and are not
+/// a multiple of 4096 bytes (the K rows of a panel would all fall in the same L1 sets).
+constexpr bool conv_b_in_place(const ConvParams &p, int64_t elem_bytes) {
+  const int64_t row_bytes = p.w.out_size() * elem_bytes;
+  return p.algo == kConvPointwise && row_bytes % 64 == 0 && row_bytes % 4096 != 0;
+}
+
+/// Elements of one group's packed K x (output plane) matrix in the scratch buffer (GEMM algos);
+/// in place (conv_b_in_place), only its last partial panel (one element when there is none:
+/// the kernel's tensor list always has the scratch slot).
 constexpr int64_t conv_group_cols_elems(const ConvParams &p, int64_t elem_bytes) {
-  return gemm::packed_b_elems(conv_gemm_k(p), p.w.out_size(), elem_bytes);
+  const int64_t N = p.w.out_size(), nr = gemm::panel_width(elem_bytes);
+  if (conv_b_in_place(p, elem_bytes))
+    return N % nr ? gemm::packed_b_elems(conv_gemm_k(p), nr, elem_bytes) : 1;
+  return gemm::packed_b_elems(conv_gemm_k(p), N, elem_bytes);
 }
 
 /// kConvDirect: at least this many work items (output rows are split when there are fewer planes).

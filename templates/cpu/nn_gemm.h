@@ -79,6 +79,10 @@ template <typename T> struct Problem {
      activation: Y = act(alpha * A B + beta * C + R) (a Conv's fused residual Add). */
   const T *r = nullptr;
   i64 rsr = 0;
+  /* B read in place (bd, rows ldb elements apart, columns contiguous) for its whole panels;
+     bp then holds only the last, partial panel, packed. */
+  const T *bd = nullptr;
+  i64 ldb = 0;
 };
 
 /// Packs panel `p` of B (gemm_params.h's pack_b_panel).
@@ -147,7 +151,10 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
   const i64 csa = L == kAPacked ? kMR : L == kARowMajor ? 1 : p.csa;
   const T *a =
       L == kAPacked ? p.a + (i0 / kMR) * kMR * kk + k0 * kMR + i0 % kMR : p.a + i0 * rsa + k0 * csa;
-  const T *b = p.bp + (j0 / NR) * kk * NR + k0 * NR;
+  const bool in_place = p.bd && j0 + NR <= p.N;
+  const i64 ldb = in_place ? p.ldb : NR;
+  const T *b = in_place ? p.bd + k0 * ldb + j0
+                        : p.bp + (p.bd ? 0 : (j0 / NR) * kk * NR) + k0 * NR;
   /* A packed A (constant weights, often streamed from memory) is prefetched one row tile
      ahead: the next tile's part of this K block, one 64-byte line per 64 bytes used here. */
   const T *a_next = a + kMR * kk;
@@ -158,7 +165,7 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
     V bv[NV];
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v)
-      __builtin_memcpy(&bv[v], b + k * NR + v * VL, sizeof(V));
+      __builtin_memcpy(&bv[v], b + k * ldb + v * VL, sizeof(V));
 #pragma GCC unroll 8
     for (int i = 0; i < R; ++i) {
       const T av = a[i * rsa + k * csa];

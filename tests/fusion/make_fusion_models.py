@@ -262,6 +262,12 @@ def build_cases():
         lambda c: (lambda a: [c.conv(c.add_values(
             c.conv(c.act("Relu", c.conv(a, 16, k=1, pad=0)), 16, k=1, pad=0), a), 8, k=1, pad=0)])(
             c.act("Relu", c.conv("x", 16, k=1, pad=0))), 4)
+    # The same on a 16x16 plane, whose B the pointwise GEMM reads in place (conv_b_in_place):
+    # five whole panels and a packed remainder, the output in the residual's buffer.
+    add("pointwise_residual_inplace_b", (1, 8, 16, 16),
+        lambda c: (lambda a: [c.conv(c.add_values(
+            c.conv(c.act("Relu", c.conv(a, 16, k=1, pad=0)), 16, k=1, pad=0), a), 8, k=1, pad=0)])(
+            c.act("Relu", c.conv("x", 16, k=1, pad=0))), 4)
     add("depthwise_residual_kept", (1, 8, 10, 10),
         lambda c: [c.add_values(c.conv("x", 8, group=8), "x")], 2)
     add("conv_broadcast_add_kept", (1, 6, 8, 8),

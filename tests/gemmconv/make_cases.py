@@ -200,6 +200,15 @@ CASES = {
     "dw_clip_narrow_stride2": conv([1, 16, 41, 23], [16, 1, 3, 3], group=16, strides=[2, 2],
                                    pads=[1, 1, 1, 1], act="Clip"),
     "conv_pointwise_grouped": conv([1, 12, 30, 30], [16, 3, 1, 1], group=4),
+    # Pointwise B read in place (conv_params.h conv_b_in_place: plane rows a multiple of 64
+    # bytes, not of 4096): groups and a batch on the split path (256 columns: 5 panels read in
+    # place and a packed remainder); whole panels only (192 columns: no scratch); double; the
+    # fused path with a remainder; a 32x32 plane (4096-byte rows) packed.
+    "pw_inplace_grouped_batch": conv([2, 12, 16, 16], [16, 3, 1, 1], group=4),
+    "pw_inplace_whole_panels": conv([1, 8, 12, 16], [20, 8, 1, 1], act="Clip"),
+    "pw_inplace_double": conv([1, 10, 8, 16], [12, 10, 1, 1], dt=np.float64),
+    "pw_inplace_fused_rest": conv([1, 40, 48, 20], [24, 40, 1, 1], act="SiLU"),
+    "pw_aliased_rows_packed": conv([1, 16, 32, 32], [24, 16, 1, 1]),
     # Winograd F(2x2, 3x3) (3x3 stride 1, constant W): odd output sizes (partial tiles), padding
     # 0/1/asymmetric, batch > 1, more tiles than a row block (kMC), C above the K block (KC), M
     # above a column block (kNC) and not a multiple of the panel, fused Relu, double
