@@ -232,6 +232,8 @@ private:
         v->type.dtype = declared.dtype;
       if (!v->type.shape)
         v->type.shape = declared.shape;
+      if (declared.kind == TypeKind::Tensor && declared.is_static())
+        v->declared_dims = declared.static_dims();
       v->is_graph_output = true;
       g_.outputs.push_back(v);
     }

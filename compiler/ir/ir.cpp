@@ -251,6 +251,7 @@ std::shared_ptr<Graph> clone_graph(const Graph &g, Graph *parent) {
     w->sym_value = v->sym_value;
     w->is_graph_input = v->is_graph_input;
     w->is_graph_output = v->is_graph_output;
+    w->declared_dims = v->declared_dims;
     map[v.get()] = w;
   }
   auto mapped = [&](const Value *v) { return v ? map.at(v) : nullptr; };

@@ -141,6 +141,10 @@ public:
   bool run_time_data() const { return !run_time_shape_from.empty() && !run_time_bounded; }
   bool is_graph_input = false;
   bool is_graph_output = false;
+  /// A graph output's shape as the model declares it (its ValueInfo), when every dim is a
+  /// number: infer-shapes gives a body output shaped at run time this shape, checked during the
+  /// run (onnxc.CheckShape).
+  std::optional<std::vector<int64_t>> declared_dims;
   // Memory planning annotations.
   Storage storage = Storage::Unassigned;
   int64_t offset = 0; ///< byte offset in the arena (Arena) or the weight blob (Weight)

@@ -41,10 +41,9 @@ Region copy_region(Graph &g, Value *src) {
 /// a value whose data lives in run-scoped memory records its outputs' shape as it takes their
 /// memory: RunTimeData::Kind::Like.)
 void add_shape_copies(ExecutionPlan &plan, const Node &n) {
-  const Value *src = first_run_time_shaped_input(n);
-  if (!src || src->run_time_data() ||
-      (n.def && (n.def->run_time_shaped_input || n.def->run_time_shaped_inputs)))
-    return; // (Shape, Slice, SelectShaped... report their outputs' shapes themselves)
+  const Value *src = shape_copy_source(n);
+  if (!src)
+    return;
   for (Value *o : n.outputs) {
     if (!o)
       continue;
@@ -78,6 +77,14 @@ void count_shaped(const Graph &g, std::set<const Value *> &shaped, bool &read) {
 }
 
 } // namespace
+
+Value *shape_copy_source(const Node &n) {
+  Value *src = first_run_time_shaped_input(n);
+  if (!src || src->run_time_data() ||
+      (n.def && (n.def->run_time_shaped_input || n.def->run_time_shaped_inputs)))
+    return nullptr; // (Shape, Slice, SelectShaped... report their outputs' shapes themselves)
+  return src;
+}
 
 ExecutionPlan form_regions(Graph &g, const std::string &model_name) {
   ExecutionPlan plan;

@@ -16,4 +16,9 @@ namespace onnxc {
 
 ExecutionPlan form_regions(Graph &g, const std::string &model_name);
 
+/// The input shaped at run time whose shape n's outputs take from the run (a ShapeCopy after
+/// n: an element-wise op of a bounded value), or nullptr. Root graph: form_regions; If/Loop/
+/// Scan bodies: lower_nodes (compiler/passes/lower_control_flow.cpp).
+Value *shape_copy_source(const Node &n);
+
 } // namespace onnxc

@@ -1,4 +1,5 @@
 #include "compiler/passes/infer_shapes.h"
+#include "compiler/ops/tensor/check_shape.h"
 #include "compiler/ir/error.h"
 #include "compiler/ops/evaluate.h"
 #include "compiler/ops/op_def.h"
@@ -441,6 +442,25 @@ void add_run_time_count(Graph &g, Node &n) {
   a.s = name;
 }
 
+/// A body output shaped at run time whose model declares a static shape for it: an
+/// onnxc.CheckShape gives it that shape, compared with the run's when the body runs (onnxc
+/// compiles the enclosing If/Loop/Scan with static shapes). Returns the checked value, which
+/// takes the output's place.
+Value *check_declared_shape(Graph &g, Value *o, const InferOptions &opts) {
+  Node *n = g.add_node("CheckShape", {o}, 1);
+  n->domain = "onnxc";
+  n->def = &op_CheckShape();
+  n->name = o->name + "/declared_shape";
+  Attribute &a = n->attrs[kCheckShapeDimsAttr];
+  a.kind = Attribute::Kind::Ints;
+  a.ints = *o->declared_dims;
+  infer_node(*n, g, opts);
+  Value *y = n->outputs[0];
+  y->declared_dims = o->declared_dims;
+  y->is_graph_output = true;
+  return y;
+}
+
 } // namespace
 
 void infer_shapes(Graph &g, const InferOptions &given) {
@@ -473,11 +493,19 @@ void infer_shapes(Graph &g, const InferOptions &given) {
     if (o->type.dtype == DType::Undefined || !o->type.is_known())
       fail("could not infer the shape of graph output '{}'", o->name);
   // A value shaped at run time (Value::run_time_shape_from) is written to its graph output's
-  // own buffer: not from an If/Loop/Scan body, and not as two graph outputs.
+  // own buffer: not from an If/Loop/Scan body (unless the model declares its shape there), and
+  // not as two graph outputs.
   for (size_t i = 0; i < g.outputs.size(); ++i) {
     const Value *o = g.outputs[i];
     if (o->run_time_shape_from.empty())
       continue;
+    if (g.parent && o->run_time_bounded && o->declared_dims &&
+        static_cast<int64_t>(o->declared_dims->size()) == o->type.rank()) {
+      Value *was = g.outputs[i];
+      g.outputs[i] = check_declared_shape(g, was, opts);
+      was->is_graph_output = std::count(g.outputs.begin(), g.outputs.end(), was) > 0;
+      continue;
+    }
     if (g.parent)
       fail("the body output '{}' has a shape that values computed at run time decide, which "
            "onnxc supports for graph outputs only: the input '{}' that decides it must be a "

@@ -3,6 +3,7 @@
 #include "compiler/ir/error.h"
 #include "compiler/ops/op_util.h"
 #include "compiler/passes/control_flow.h"
+#include "compiler/passes/form_regions.h"
 #include "compiler/passes/lower_regions.h"
 #include "templates/cpu/scan_params.h"
 
@@ -237,6 +238,16 @@ void lower_nodes(Graph &g, std::vector<PlannedCall> &calls) {
     pc.node_desc = n->describe();
     pc.profile = describe_for_profile(*n);
     calls.push_back(std::move(pc));
+    if (Value *src = shape_copy_source(*n)) // as form_regions' ShapeCopy regions
+      for (Value *o : n->outputs)
+        if (o) {
+          PlannedCall copy;
+          copy.call = KernelCall{"onnxc_k_copy_run_time_shape", {src, o}, {}};
+          copy.node_desc = n->describe();
+          copy.profile = {copy.node_desc, "ShapeCopy", shape_to_string(src->type),
+                          shape_to_string(o->type), 0};
+          calls.push_back(std::move(copy));
+        }
   }
 }
 

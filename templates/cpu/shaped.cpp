@@ -172,6 +172,70 @@ extern "C" int32_t onnxc_k_select_shaped(onnxc_rt *rt, void *const *t, const int
   return 0;
 }
 
+namespace {
+/// Appends "[d0, d1, ...]" to buf at *len (capacity cap, always NUL-terminated).
+void append_dims(char *buf, i64 cap, i64 *len, const int64_t *dims, i64 rank) {
+  auto put = [&](char c) {
+    if (*len + 1 < cap)
+      buf[(*len)++] = c;
+    buf[*len] = 0;
+  };
+  put('[');
+  for (i64 k = 0; k < rank; ++k) {
+    if (k)
+      put(','), put(' ');
+    char digits[24];
+    i64 nd = 0;
+    uint64_t v = dims[k] < 0 ? uint64_t(-dims[k]) : uint64_t(dims[k]);
+    do
+      digits[nd++] = char('0' + v % 10);
+    while ((v /= 10) && nd < 24);
+    if (dims[k] < 0)
+      put('-');
+    while (nd)
+      put(digits[--nd]);
+  }
+  put(']');
+}
+
+void append_str(char *buf, i64 cap, i64 *len, const char *s) {
+  for (; *s && *len + 1 < cap; ++s)
+    buf[(*len)++] = *s;
+  buf[*len] = 0;
+}
+} // namespace
+
+/// onnxc.CheckShape: tensors {X (shaped at run time, bounded), Y}, params {elem_bytes, rank,
+/// declared dims[rank], X's dims in this run[rank]}: fails the run when the two differ, else
+/// copies X's elements to Y.
+extern "C" int32_t onnxc_k_check_shape(onnxc_rt *rt, void *const *t, const int64_t *pp) {
+  const i64 elem_bytes = pp[0], rank = pp[1];
+  const int64_t *want = pp + 2, *got = pp + 2 + rank;
+  i64 numel = 1;
+  bool same = true;
+  for (i64 k = 0; k < rank; ++k) {
+    if (got[k] < 0)
+      return fail(rt, "internal error: no shape was recorded for a value shaped at run time");
+    same = same && got[k] == want[k];
+    numel *= want[k];
+  }
+  if (!same) {
+    char msg[256];
+    i64 len = 0;
+    msg[0] = 0;
+    append_str(msg, sizeof msg, &len, "the shape computed in this run, ");
+    append_dims(msg, sizeof msg, &len, got, rank);
+    append_str(msg, sizeof msg, &len, ", differs from the shape the model declares, ");
+    append_dims(msg, sizeof msg, &len, want, rank);
+    append_str(msg, sizeof msg, &len,
+               ", which the compiled If/Loop/Scan that uses it was built for");
+    return onnxc_rt_fail(rt, ONNXC_STATUS_RUNTIME_ERROR, msg);
+  }
+  if (numel > 0 && t[0] != t[1])
+    __builtin_memcpy(t[1], t[0], static_cast<uint64_t>(numel * elem_bytes));
+  return 0;
+}
+
 /// Writes params words 1..p[0] to t[1] (int64): the run's dims or element count of t[0]
 /// (Shape, Size of a value shaped at run time; the backend computes the words, ShapeWord).
 extern "C" int32_t onnxc_k_write_words(onnxc_rt *rt, void *const *t, const int64_t *pp) {

@@ -301,6 +301,59 @@ def if_shape_of_slice():
                for v, a, b in ((True, 2, 6), (True, 0, 8), (False, 1, 2), (True, -3, 100))], ref
 
 
+def loop_declared_body_shape():
+    """Regression (test_loop11): body outputs whose shape a Slice with run-time bounds decides,
+    declared static in the body: compiled with the declared shape [2], checked when the body
+    runs (onnxc.CheckShape). The carried s becomes the slice c[2i:2i+2] plus the sum of s;
+    the scan output is an Identity of it (an element-wise op of a value shaped at run time
+    inside a body copies its shape from the run). M up to 3 keeps the slices inside c."""
+    c = numpy_helper.from_array(np.arange(1, 7, dtype=np.float32), "c")
+    body = loop_body([const("two", np.array([2], np.int64)),
+                      h.make_node("Unsqueeze", ["i", "zero"], ["i1"]),
+                      h.make_node("Mul", ["i1", "two"], ["start"]),
+                      h.make_node("Add", ["start", "two"], ["end"]),
+                      h.make_node("Slice", ["c", "start", "end"], ["piece"]),
+                      h.make_node("ReduceSum", ["s"], ["total"], keepdims=0),
+                      h.make_node("Add", ["piece", "total"], ["s_out"]),
+                      h.make_node("Identity", ["s_out"], ["scan"]),
+                      h.make_node("Identity", ["c_in"], ["c_out"])],
+                     [vi("s", F, [2])],
+                     [vi("c_out", B, []), vi("s_out", F, [2]), vi("scan", F, [2])])
+    nodes = [const("zero", np.array([0], np.int64)),
+             h.make_node("Loop", ["M", "", "x"], ["s_final", "scans"], body=body)]
+    m = model(nodes, [vi("M", I64, []), vi("x", F, [2])],
+              [vi("s_final", F, [2]), vi("scans", F, [None, 2])], [c])
+    cv = numpy_helper.to_array(c)
+
+    def ref(n, x):
+        s, scans = x.copy(), []
+        for i in range(int(n)):
+            s = cv[2 * i:2 * i + 2] + s.sum()
+            scans.append(s)
+        return [s, np.array(scans, np.float32).reshape(-1, 2)]
+    x = np.array([0.5, -1.5], np.float32)
+    return m, [[np.array(n, np.int64), x] for n in (0, 1, 3)], ref
+
+
+def if_declared_branch_shape():
+    """A run-time If whose then_branch slices c by run-time bounds to the shape both branches
+    declare ([2]): checked when the branch runs."""
+    c = numpy_helper.from_array(np.arange(1, 9, dtype=np.float32), "c")
+    then_g = h.make_graph([h.make_node("Slice", ["c", "s", "e"], ["b"])], "then", [],
+                          [vi("b", F, [2])])
+    else_g = h.make_graph([h.make_node("Neg", ["x"], ["n"])], "else", [], [vi("n", F, [2])])
+    m = model([h.make_node("If", ["cond"], ["out"], then_branch=then_g, else_branch=else_g)],
+              [vi("cond", B, []), vi("s", I64, [1]), vi("e", I64, [1]), vi("x", F, [2])],
+              [vi("out", F, [2])], [c])
+    cv = numpy_helper.to_array(c)
+
+    def ref(cond, s, e, x):
+        return [cv[int(s[0]):int(e[0])] if cond else -x]
+    x = np.array([3.0, -4.0], np.float32)
+    return m, [[np.array(v), np.array([a], np.int64), np.array([b], np.int64), x]
+               for v, a, b in ((True, 2, 4), (False, 0, 8), (True, -2, 100))], ref
+
+
 def if_constant():
     """An If on a condition known at compile time (from a Shape): folded away (the chosen
     branch is inlined), checked by test.py; the branch reads an outer value."""
@@ -396,7 +449,8 @@ CASES = {f.__name__: f for f in (if_runtime, if_constant, if_shape_of_slice, loo
                                  loop_early_exit,
                                  loop_scan_outputs, loop_runtime_scan, loop_scan_early_exit,
                                  scan_sequence, scan8_batched, sequence_position_shapes,
-                                 loop_sequence_nested_if, sequence_run_time_position)}
+                                 loop_sequence_nested_if, sequence_run_time_position,
+                                 loop_declared_body_shape, if_declared_branch_shape)}
 
 
 def write_case(out, name, m, sets, ref):
@@ -424,6 +478,15 @@ def main(out):
     bad = sets[0][:4] + [np.int64(4), np.int64(0), np.int32(0)]
     write_case(os.path.join(out, "sequence_position_range"), "set", m, [bad],
                lambda *x: [np.zeros((2, 3), np.float32), np.zeros((3, 2, 3), np.float32)])
+    # Body outputs whose run-time shape differs from the declared one: the run fails.
+    m, _, ref = loop_declared_body_shape()
+    write_case(os.path.join(out, "loop_declared_shape_differs"), "set", m,
+               [[np.array(4, np.int64), np.zeros(2, np.float32)]],
+               lambda *x: [np.zeros(2, np.float32), np.zeros((4, 2), np.float32)])
+    m, _, ref = if_declared_branch_shape()
+    write_case(os.path.join(out, "if_declared_shape_differs"), "set", m,
+               [[np.array(True), np.array([1], np.int64), np.array([4], np.int64),
+                 np.zeros(2, np.float32)]], lambda *x: [np.zeros(2, np.float32)])
     for name, make in ERROR_CASES.items():
         os.makedirs(os.path.join(out, name), exist_ok=True)
         onnx.save(make(), os.path.join(out, name, "model.onnx"))
