@@ -246,12 +246,86 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
   }
 }
 
-/// micro() with as few vectors as `cols` needs (the last panel of a narrow N).
+/// Columns up to this many at the end of B (N % NR) go through micro_narrow().
+constexpr i64 kNarrowCols = 4;
+
+/// The last C <= kNarrowCols columns of Y (a 7x7 plane: 49 = one panel and 1), rows
+/// [i0, i0+rows) of one packed A panel (i0 a multiple of kMR): per k, A's kMR elements of the
+/// panel are one vector, multiplied by each column's B element broadcast, so every lane does
+/// useful work where micro() with one vector would use one lane per accumulator. U sets of
+/// accumulators (k mod U) keep enough FMAs in flight; summed at the end.
+template <typename T, int C>
+__attribute__((noinline)) void micro_narrow(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 k0,
+                                            i64 kc) {
+  typedef T VA __attribute__((vector_size(kMR * sizeof(T))));
+  constexpr i64 NR = nr<T>();
+  constexpr int U = C == 1 ? 8 : C == 2 ? 4 : 2;
+  const i64 kk = p.K > 0 ? p.K : 1;
+  const T *a = p.a + (i0 / kMR) * kMR * kk + k0 * kMR;
+  const T *b = p.bp + (p.bd ? 0 : (j0 / NR) * kk * NR) + k0 * NR;
+  VA acc[U][C];
+#pragma GCC unroll 8
+  for (int u = 0; u < U; ++u)
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c)
+      acc[u][c] = VA{};
+  i64 k = 0;
+  for (; k + U <= kc; k += U)
+#pragma GCC unroll 8
+    for (int u = 0; u < U; ++u) {
+      VA av;
+      __builtin_memcpy(&av, a + (k + u) * kMR, sizeof av);
+#pragma GCC unroll 4
+      for (int c = 0; c < C; ++c)
+        acc[u][c] += av * b[(k + u) * NR + c];
+    }
+  for (; k < kc; ++k) {
+    VA av;
+    __builtin_memcpy(&av, a + k * kMR, sizeof av);
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c)
+      acc[0][c] += av * b[k * NR + c];
+  }
+#pragma GCC unroll 8
+  for (int u = 1; u < U; ++u)
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c)
+      acc[0][c] += acc[u][c];
+  const bool last = k0 + kc >= p.K;
+#pragma GCC unroll 8
+  for (int i = 0; i < kMR; ++i) {
+    if (i >= rows)
+      break;
+    T r[C];
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c)
+      r[c] = acc[0][c][i];
+    store_row(p, i0 + i, j0, C, r, k0, last);
+  }
+}
+
+/// micro() with as few vectors as `cols` needs (the last panel of a narrow N); with packed A
+/// and full row tiles, micro_narrow() for the last kNarrowCols columns or fewer.
 template <typename T, int R, ALayout L>
 ONNXC_GEMM_INLINE void micro_cols(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 cols, i64 k0,
                                   i64 kc) {
   constexpr i64 VL = kVecBytes / sizeof(T);
   static_assert(kNV == 3, "micro_cols covers 1..3 vectors");
+  static_assert(kNarrowCols == 4, "micro_narrow variants for 1..4 columns");
+  if constexpr (L == kAPacked && R == kMR) {
+    switch (cols) {
+    case 1:
+      return micro_narrow<T, 1>(p, i0, rows, j0, k0, kc);
+    case 2:
+      return micro_narrow<T, 2>(p, i0, rows, j0, k0, kc);
+    case 3:
+      return micro_narrow<T, 3>(p, i0, rows, j0, k0, kc);
+    case 4:
+      return micro_narrow<T, 4>(p, i0, rows, j0, k0, kc);
+    default:
+      break;
+    }
+  }
   if (cols > 2 * VL)
     return micro<T, R, 3, L>(p, i0, rows, j0, cols, k0, kc);
   if (cols > VL)

@@ -209,6 +209,17 @@ CASES = {
     "pw_inplace_double": conv([1, 10, 8, 16], [12, 10, 1, 1], dt=np.float64),
     "pw_inplace_fused_rest": conv([1, 40, 48, 20], [24, 40, 1, 1], act="SiLU"),
     "pw_aliased_rows_packed": conv([1, 16, 32, 32], [24, 16, 1, 1]),
+    # The last 1..4 columns of a panel by nn_gemm.h micro_narrow (packed A, 8-row tiles): 49,
+    # 50, 51, 52 columns (NR 48); K over one K block (300: the later block adds); M not a
+    # multiple of 8; bias, activation, a batch; im2col 3x3 on a 7x7 plane; double (NR 24).
+    "narrow_cols_1_bigk": conv([1, 300, 7, 7], [13, 300, 1, 1], act="Clip"),
+    "narrow_cols_2": conv([2, 24, 5, 10], [20, 24, 1, 1], act="SiLU"),
+    "narrow_cols_3_nobias": conv([1, 40, 3, 17], [16, 40, 1, 1], bias=False),
+    "narrow_cols_4_im2col": conv([1, 32, 4, 13], [24, 32, 3, 3], pads=[1, 1, 1, 1], strides=[1, 1],
+                                 dilations=[1, 1], relu=True),
+    "narrow_cols_im2col_7x7": conv([1, 32, 14, 14], [40, 32, 3, 3], pads=[1, 1, 1, 1],
+                                   strides=[2, 2]),
+    "narrow_cols_double": conv([1, 20, 5, 5], [9, 20, 1, 1], dt=np.float64),
     # Winograd F(2x2, 3x3) (3x3 stride 1, constant W): odd output sizes (partial tiles), padding
     # 0/1/asymmetric, batch > 1, more tiles than a row block (kMC), C above the K block (KC), M
     # above a column block (kNC) and not a multiple of the panel, fused Relu, double
