@@ -19,9 +19,14 @@ const OpDef &op_CheckShape() {
     d.infer = [](Node &n) {
       const Value *x = n.inputs.empty() ? nullptr : n.inputs[0];
       const std::vector<int64_t> dims = attr_ints(n, kCheckShapeDimsAttr);
-      if (!x || !x->run_time_bounded || x->type.rank() != static_cast<int64_t>(dims.size()))
+      if (!x || x->run_time_data() || x->type.rank() != static_cast<int64_t>(dims.size()))
         node_fail(n, "internal error: CheckShape takes a bounded value shaped at run time of "
                      "the declared rank");
+      // Inferred again after its input became static (a later inference of the body knows
+      // more): then the shapes are compared now.
+      if (x->run_time_shape_from.empty() && x->type.static_dims() != dims)
+        node_fail(n, "the body output '{}' is {} but the model declares {}", x->name,
+                  dims_to_string(x->type.static_dims()), dims_to_string(dims));
       n.outputs[0]->type = Type::of(x->type.dtype, dims);
     };
     d.lower = [](const Node &n) {
@@ -31,9 +36,11 @@ const OpDef &op_CheckShape() {
       std::vector<int64_t> p{dtype_bits(input_dtype(n, 0)) / 8, rank};
       p.insert(p.end(), dims.begin(), dims.end());
       std::vector<ShapeWord> words;
+      const bool from_run = !n.inputs[0]->run_time_shape_from.empty();
       for (int64_t k = 0; k < rank; ++k) {
-        words.push_back(ShapeWord{p.size(), 0, k, 0, 1});
-        p.push_back(-1);
+        if (from_run)
+          words.push_back(ShapeWord{p.size(), 0, k, 0, 1});
+        p.push_back(from_run ? -1 : input_dims(n, 0)[k]);
       }
       KernelCall call{"onnxc_k_check_shape", {n.inputs[0], n.outputs[0]}, std::move(p)};
       call.shape_words = std::move(words);
