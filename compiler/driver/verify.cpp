@@ -311,12 +311,65 @@ void write_npy(const fs::path &path, const Tensor &t) {
 struct DataSet {
   std::vector<NamedTensor> inputs, expected;
   std::vector<const Tensor *> ins; ///< into `inputs`, in the library's input order
+  /// expected[i] is an element past the end of a sequence whose length the run decides: any
+  /// result with no elements matches it.
+  std::vector<bool> empty_element;
 };
+
+/// A library with a sequence output whose length the run decides gives NAME.length, then one
+/// output per element the sequence can have (docs/runtime-api.md): the reference's elements
+/// NAME.0 ... are matched by name, NAME.length is their count, the outputs after them are
+/// empty. Other outputs keep their order.
+void align_run_time_sequences(const ModelLibrary &lib, const CompositeIO &io, DataSet &d) {
+  const auto &outs = lib.outputs();
+  std::set<std::string> bases;
+  for (const auto &o : outs) {
+    const std::string suffix = ".length";
+    if (o.name.size() <= suffix.size() ||
+        o.name.compare(o.name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    std::string base = o.name.substr(0, o.name.size() - suffix.size());
+    for (const auto &[name, type] : io.outputs)
+      if (name == base && type.kind == TypeKind::Sequence)
+        bases.insert(base);
+  }
+  if (bases.empty())
+    return;
+  std::map<std::string, const NamedTensor *> by_name;
+  for (const NamedTensor &t : d.expected)
+    by_name[t.name] = &t;
+  std::vector<NamedTensor> aligned;
+  std::vector<bool> empty;
+  for (const auto &o : outs) {
+    auto it = by_name.find(o.name);
+    const size_t dot = o.name.rfind('.');
+    const std::string base = dot == std::string::npos ? "" : o.name.substr(0, dot);
+    if (bases.count(base) && o.name == base + ".length") {
+      int64_t count = 0;
+      while (by_name.count(fmt::format("{}.{}", base, count)))
+        ++count;
+      aligned.push_back({o.name, Tensor::scalar_i64(count)});
+      empty.push_back(false);
+    } else if (it != by_name.end()) {
+      aligned.push_back(*it->second);
+      empty.push_back(false);
+    } else if (bases.count(base)) {
+      aligned.push_back({o.name, Tensor::scalar_i64(0)});
+      empty.push_back(true);
+    } else {
+      fail("the test data has no expected output '{}'", o.name);
+    }
+  }
+  d.expected = std::move(aligned);
+  d.empty_element = std::move(empty);
+}
 
 DataSet read_for(const Compiled &c, const std::string &dir, const CompositeIO &io) {
   DataSet d;
   d.inputs = read_data(dir, "input", io);
   d.expected = read_data(dir, "output", io);
+  if (io.any())
+    align_run_time_sequences(*c.lib, io, d);
   std::erase_if(d.inputs, [&](const NamedTensor &t) { return c.baked.count(t.name) > 0; });
   d.ins = match_inputs(c.lib->inputs(), d.inputs, dir);
   conform_inputs(*c.lib, d.ins, d.inputs, dir);
@@ -377,6 +430,15 @@ bool check_data_set(const Compiled &c, const std::string &dir, const VerifyOptio
     fail("{}: has {} expected outputs but the model produces {}", dir, expected.size(), got.size());
   bool ok = true;
   for (size_t i = 0; i < got.size(); ++i) {
+    if (i < data.empty_element.size() && data.empty_element[i]) {
+      const bool empty = got[i].numel() == 0;
+      ok = ok && empty;
+      std::cout << fmt::format("{} {} output {} '{}': {} (past the sequence's length)\n",
+                               empty ? "PASS" : "FAIL", dir, i, lib.outputs()[i].name,
+                               empty ? "empty" : fmt::format("{} elements, expected none",
+                                                             got[i].numel()));
+      continue;
+    }
     Comparison cmp = compare_tensors(got[i], expected[i].tensor, o.rtol, o.atol);
     ok = ok && cmp.ok;
     std::string detail =

@@ -200,6 +200,77 @@ int64_t Desugarer::split_dim(const Node &n, const Value *x, int64_t axis) {
   return dims[a].value;
 }
 
+/// Most elements of a sequence whose length the run decides (SplitToSequence by a scalar split
+/// computed at run time: one output per element it can have).
+constexpr int64_t kMaxRunTimeSequence = 64;
+
+/// SplitToSequence by a scalar `split` s computed at run time, of dimension D: as many elements
+/// as D (s = 1), element k of size clamp(D - k*s, 0, s) along `axis` (a Split with those sizes,
+/// computed at run time: each element is shaped by the run, those past the end are empty), and
+/// the length ceil(D / s) (Item::length: the count of nonzero sizes). An s below 1 makes the
+/// sizes sum to 0, not D, which fails the run in the Split.
+void Desugarer::split_to_sequence_run_time(Node &n, Value *x, Value *split, int64_t axis) {
+  if (owner_)
+    node_fail(n, "splits by '{}', computed at run time, inside the body of {}: a sequence "
+                 "whose length the run decides is supported as a graph output of the model "
+                 "only; give it as a constant (--const-input)",
+                 split->name, owner_->describe());
+  const int64_t d = split_dim(n, x, axis);
+  if (d > kMaxRunTimeSequence)
+    node_fail(n, "splits {} elements by '{}', computed at run time: the sequence could have {} "
+                 "elements, above the {} that onnxc gives outputs to; give '{}' as a constant "
+                 "(--const-input)",
+                 d, split->name, d, kMaxRunTimeSequence, split->name);
+  Item seq;
+  seq.kind = TypeKind::Sequence;
+  if (d == 0) { // no elements whatever the split
+    seq.length = constant(Tensor::scalar_i64(0), "length");
+    bind(n, n.outputs[0], seq);
+    return;
+  }
+  const std::string base = n.outputs[0]->name;
+  Value *s = split;
+  if (split->type.dtype != DType::Int64) {
+    s = fresh(base + "_split_i64");
+    Node *c = emit(n, "Cast", {split}, {s});
+    c->attrs["to"].kind = Attribute::Kind::Int;
+    c->attrs["to"].i = static_cast<int64_t>(DType::Int64);
+  }
+  std::vector<int64_t> ks(static_cast<size_t>(d));
+  for (int64_t k = 0; k < d; ++k)
+    ks[static_cast<size_t>(k)] = k;
+  auto op = [&](const char *type, std::vector<Value *> ins, const char *what) {
+    Value *o = fresh(base + "_" + what);
+    emit(n, type, std::move(ins), {o});
+    return o;
+  };
+  Value *zero = constant(Tensor::scalar_i64(0), "zero");
+  Value *starts = op("Mul", {constant(Tensor::vector_i64(ks), "k"), s}, "starts");
+  Value *left = op("Sub", {constant(Tensor::scalar_i64(d), "dim"), starts}, "left");
+  Value *sizes = op("Max", {op("Min", {left, s}, "capped"), zero}, "sizes");
+  std::vector<Value *> parts;
+  for (int64_t k = 0; k < d; ++k)
+    parts.push_back(fresh(base + "_split"));
+  Node *sp = emit(n, "Split", {x, sizes}, parts);
+  sp->attrs["axis"].kind = Attribute::Kind::Int;
+  sp->attrs["axis"].i = axis;
+  Value *nonzero = fresh(base + "_nonzero");
+  Node *c = emit(n, "Cast", {op("Greater", {sizes, zero}, "positive")}, {nonzero});
+  c->attrs["to"].kind = Attribute::Kind::Int;
+  c->attrs["to"].i = static_cast<int64_t>(DType::Int64);
+  Value *length = fresh(base + "_length");
+  Node *sum = emit(n, "ReduceSum", {nonzero}, {length});
+  sum->attrs["keepdims"].kind = Attribute::Kind::Int;
+  sum->attrs["keepdims"].i = 0;
+  for (Value *p : parts) {
+    Item e;
+    e.tensor = p;
+    seq.elems.push_back(e);
+  }
+  seq.length = length;
+  bind(n, n.outputs[0], seq);
+}
+
 void Desugarer::split_to_sequence(Node &n) {
   Value *x = n.input(0);
   int64_t axis = attr_int(n, "axis", 0);
@@ -226,6 +297,8 @@ void Desugarer::split_to_sequence(Node &n) {
     bind(n, n.outputs[0], seq);
     return;
   }
+  if (given && !known_value(given) && given->type.is_static() && given->type.rank() == 0)
+    return split_to_sequence_run_time(n, x, given, axis);
   const Tensor *split = n.has_input(1) ? &constant_input(n, 1, "split") : nullptr;
   if (!split || split->rank() == 0) {
     int64_t d = split_dim(n, x, axis);

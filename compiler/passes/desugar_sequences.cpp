@@ -131,7 +131,17 @@ void Desugarer::check_tensor_node(Node &n) {
 }
 
 void Desugarer::handle(std::unique_ptr<Node> n) {
-  if (n->domain.empty() && n->op_type == "Identity" && n->input(0) && items_.count(n->input(0))) {
+  const bool identity = n->domain.empty() && n->op_type == "Identity";
+  for (Value *v : n->inputs) {
+    auto it = v && !identity ? items_.find(v) : items_.end();
+    if (it != items_.end() && it->second.length)
+      node_fail(*n,
+                "reads '{}', a sequence whose length the run decides (SplitToSequence by a "
+                "split computed at run time), which onnxc supports as a graph output only; give "
+                "the split as a constant (--const-input) to use it here",
+                v->name);
+  }
+  if (identity && n->input(0) && items_.count(n->input(0))) {
     bind(*n, n->outputs[0], items_.at(n->input(0))); // Identity of a sequence / optional
     drop(std::move(n));
   } else if (carries_sequences(*n)) {
@@ -234,6 +244,11 @@ bool Desugarer::find_in_list(const std::vector<Value *> &list, const std::string
 void Desugarer::expand_output(const std::string &name, const Item &it, Value *orig,
                               std::vector<Value *> &flat) {
   if (it.kind == TypeKind::Sequence) {
+    if (it.length) { // NAME.length first: how many of the elements after it are elements
+      Item len;
+      len.tensor = it.length;
+      expand_output(name + ".length", len, nullptr, flat);
+    }
     for (size_t k = 0; k < it.elems.size(); ++k)
       expand_output(fmt::format("{}.{}", name, k), it.elems[k], nullptr, flat);
     return;

@@ -20,6 +20,10 @@ struct Item {
   TypeKind kind = TypeKind::Tensor;
   Value *tensor = nullptr; ///< kind Tensor
   std::vector<Item> elems; ///< kind Sequence / Optional
+  /// A sequence whose length the run decides (SplitToSequence by a split computed at run
+  /// time): `elems` are as many as it can have, and this int64 scalar says how many of them
+  /// are its elements (the others are empty). Only a graph output of the model's graph.
+  Value *length = nullptr;
 };
 
 /// "sequence", "optional" or "tensor".
@@ -86,6 +90,8 @@ private:
   bool carries_sequences(const Node &n) const;
   void unroll_loop(Node &n);
   const Tensor *known_value(Value *v) const;
+  /// SplitToSequence by a scalar split computed at run time (Item::length).
+  void split_to_sequence_run_time(Node &n, Value *x, Value *split, int64_t axis);
   Item optional_input(const Node &n);
 
   Graph &g_;

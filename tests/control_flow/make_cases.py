@@ -354,6 +354,30 @@ def if_declared_branch_shape():
                for v, a, b in ((True, 2, 4), (False, 0, 8), (True, -2, 100))], ref
 
 
+def sequence_run_time_split():
+    """SplitToSequence by a scalar split given at run time: the sequence's length is decided
+    by the run (ceil(6 / split)); the library gives seq.length, then one output per element it
+    can have (6), those past the length empty. split 7 gives one element of all 6 columns."""
+    seq_t = h.make_sequence_type_proto(h.make_tensor_type_proto(F, None))
+    m = model([h.make_node("SplitToSequence", ["x", "split"], ["seq"], axis=1)],
+              [vi("x", F, [2, 6]), vi("split", I64, [])], [h.make_value_info("seq", seq_t)])
+    x = np.arange(12, dtype=np.float32).reshape(2, 6) - 3
+
+    def ref(x, split):
+        k = int(split)
+        return [[x[:, i:i + k] for i in range(0, 6, k)]]
+    return m, [[x, np.array(k, np.int64)] for k in (1, 2, 4, 6, 7)], ref
+
+
+def sequence_run_time_split_used():
+    """Error: a sequence whose length the run decides read by SequenceAt (graph outputs only)."""
+    seq_t = h.make_sequence_type_proto(h.make_tensor_type_proto(F, None))
+    nodes = [h.make_node("SplitToSequence", ["x", "split"], ["seq"], axis=1),
+             const("first", np.int64(0)),
+             h.make_node("SequenceAt", ["seq", "first"], ["y"])]
+    return model(nodes, [vi("x", F, [2, 6]), vi("split", I64, [])], [vi("y", F, [2, None])])
+
+
 def if_constant():
     """An If on a condition known at compile time (from a Shape): folded away (the chosen
     branch is inlined), checked by test.py; the branch reads an outer value."""
@@ -443,14 +467,15 @@ def if_shape_mismatch():
 
 
 ERROR_CASES = {f.__name__: f for f in (loop_shape_change, loop_scan_no_trip_count,
-                                        if_shape_mismatch)}
+                                        if_shape_mismatch, sequence_run_time_split_used)}
 
 CASES = {f.__name__: f for f in (if_runtime, if_constant, if_shape_of_slice, loop_runtime,
                                  loop_early_exit,
                                  loop_scan_outputs, loop_runtime_scan, loop_scan_early_exit,
                                  scan_sequence, scan8_batched, sequence_position_shapes,
                                  loop_sequence_nested_if, sequence_run_time_position,
-                                 loop_declared_body_shape, if_declared_branch_shape)}
+                                 loop_declared_body_shape, if_declared_branch_shape,
+                                 sequence_run_time_split)}
 
 
 def write_case(out, name, m, sets, ref):
@@ -465,7 +490,8 @@ def write_case(out, name, m, sets, ref):
         outs = ref(*inputs)
         for kind, names, arrays in (("input", names_in, inputs), ("output", names_out, outs)):
             for j, (n, a) in enumerate(zip(names, arrays)):
-                t = numpy_helper.from_array(np.asarray(a), n)
+                t = (numpy_helper.from_list([np.asarray(e) for e in a], n) if isinstance(a, list)
+                     else numpy_helper.from_array(np.asarray(a), n))
                 with open(os.path.join(sd, f"{kind}_{j}.pb"), "wb") as f:
                     f.write(t.SerializeToString())
 
@@ -487,6 +513,11 @@ def main(out):
     write_case(os.path.join(out, "if_declared_shape_differs"), "set", m,
                [[np.array(True), np.array([1], np.int64), np.array([4], np.int64),
                  np.zeros(2, np.float32)]], lambda *x: [np.zeros(2, np.float32)])
+    # A split below 1 at run time: the run fails (the split sizes do not add up).
+    m, _, ref = sequence_run_time_split()
+    write_case(os.path.join(out, "sequence_run_time_split_zero"), "set", m,
+               [[np.zeros((2, 6), np.float32), np.array(0, np.int64)]],
+               lambda *x: [[np.zeros((2, 6), np.float32)]])
     for name, make in ERROR_CASES.items():
         os.makedirs(os.path.join(out, name), exist_ok=True)
         onnx.save(make(), os.path.join(out, name, "model.onnx"))
