@@ -435,8 +435,8 @@ bool check_data_set(const Compiled &c, const std::string &dir, const VerifyOptio
       ok = ok && empty;
       std::cout << fmt::format("{} {} output {} '{}': {} (past the sequence's length)\n",
                                empty ? "PASS" : "FAIL", dir, i, lib.outputs()[i].name,
-                               empty ? "empty" : fmt::format("{} elements, expected none",
-                                                             got[i].numel()));
+                               empty ? "empty"
+                                     : fmt::format("{} elements, expected none", got[i].numel()));
       continue;
     }
     Comparison cmp = compare_tensors(got[i], expected[i].tensor, o.rtol, o.atol);

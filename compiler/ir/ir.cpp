@@ -2,8 +2,8 @@
 #include "compiler/ir/error.h"
 
 #include <algorithm>
-#include <unordered_set>
 #include <fmt/format.h>
+#include <unordered_set>
 
 namespace onnxc {
 
@@ -105,10 +105,9 @@ std::string shape_to_string(const Type &t) {
 }
 
 std::string_view attribute_kind_name(Attribute::Kind k) {
-  static constexpr std::string_view names[] = {"undefined", "float",  "int",     "string",
-                                               "tensor",    "graph",  "floats",  "ints",
-                                               "strings",   "tensors", "graphs", "sparse_tensor",
-                                               "type_proto"};
+  static constexpr std::string_view names[] = {
+      "undefined", "float",   "int",     "string", "tensor",        "graph",     "floats",
+      "ints",      "strings", "tensors", "graphs", "sparse_tensor", "type_proto"};
   return names[static_cast<int>(k)];
 }
 
@@ -204,8 +203,7 @@ void Graph::drop_uses(Node *n) {
     if (!in)
       continue;
     auto &u = in->uses;
-    u.erase(std::remove_if(u.begin(), u.end(), [&](const Use &x) { return x.node == n; }),
-            u.end());
+    u.erase(std::remove_if(u.begin(), u.end(), [&](const Use &x) { return x.node == n; }), u.end());
   }
 }
 

@@ -211,16 +211,18 @@ constexpr int64_t kMaxRunTimeSequence = 64;
 /// sizes sum to 0, not D, which fails the run in the Split.
 void Desugarer::split_to_sequence_run_time(Node &n, Value *x, Value *split, int64_t axis) {
   if (owner_)
-    node_fail(n, "splits by '{}', computed at run time, inside the body of {}: a sequence "
-                 "whose length the run decides is supported as a graph output of the model "
-                 "only; give it as a constant (--const-input)",
-                 split->name, owner_->describe());
+    node_fail(n,
+              "splits by '{}', computed at run time, inside the body of {}: a sequence "
+              "whose length the run decides is supported as a graph output of the model "
+              "only; give it as a constant (--const-input)",
+              split->name, owner_->describe());
   const int64_t d = split_dim(n, x, axis);
   if (d > kMaxRunTimeSequence)
-    node_fail(n, "splits {} elements by '{}', computed at run time: the sequence could have {} "
-                 "elements, above the {} that onnxc gives outputs to; give '{}' as a constant "
-                 "(--const-input)",
-                 d, split->name, d, kMaxRunTimeSequence, split->name);
+    node_fail(n,
+              "splits {} elements by '{}', computed at run time: the sequence could have {} "
+              "elements, above the {} that onnxc gives outputs to; give '{}' as a constant "
+              "(--const-input)",
+              d, split->name, d, kMaxRunTimeSequence, split->name);
   Item seq;
   seq.kind = TypeKind::Sequence;
   if (d == 0) { // no elements whatever the split

@@ -61,8 +61,8 @@ template <typename T> inline void put_stride2(T *d, i64 m, const T *src) {
   if constexpr (is_f32<T>) {
     for (; t + kVecF32 <= m; t += kVecF32) {
       const vf32 a = load_f32(src + 2 * t), b = load_f32(src + 2 * t + 15);
-      store_f32(d + t, __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 17, 19, 21, 23,
-                                               25, 27, 29, 31));
+      store_f32(d + t, __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 17, 19, 21, 23, 25,
+                                               27, 29, 31));
     }
   }
   for (; t < m; ++t)
@@ -131,16 +131,25 @@ void pack_im2col(const ConvGeom &g, const T *x, T *dst, i64 K, i64 k_lo, i64 k_h
   }
 }
 
+/// Packs panel `pn` of the K x N plane b (rows N apart) into dst: out of line and shared, so that
+/// a node-specialised caller, where K, N and pn are constants, does not get its own unrolled
+/// copy of the loop (that tripled mobilenet's code: tests/static budget).
+template <typename T>
+__attribute__((noinline)) void pack_plane_panel(T *dst, const T *b, i64 K, i64 N, i64 pn) {
+  gemm::pack_panel(dst, b, K, N, N, 1, pn);
+}
+
 /// Packs columns [oa, ob) of one image's group's GEMM B (pointwise: the input plane; else
 /// im2col) into its panels.
 template <typename T>
-void pack_cols(const ConvParams &q, const T *xg, T *packed, i64 K, i64 oa, i64 ob) {
+ONNXC_GEMM_INLINE void pack_cols(const ConvParams &q, const T *xg, T *packed, i64 K, i64 oa,
+                                 i64 ob) {
   constexpr i64 NR = gemm::nr<T>();
   const ConvGeom g(q);
   const i64 kk = K > 0 ? K : 1, Nsp = g.out_size();
   if (conv_b_in_place(q, sizeof(T))) {
     if (ob == Nsp && Nsp % NR) /* only the last, partial panel, at the scratch's start */
-      gemm::pack_panel(packed, xg, K, Nsp, Nsp, 1, Nsp / NR);
+      pack_plane_panel(packed, xg, K, Nsp, Nsp / NR);
   } else if (g.algo == kConvPointwise) {
     for (i64 pn = oa / NR; pn * NR < ob; ++pn)
       gemm::pack_panel(packed + pn * kk * NR, xg, K, Nsp, Nsp, 1, pn);
@@ -158,7 +167,8 @@ template <typename T> struct ConvPtrs {
 
 /// The GEMM of image n, group grp: Y block = W block * (packed columns in the group's scratch).
 template <typename T>
-gemm::Problem<T> group_problem(const ConvParams &q, const ConvPtrs<T> &t, i64 n, i64 grp) {
+ONNXC_GEMM_INLINE gemm::Problem<T> group_problem(const ConvParams &q, const ConvPtrs<T> &t, i64 n,
+                                                 i64 grp) {
   using namespace gemm;
   const ConvGeom g(q);
   const i64 Cg = g.C / g.G, Mg = g.M / g.G, K = Cg * g.k_size(), Nsp = g.out_size();

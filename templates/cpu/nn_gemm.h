@@ -153,8 +153,7 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
       L == kAPacked ? p.a + (i0 / kMR) * kMR * kk + k0 * kMR + i0 % kMR : p.a + i0 * rsa + k0 * csa;
   const bool in_place = p.bd && j0 + NR <= p.N;
   const i64 ldb = in_place ? p.ldb : NR;
-  const T *b = in_place ? p.bd + k0 * ldb + j0
-                        : p.bp + (p.bd ? 0 : (j0 / NR) * kk * NR) + k0 * NR;
+  const T *b = in_place ? p.bd + k0 * ldb + j0 : p.bp + (p.bd ? 0 : (j0 / NR) * kk * NR) + k0 * NR;
   /* A packed A (constant weights, often streamed from memory) is prefetched one row tile
      ahead: the next tile's part of this K block, one 64-byte line per 64 bytes used here. */
   const T *a_next = a + kMR * kk;
