@@ -201,8 +201,9 @@ int64_t Desugarer::split_dim(const Node &n, const Value *x, int64_t axis) {
 }
 
 /// Most elements of a sequence whose length the run decides (SplitToSequence by a scalar split
-/// computed at run time: one output per element it can have).
-constexpr int64_t kMaxRunTimeSequence = 64;
+/// computed at run time: one output per element it can have). Each element and its graph
+/// output's copy are values shaped at run time, of which a model may have 32 (form-regions).
+constexpr int64_t kMaxRunTimeSequence = 16;
 
 /// SplitToSequence by a scalar `split` s computed at run time, of dimension D: as many elements
 /// as D (s = 1), element k of size clamp(D - k*s, 0, s) along `axis` (a Split with those sizes,
@@ -247,8 +248,11 @@ void Desugarer::split_to_sequence_run_time(Node &n, Value *x, Value *split, int6
     return o;
   };
   Value *zero = constant(Tensor::scalar_i64(0), "zero");
+  // s above D gives one element of D: clamped first, so that k * s cannot overflow.
+  Value *dim = constant(Tensor::scalar_i64(d), "dim");
+  s = op("Min", {s, dim}, "split_at_most_dim");
   Value *starts = op("Mul", {constant(Tensor::vector_i64(ks), "k"), s}, "starts");
-  Value *left = op("Sub", {constant(Tensor::scalar_i64(d), "dim"), starts}, "left");
+  Value *left = op("Sub", {dim, starts}, "left");
   Value *sizes = op("Max", {op("Min", {left, s}, "capped"), zero}, "sizes");
   std::vector<Value *> parts;
   for (int64_t k = 0; k < d; ++k)

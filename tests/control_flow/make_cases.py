@@ -357,7 +357,8 @@ def if_declared_branch_shape():
 def sequence_run_time_split():
     """SplitToSequence by a scalar split given at run time: the sequence's length is decided
     by the run (ceil(6 / split)); the library gives seq.length, then one output per element it
-    can have (6), those past the length empty. split 7 gives one element of all 6 columns."""
+    can have (6), those past the length empty. split 7 or 2**62 (k * split would overflow
+    unclamped) gives one element of all 6 columns."""
     seq_t = h.make_sequence_type_proto(h.make_tensor_type_proto(F, None))
     m = model([h.make_node("SplitToSequence", ["x", "split"], ["seq"], axis=1)],
               [vi("x", F, [2, 6]), vi("split", I64, [])], [h.make_value_info("seq", seq_t)])
@@ -366,7 +367,7 @@ def sequence_run_time_split():
     def ref(x, split):
         k = int(split)
         return [[x[:, i:i + k] for i in range(0, 6, k)]]
-    return m, [[x, np.array(k, np.int64)] for k in (1, 2, 4, 6, 7)], ref
+    return m, [[x, np.array(k, np.int64)] for k in (1, 2, 4, 6, 7, 2**62)], ref
 
 
 def sequence_run_time_split_used():

@@ -19,7 +19,9 @@ const OpDef &op_CheckShape() {
     d.infer = [](Node &n) {
       const Value *x = n.inputs.empty() ? nullptr : n.inputs[0];
       const std::vector<int64_t> dims = attr_ints(n, kCheckShapeDimsAttr);
-      if (!x || x->run_time_data() || x->type.rank() != static_cast<int64_t>(dims.size()))
+      const int bits = x ? dtype_bits(x->type.dtype) : 0;
+      if (!x || x->run_time_data() || x->type.rank() != static_cast<int64_t>(dims.size()) ||
+          x->type.dtype == DType::String || bits <= 0 || bits % 8 != 0)
         node_fail(n, "internal error: CheckShape takes a bounded value shaped at run time of "
                      "the declared rank");
       // Inferred again after its input became static (a later inference of the body knows
