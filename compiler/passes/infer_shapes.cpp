@@ -499,10 +499,9 @@ void infer_shapes(Graph &g, const InferOptions &given) {
     const Value *o = g.outputs[i];
     if (o->run_time_shape_from.empty())
       continue;
-    const int bits = dtype_bits(o->type.dtype); // CheckShape copies whole bytes
     if (g.parent && o->run_time_bounded && o->declared_dims &&
         static_cast<int64_t>(o->declared_dims->size()) == o->type.rank() &&
-        o->type.dtype != DType::String && bits > 0 && bits % 8 == 0) {
+        check_shape_supports(o->type.dtype)) {
       Value *was = g.outputs[i];
       g.outputs[i] = check_declared_shape(g, was, opts);
       was->is_graph_output = std::count(g.outputs.begin(), g.outputs.end(), was) > 0;

@@ -9,6 +9,11 @@
 
 namespace onnxc {
 
+bool check_shape_supports(DType t) {
+  const int bits = dtype_bits(t);
+  return t != DType::String && bits > 0 && bits % 8 == 0;
+}
+
 const OpDef &op_CheckShape() {
   static const OpDef def = [] {
     OpDef d;
@@ -19,9 +24,8 @@ const OpDef &op_CheckShape() {
     d.infer = [](Node &n) {
       const Value *x = n.inputs.empty() ? nullptr : n.inputs[0];
       const std::vector<int64_t> dims = attr_ints(n, kCheckShapeDimsAttr);
-      const int bits = x ? dtype_bits(x->type.dtype) : 0;
       if (!x || x->run_time_data() || x->type.rank() != static_cast<int64_t>(dims.size()) ||
-          x->type.dtype == DType::String || bits <= 0 || bits % 8 != 0)
+          !check_shape_supports(x->type.dtype))
         node_fail(n, "internal error: CheckShape takes a bounded value shaped at run time of "
                      "the declared rank");
       // Inferred again after its input became static (a later inference of the body knows

@@ -11,4 +11,8 @@ inline constexpr char kCheckShapeDimsAttr[] = "shape";
 
 const OpDef &op_CheckShape();
 
+/// Whether CheckShape can take a value of type `t`: it copies whole bytes (not strings, not
+/// 4-/2-bit types).
+bool check_shape_supports(DType t);
+
 } // namespace onnxc
