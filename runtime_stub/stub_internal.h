@@ -52,7 +52,7 @@ int sched_yield(void);
 /// Most shapes one run records for onnxc_rt_copy_shape (onnxc_rt::shapes); the compiler
 /// refuses a model with more values shaped at run time when one of them is copied
 /// (kMaxRunTimeShapes in compiler/passes/infer_shapes.cpp).
-#define ONNXC_MAX_RUN_TIME_SHAPES 32
+#define ONNXC_MAX_RUN_TIME_SHAPES 64
 
 /// A context's thread pool (thread_pool.c). All fields shared with workers are accessed with
 /// __atomic builtins; the job fields are published by the release increment of `generation`.

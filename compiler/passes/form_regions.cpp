@@ -96,7 +96,7 @@ ExecutionPlan form_regions(Graph &g, const std::string &model_name) {
   // The run keeps the newest kMaxRunTimeShapes shapes (and where the data of values with no
   // bound is) by buffer, for the nodes that read them (ONNXC_MAX_RUN_TIME_SHAPES,
   // runtime_stub/stub_internal.h): every value shaped at run time, in bodies too, takes one.
-  constexpr size_t kMaxRunTimeShapes = 32;
+  constexpr size_t kMaxRunTimeShapes = 64;
   std::set<const Value *> shaped;
   bool read = false;
   count_shaped(g, shaped, read);

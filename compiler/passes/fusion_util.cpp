@@ -6,8 +6,8 @@
 namespace onnxc {
 
 Node *sole_user(const Value *v) {
-  if (!v || v->uses.size() != 1 || v->is_graph_output)
-    return nullptr;
+  if (!v || v->uses.size() != 1 || v->is_graph_output || !v->run_time_shape_from.empty())
+    return nullptr; // (a value shaped at run time keeps its producer's own kernel)
   return v->uses[0].node;
 }
 

@@ -3,6 +3,7 @@
 #include "compiler/ops/evaluate.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/ops/op_util.h"
+#include "compiler/ops/run_time_data_ops.h"
 #include "compiler/ops/strings/string_util.h"
 #include "compiler/ops/sym_util.h"
 #include "compiler/ops/tensor/check_shape.h"
@@ -338,6 +339,10 @@ void infer_node(Node &n, const Graph &g, const InferOptions &opts) {
     const Value *v = n.inputs[i];
     if (v && v->type.dtype == DType::Undefined)
       node_fail(n, "the type of input '{}' is unknown", v->name);
+  }
+  if (run_time_data_op_applies(n, g)) { // N-D ops of a value with no bound
+    infer_run_time_data_op(n);
+    return;
   }
   Value *source = run_time_shaped_source(n, g); // Value::run_time_shape_from
   for (Value *o : n.outputs) // the rule sets it again if the shape still waits for run time

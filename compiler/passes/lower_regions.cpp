@@ -1,6 +1,7 @@
 #include "compiler/passes/lower_regions.h"
 #include "compiler/ir/error.h"
 #include "compiler/ops/op_util.h"
+#include "compiler/ops/run_time_data_ops.h"
 #include "compiler/passes/control_flow.h"
 #include "compiler/passes/lower_control_flow.h"
 
@@ -113,7 +114,7 @@ void lower_run_time_data(const Region &r, PlannedCall &pc, const RegionLowering 
   // it); ops that read their inputs' shapes from the run lower themselves.
   const Value *src = first_run_time_shaped_input(n);
   if (!src || !src->run_time_data() || n.def->run_time_shaped_input ||
-      n.def->run_time_shaped_inputs)
+      n.def->run_time_shaped_inputs || is_run_time_data_op(n))
     src = nullptr;
   if (src) {
     auto [call, words] = lower_over_run_time_count(r, *src, lower);
@@ -173,7 +174,9 @@ void lower_regions(Graph &g, ExecutionPlan &plan, const RegionLowering &lower) {
       continue;
     }
     PlannedCall pc;
-    pc.call = lower(r);
+    pc.call = r.kind == Region::Kind::Op && is_run_time_data_op(*r.root)
+                  ? lower_run_time_data_op(*r.root)
+                  : lower(r);
     lower_run_time_data(r, pc, lower);
     attach_derived(g, pc.call);
     pc.node_desc = r.desc;

@@ -2,6 +2,7 @@
  * each checks the values, writes its output and reports the shape (onnxc_rt_set_shape). */
 #include "templates/cpu/half.h"
 #include "templates/cpu/kernel_abi.h"
+#include "templates/cpu/kernel_message.h"
 #include "templates/cpu/shaped_params.h"
 
 namespace {
@@ -172,38 +173,8 @@ extern "C" int32_t onnxc_k_select_shaped(onnxc_rt *rt, void *const *t, const int
   return 0;
 }
 
-namespace {
-/// Appends "[d0, d1, ...]" to buf at *len (capacity cap, always NUL-terminated).
-void append_dims(char *buf, i64 cap, i64 *len, const int64_t *dims, i64 rank) {
-  auto put = [&](char c) {
-    if (*len + 1 < cap)
-      buf[(*len)++] = c;
-    buf[*len] = 0;
-  };
-  put('[');
-  for (i64 k = 0; k < rank; ++k) {
-    if (k)
-      put(','), put(' ');
-    char digits[24];
-    i64 nd = 0;
-    uint64_t v = dims[k] < 0 ? uint64_t(-dims[k]) : uint64_t(dims[k]);
-    do
-      digits[nd++] = char('0' + v % 10);
-    while ((v /= 10) && nd < 24);
-    if (dims[k] < 0)
-      put('-');
-    while (nd)
-      put(digits[--nd]);
-  }
-  put(']');
-}
-
-void append_str(char *buf, i64 cap, i64 *len, const char *s) {
-  for (; *s && *len + 1 < cap; ++s)
-    buf[(*len)++] = *s;
-  buf[*len] = 0;
-}
-} // namespace
+using onnxc_k::append_dims;
+using onnxc_k::append_str;
 
 /// onnxc.CheckShape: tensors {X (shaped at run time, bounded), Y}, params {elem_bytes, rank,
 /// declared dims[rank], X's dims in this run[rank]}: fails the run when the two differ, else

@@ -121,7 +121,8 @@ CASES = {
         [vi("x", [100, 2]), vi("split", [], TensorProto.INT64)], [vi("y", None)],
         [const("zero", np.array(0, np.int64))]),
     # Values shaped at run time (ReduceSum over run-time axes, Range) may feed element-wise ops
-    # with single values and values of the same run-time shape only, and at most 32.
+    # with single values and values of the same run-time shape only (one with no bound also
+    # the N-D ops of compiler/ops/run_time_data_ops.h: not Max), and at most 64.
     "shaped_broadcast": lambda: model(
         [helper.make_node("ReduceSum", ["x", "axes"], ["r"], name="n0"),
          helper.make_node("Add", ["r", "b"], ["y"], name="n1")],
@@ -130,17 +131,17 @@ CASES = {
     "shaped_unbounded": lambda: model(
         [helper.make_node("Range", ["s", "l", "d"], ["r"], name="n0"),
          helper.make_node("Range", ["s", "l", "d"], ["q"], name="n2"),
-         helper.make_node("Add", ["r", "q"], ["y"], name="n1")],
+         helper.make_node("Max", ["r", "q"], ["y"], name="n1")],
         [vi("s", [], TensorProto.FLOAT), vi("l", [], TensorProto.FLOAT),
          vi("d", [], TensorProto.FLOAT)], [vi("y", None)]),
-    # ... counting the values in If/Loop/Scan bodies (here 31 Slices in a branch, plus a Range
+    # ... counting the values in If/Loop/Scan bodies (here 63 Slices in a branch, plus a Range
     # and its square outside).
     "shaped_too_many_in_body": lambda: model(
         [helper.make_node("Range", ["z0", "n", "o1"], ["r"], name="n0"),
          helper.make_node("If", ["cond"], ["out"], name="n1", then_branch=helper.make_graph(
-             [helper.make_node("Slice", ["c", "s", "e"], [f"b{i}"]) for i in range(31)]
-             + [helper.make_node("Shape", [f"b{i}"], [f"h{i}"]) for i in range(31)]
-             + [helper.make_node("Sum", [f"h{i}" for i in range(31)], ["sh"])], "then", [],
+             [helper.make_node("Slice", ["c", "s", "e"], [f"b{i}"]) for i in range(63)]
+             + [helper.make_node("Shape", [f"b{i}"], [f"h{i}"]) for i in range(63)]
+             + [helper.make_node("Sum", [f"h{i}" for i in range(63)], ["sh"])], "then", [],
              [vi("sh", [1], TensorProto.INT64)]), else_branch=helper.make_graph(
              [helper.make_node("Identity", ["s"], ["k"])], "else", [],
              [vi("k", [1], TensorProto.INT64)])),
@@ -151,10 +152,10 @@ CASES = {
         [const("c", np.arange(8, dtype=np.float32)), const("z0", np.array(0, np.int64)),
          const("o1", np.array(1, np.int64))]),
     "shaped_too_many": lambda: model(
-        [helper.make_node("Reshape", ["w", "s"], [f"z{i}"], name=f"r{i}") for i in range(33)]
+        [helper.make_node("Reshape", ["w", "s"], [f"z{i}"], name=f"r{i}") for i in range(65)]
         + [helper.make_node("Relu", ["z0"], ["y"], name="n0")],
         [vi("w", [2, 3]), vi("s", [2], TensorProto.INT64)],
-        [vi(f"z{i}", None) for i in range(1, 33)] + [vi("y", None)]),
+        [vi(f"z{i}", None) for i in range(1, 65)] + [vi("y", None)]),
     # Run-time counts (NonZero with a run-time input): two counts, a count over run-time input
     # dims, and an output dim that is an expression of the count.
     "two_run_time_counts": lambda: model(

@@ -427,6 +427,72 @@ def slot_reuse():
     return g, inputs, outputs, ref, make_input
 
 
+def run_time_grid():
+    """N-D ops of values with no bound (their shapes decided by run-time values, their data in
+    run-scoped memory: compiler/ops/run_time_data_ops.h), as AffineGrid's function body uses
+    them: Range and ConstantOfShape of run-time sizes, broadcasting Add of two such values,
+    Transpose, Unsqueeze, Concat, Reshape to [-1, 3], MatMul by a constant and by another such
+    value, Sub/Div by constants of several elements, Squeeze, and int64 arithmetic. "shapes"
+    are (m, n), with empty results among them."""
+    g = Graph()
+    one = g.const([0], np.int64)
+    f32 = lambda x: g.op("Cast", [x], to=F)
+    rm = f32(g.op("Range", [g.const(0, np.int64), "m", g.const(1, np.int64)]))
+    rn = f32(g.op("Range", [g.const(0, np.int64), "n", g.const(1, np.int64)]))
+    size = g.op("Concat", [g.op("Unsqueeze", ["m", one]), g.op("Unsqueeze", ["n", one])], axis=0)
+    z = g.op("ConstantOfShape", [size],
+             value=numpy_helper.from_array(np.array([0], np.float32)))
+    gx = g.op("Add", [z, rn])
+    gy = g.op("Transpose", [g.op("Add", [g.op("Transpose", [z], perm=[1, 0]), rm])], perm=[1, 0])
+    ones = g.op("Add", [z, g.const(1.0)])
+    last = g.const([-1], np.int64)
+    stack = g.op("Concat", [g.op("Unsqueeze", [t, last]) for t in (gx, gy, ones)], axis=-1)
+    flat = g.op("Reshape", [stack, g.const([-1, 3], np.int64)])
+    w = np.array([[1.0, -2.0], [0.5, 3.0], [0.25, -1.0]], np.float32)
+    proj = g.op("MatMul", [flat, g.const(w)])
+    g.nodes.append(helper.make_node(
+        "Div", [g.op("Sub", [proj, g.const([[1.0, 2.0]])]), g.const([2.0, 4.0])], ["y"]))
+    g.nodes.append(helper.make_node("MatMul", [g.op("Transpose", [flat]), flat], ["gram"]))
+    g.nodes.append(helper.make_node(
+        "Squeeze", [g.op("Unsqueeze", [gx, g.const([0], np.int64)]), g.const([0], np.int64)],
+        ["sq"]))
+    km = g.op("Unsqueeze", [g.op("Range", [g.const(0, np.int64), "m", g.const(1, np.int64)]),
+                            g.const([1], np.int64)])
+    kn = g.op("Range", [g.const(0, np.int64), "n", g.const(1, np.int64)])
+    g.nodes.append(helper.make_node("Mul", [g.op("Add", [km, kn]), kn], ["k"]))
+
+    def ref(m, n):
+        m, n = int(m), int(n)
+        xs = np.broadcast_to(np.arange(n, dtype=np.float32), (m, n))
+        ys = np.broadcast_to(np.arange(m, dtype=np.float32)[:, None], (m, n))
+        st = np.stack([xs, ys, np.ones((m, n), np.float32)], axis=-1).reshape(-1, 3)
+        st64 = st.astype(np.float64)
+        y = (st64 @ w.astype(np.float64) - [[1.0, 2.0]]) / [2.0, 4.0]
+        kk = (np.arange(m)[:, None] + np.arange(n)[None, :]) * np.arange(n)[None, :]
+        return [y, st64.T @ st64, xs, kk.astype(np.int64)]
+
+    inputs = [helper.make_tensor_value_info("m", I64, []),
+              helper.make_tensor_value_info("n", I64, [])]
+    outputs = [helper.make_tensor_value_info(o, t, None)
+               for o, t in (("y", F), ("gram", F), ("sq", F), ("k", I64))]
+    make_input = lambda v: [np.array(v[0], np.int64), np.array(v[1], np.int64)]
+    return g, inputs, outputs, ref, make_input
+
+
+def broadcast_mismatch():
+    """Add of two values with no bound whose run-time shapes do not broadcast ([m] and [n]):
+    the run fails naming the node and both shapes (runtime_dims.broadcast_mismatch)."""
+    g = Graph()
+    rm = g.op("Range", [g.const(0, np.int64), "m", g.const(1, np.int64)])
+    rn = g.op("Range", [g.const(0, np.int64), "n", g.const(1, np.int64)])
+    g.nodes.append(helper.make_node("Add", [rm, rn], ["y"], name="add_ranges"))
+    inputs = [helper.make_tensor_value_info("m", I64, []),
+              helper.make_tensor_value_info("n", I64, [])]
+    outputs = [helper.make_tensor_value_info("y", I64, None)]
+    make_input = lambda v: [np.array(v[0], np.int64), np.array(v[1], np.int64)]
+    return g, inputs, outputs, lambda m, n: [np.zeros(1, np.int64)], make_input
+
+
 def shape_of_slice_extent():
     """Regression: with a run-time dim (lower-extent's path), the Shape of a Slice with run-time
     bounds reads the Slice's shape from the run. Input 0 is [2, N]; the bounds follow N."""
@@ -490,6 +556,9 @@ CASES = {
     "half_slice_relu": (half_slice_relu, [], [[1, 5], [0, 8], [6, 2]], None),
     "shape_of_slice_extent": (shape_of_slice_extent, ["--dim", "N=1..8"],
                               [[2, 3], [2, 5], [2, 8]], [None, "N"]),
+    "run_time_grid": (run_time_grid, [], [[2, 3], [1, 1], [0, 4], [5, 1], [3, 0], [40, 70]],
+                      None),
+    "broadcast_mismatch": (broadcast_mismatch, [], [[2, 3]], None),  # the run fails
     "pad_shape_slice": (pad_shape_slice, [],
                         [[0, 0, 0, 0], [1, 2, 3, 4], [100, 0, 40, 700], [0, 0, -1, -1]], None),
 }
