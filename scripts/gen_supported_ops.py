@@ -140,8 +140,7 @@ def generate(case_ops, failures, baked):
         " (`onnxc verify` bakes inputs the compiler needs at compile time: AffineGrid's size"
         " in three function bodies, where an If with a run-time condition gives a scalar in"
         " one branch and a 1-element vector in the other (3-D, align_corners) or a Squeeze"
-        " with no axes has a rank that the run decides (2-D); and a sequence grown in a Loop"
-        " with a run-time trip count;"
+        " with no axes has a rank that the run decides (2-D);"
         " tests/conformance/baked_inputs.txt). Run-time shapes (issue 8) make the two counts"
         " equal.",
         f"- Direct cases (not `_expanded`): {plain_pass} of {len(plain)} pass.",

@@ -200,11 +200,6 @@ int64_t Desugarer::split_dim(const Node &n, const Value *x, int64_t axis) {
   return dims[a].value;
 }
 
-/// Most elements of a sequence whose length the run decides (SplitToSequence by a scalar split
-/// computed at run time: one output per element it can have). Each element and its graph
-/// output's copy are values shaped at run time, of which a model may have 64 (form-regions).
-constexpr int64_t kMaxRunTimeSequence = 16;
-
 /// SplitToSequence by a scalar `split` s computed at run time, of dimension D: as many elements
 /// as D (s = 1), element k of size clamp(D - k*s, 0, s) along `axis` (a Split with those sizes,
 /// computed at run time: each element is shaped by the run, those past the end are empty), and

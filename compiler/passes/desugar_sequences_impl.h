@@ -26,6 +26,12 @@ struct Item {
   Value *length = nullptr;
 };
 
+/// Most elements of a sequence whose length the run decides (SplitToSequence by a scalar split
+/// computed at run time, a Loop carrying a sequence whose trip count or condition is: one output
+/// per element it can have). Each element and its graph output's copy are values shaped at run
+/// time, of which a model may have 64 (form-regions).
+inline constexpr int64_t kMaxRunTimeSequence = 16;
+
 /// "sequence", "optional" or "tensor".
 const char *kind_name(TypeKind k);
 /// "a sequence", "an optional" or "a tensor".

@@ -466,3 +466,19 @@ extern "C" int32_t onnxc_k_window_rt(onnxc_rt *rt, void *const *t, const int64_t
 extern "C" int32_t onnxc_k_copy_run_time_shape(onnxc_rt *rt, void *const *t, const int64_t *) {
   return onnxc_rt_copy_shape(rt, t[0], t[1]);
 }
+
+/// onnxc.Assert: tensors {OK (bool scalar), X, Y}, params {bytes of X, message length, the
+/// message's bytes}: fails the run with the message when OK is false, else copies X to Y.
+extern "C" int32_t onnxc_k_assert(onnxc_rt *rt, void *const *t, const int64_t *pp) {
+  const i64 bytes = pp[0], len = pp[1];
+  if (!*static_cast<const unsigned char *>(t[0])) {
+    char msg[512];
+    const i64 n = len < i64(sizeof msg) - 1 ? len : i64(sizeof msg) - 1;
+    __builtin_memcpy(msg, pp + 2, static_cast<uint64_t>(n));
+    msg[n] = 0;
+    return onnxc_rt_fail(rt, ONNXC_STATUS_RUNTIME_ERROR, msg);
+  }
+  if (bytes > 0 && t[1] != t[2])
+    __builtin_memcpy(t[2], t[1], static_cast<uint64_t>(bytes));
+  return 0;
+}

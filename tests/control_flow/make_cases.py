@@ -379,6 +379,61 @@ def sequence_run_time_split_used():
     return model(nodes, [vi("x", F, [2, 6]), vi("split", I64, [])], [vi("y", F, [2, None])])
 
 
+def loop_run_time_sequence():
+    """A Loop carrying a sequence whose trip count M and condition are given at run time (the
+    body's condition computed too: sum of the new element < limit): onnxc copies the body for
+    16 iterations and each element of the result is there only if its iteration ran (seq.length
+    then 17 outputs, those past the length empty). The sequence starts with x; iteration i
+    appends x[:i+1] * i. Data sets: M = 5; M = 0; cond false; stopped by the body's condition
+    after 3 iterations; M = 16 (every copy runs)."""
+    seq_t = h.make_sequence_type_proto(h.make_tensor_type_proto(F, None))
+    body = loop_body([const("zero", np.array([0], np.int64)),
+                      const("one", np.int64(1)),
+                      const("axis0", np.array([0], np.int64)),
+                      h.make_node("Add", ["i", "one"], ["i1"]),
+                      h.make_node("Unsqueeze", ["i1", "axis0"], ["end"]),
+                      h.make_node("Slice", ["x", "zero", "end"], ["head"]),
+                      h.make_node("Cast", ["i"], ["fi"], to=F),
+                      h.make_node("Mul", ["head", "fi"], ["e"]),
+                      h.make_node("SequenceInsert", ["s_in", "e"], ["s_out"]),
+                      h.make_node("ReduceSum", ["e"], ["total"], keepdims=0),
+                      h.make_node("Less", ["total", "limit"], ["c_out"])],
+                     [h.make_value_info("s_in", seq_t)],
+                     [vi("c_out", B, []), h.make_value_info("s_out", seq_t)])
+    m = model([h.make_node("SequenceConstruct", ["x"], ["s0"]),
+               h.make_node("Loop", ["M", "c0", "s0"], ["seq"], body=body)],
+              [vi("M", I64, []), vi("c0", B, []), vi("limit", F, []), vi("x", F, [4])],
+              [h.make_value_info("seq", seq_t)])
+    x = np.array([1, 2, 3, 4], np.float32)
+
+    def ref(m, c0, limit, x):
+        seq, cond, i = [x], bool(c0), 0
+        while i < int(m) and cond:
+            e = x[:i + 1] * np.float32(i)
+            seq.append(e)
+            cond = bool(e.sum() < limit)
+            i += 1
+        return [seq]
+    sets = [[np.array(mm, np.int64), np.array(c), np.array(lim, np.float32), x]
+            for mm, c, lim in ((5, True, 1e9), (0, True, 1e9), (4, False, 1e9), (100, True, 10),
+                               (16, True, 1e9))]
+    return m, sets, ref
+
+
+def loop_run_time_carried_tensor():
+    """Error: a Loop with a run-time trip count carrying a sequence and a tensor it changes."""
+    seq_t = h.make_sequence_type_proto(h.make_tensor_type_proto(F, None))
+    body = loop_body([h.make_node("SequenceInsert", ["s_in", "t_in"], ["s_out"]),
+                      h.make_node("Add", ["t_in", "t_in"], ["t_out"]),
+                      h.make_node("Identity", ["c_in"], ["c_out"])],
+                     [h.make_value_info("s_in", seq_t), vi("t_in", F, [2])],
+                     [vi("c_out", B, []), h.make_value_info("s_out", seq_t), vi("t_out", F, [2])])
+    return model([h.make_node("SequenceEmpty", [], ["s0"], dtype=F),
+                  h.make_node("Loop", ["M", "", "s0", "x"], ["seq", "y"], body=body)],
+                 [vi("M", I64, []), vi("x", F, [2])],
+                 [h.make_value_info("seq", seq_t), vi("y", F, [2])])
+
+
 def if_constant():
     """An If on a condition known at compile time (from a Shape): folded away (the chosen
     branch is inlined), checked by test.py; the branch reads an outer value."""
@@ -468,7 +523,8 @@ def if_shape_mismatch():
 
 
 ERROR_CASES = {f.__name__: f for f in (loop_shape_change, loop_scan_no_trip_count,
-                                        if_shape_mismatch, sequence_run_time_split_used)}
+                                        if_shape_mismatch, sequence_run_time_split_used,
+                                        loop_run_time_carried_tensor)}
 
 CASES = {f.__name__: f for f in (if_runtime, if_constant, if_shape_of_slice, loop_runtime,
                                  loop_early_exit,
@@ -476,7 +532,7 @@ CASES = {f.__name__: f for f in (if_runtime, if_constant, if_shape_of_slice, loo
                                  scan_sequence, scan8_batched, sequence_position_shapes,
                                  loop_sequence_nested_if, sequence_run_time_position,
                                  loop_declared_body_shape, if_declared_branch_shape,
-                                 sequence_run_time_split)}
+                                 sequence_run_time_split, loop_run_time_sequence)}
 
 
 def write_case(out, name, m, sets, ref):
@@ -519,6 +575,11 @@ def main(out):
     write_case(os.path.join(out, "sequence_run_time_split_zero"), "set", m,
                [[np.zeros((2, 6), np.float32), np.array(0, np.int64)]],
                lambda *x: [[np.zeros((2, 6), np.float32)]])
+    # A Loop carrying a sequence that the run takes past the 16 copies of its body: the run fails.
+    m, sets, ref = loop_run_time_sequence()
+    write_case(os.path.join(out, "loop_run_time_sequence_too_long"), "set", m,
+               [[np.array(17, np.int64), np.array(True), np.array(1e9, np.float32), sets[0][3]]],
+               ref)
     for name, make in ERROR_CASES.items():
         os.makedirs(os.path.join(out, name), exist_ok=True)
         onnx.save(make(), os.path.join(out, name, "model.onnx"))
