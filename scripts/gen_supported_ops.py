@@ -138,9 +138,9 @@ def generate(case_ops, failures, baked):
         f"- With every graph input given at run time: **{total - failing - len(baked)} of {total}**"
         f" pass; the other {len(baked)} passing cases need some inputs compiled in as constants"
         " (`onnxc verify` bakes inputs the compiler needs at compile time: AffineGrid's size"
-        " in three function bodies, where an If with a run-time condition gives a scalar in"
-        " one branch and a 1-element vector in the other (3-D, align_corners) or a Squeeze"
-        " with no axes has a rank that the run decides (2-D);"
+        " in its 2-D function bodies, where a Squeeze with no axes of a value shaped by"
+        " `size` has a rank that the run decides, N = 1 or not: onnxc compiles every value"
+        " at one rank;"
         " tests/conformance/baked_inputs.txt). Run-time shapes (issue 8) make the two counts"
         " equal.",
         f"- Direct cases (not `_expanded`): {plain_pass} of {len(plain)} pass.",

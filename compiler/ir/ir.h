@@ -139,6 +139,12 @@ public:
   /// values): its kernel takes run-scoped memory (onnxc_rt_output_buffer), and its arena slot,
   /// sized for `type`, only names it in the run's shape table (PlannedCall::run_time_data).
   bool run_time_data() const { return !run_time_shape_from.empty() && !run_time_bounded; }
+  /// An If output whose branches give the same elements at two ranks (a scalar and a
+  /// 1-element vector: the lower one's dims are the higher one's without leading 1s): it has
+  /// the higher rank, and this is the lower one, -1 otherwise. Only broadcasting element-wise
+  /// ops with another input of at least its rank may read it (their result is then the same
+  /// at either rank); infer-shapes refuses other uses.
+  int64_t broadcast_rank_from = -1;
   bool is_graph_input = false;
   bool is_graph_output = false;
   /// A graph output's shape as the model declares it (its ValueInfo), when every dim is a

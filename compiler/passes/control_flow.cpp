@@ -66,6 +66,43 @@ std::string try_infer_branch(const Node &n, Graph &branch, const InferOptions &o
   return {};
 }
 
+/// True when dims `lo` are dims `hi` without some leading 1s (a scalar and [1], [3] and [1, 3]):
+/// the same elements, and any broadcast with an input of at least hi's rank gives one result.
+bool same_but_leading_ones(const std::vector<int64_t> &lo, const std::vector<int64_t> &hi) {
+  if (lo.size() >= hi.size())
+    return false;
+  const size_t pad = hi.size() - lo.size();
+  return std::all_of(hi.begin(), hi.begin() + static_cast<std::ptrdiff_t>(pad),
+                     [](int64_t d) { return d == 1; }) &&
+         std::equal(lo.begin(), lo.end(), hi.begin() + static_cast<std::ptrdiff_t>(pad));
+}
+
+/// Gives `branch`'s output k the dims `dims` (a Reshape at the branch's end).
+void pad_branch_output(const Node &n, Graph &branch, size_t k, const std::vector<int64_t> &dims) {
+  Value *out = branch.outputs[k];
+  Value *shape = branch.add_constant(branch.unique_name(out->name + "_padded_shape"),
+                                     std::make_shared<const Tensor>(Tensor::vector_i64(dims)));
+  branch.initializers.push_back(shape);
+  Value *padded = branch.add_value(branch.unique_name(out->name + "_padded"));
+  padded->type = Type::of(out->type.dtype, dims);
+  auto r = std::make_unique<Node>();
+  r->name = n.name;
+  r->op_type = "Reshape";
+  r->opset = std::max<int64_t>(n.opset, 13);
+  r->index = n.index;
+  r->def = find_op("", "Reshape");
+  r->inputs = {out, shape};
+  out->uses.push_back({r.get(), 0});
+  shape->uses.push_back({r.get(), 1});
+  r->outputs = {padded};
+  padded->producer = r.get();
+  padded->producer_index = 0;
+  branch.nodes.push_back(std::move(r));
+  branch.outputs[k] = padded;
+  padded->is_graph_output = true;
+  out->is_graph_output = std::count(branch.outputs.begin(), branch.outputs.end(), out) > 0;
+}
+
 void infer_if(Node &n, const InferOptions &opts) {
   Graph &then_g = subgraph(n, "then_branch"), &else_g = subgraph(n, "else_branch");
   std::string then_err = try_infer_branch(n, then_g, opts);
@@ -85,6 +122,17 @@ void infer_if(Node &n, const InferOptions &opts) {
   }
   for (size_t k = 0; k < n.outputs.size(); ++k) {
     const Type &a = then_g.outputs[k]->type, &b = else_g.outputs[k]->type;
+    if (a.dtype == b.dtype && a.is_static() && b.is_static() &&
+        (same_but_leading_ones(a.static_dims(), b.static_dims()) ||
+         same_but_leading_ones(b.static_dims(), a.static_dims()))) {
+      const bool then_low = a.rank() < b.rank();
+      const std::vector<int64_t> hi = then_low ? b.static_dims() : a.static_dims();
+      const int64_t lo = std::min(a.rank(), b.rank());
+      pad_branch_output(n, then_low ? then_g : else_g, k, hi);
+      set_output(n, k, a.dtype, hi);
+      n.outputs[k]->broadcast_rank_from = lo;
+      continue;
+    }
     if (a.dtype != b.dtype || a.static_dims() != b.static_dims())
       node_fail(n,
                 "output {} ('{}') is {} {} in then_branch but {} {} in else_branch; onnxc "

@@ -334,12 +334,53 @@ Value *run_time_shaped_source(const Node &n, const Graph &g) {
   return source;
 }
 
+/// True when n gives its output the elements of its only (data) input in order: Identity, Cast,
+/// CastLike and one-input element-wise ops. An input with two ranks (Value::broadcast_rank_from)
+/// passes them on.
+bool keeps_elements(const Node &n) {
+  if (!n.domain.empty() || n.outputs.size() != 1)
+    return false;
+  if (n.op_type == "Identity" || n.op_type == "Cast" || n.op_type == "CastLike")
+    return true;
+  return n.def && n.def->elementwise && n.inputs.size() == 1;
+}
+
+/// n reads an If output whose branches give it two ranks (Value::broadcast_rank_from): only a
+/// broadcasting element-wise op with another input of at least its rank gives the same result
+/// at either rank (keeps_elements passes it on); anything else is refused.
+void check_broadcast_rank_uses(const Node &n) {
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    const Value *v = n.inputs[i];
+    if (!v || v->broadcast_rank_from < 0 || input_gives_only_type(n, i))
+      continue;
+    if (keeps_elements(n) && v == n.inputs[0])
+      continue;
+    bool ok = n.def && n.def->elementwise && !is_control_flow(n) && n.domain.empty();
+    int64_t others = -1;
+    for (const Value *w : n.inputs)
+      if (w && w != v && w->type.is_known())
+        others = std::max<int64_t>(others, w->type.rank());
+    if (!ok || others < v->type.rank())
+      node_fail(n,
+                "reads '{}', which an If with a run-time condition gives at rank {} in one branch "
+                "and {} in the other (the same elements); onnxc computes with it only in "
+                "broadcasting element-wise ops with another input of rank {} or more, whose "
+                "result is then the same: the If's condition must be a compile-time constant "
+                "here",
+                v->name, v->broadcast_rank_from, v->type.rank(), v->type.rank());
+  }
+}
+
 void infer_node(Node &n, const Graph &g, const InferOptions &opts) {
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     const Value *v = n.inputs[i];
     if (v && v->type.dtype == DType::Undefined)
       node_fail(n, "the type of input '{}' is unknown", v->name);
   }
+  for (Value *o : n.outputs) // infer_if sets it again where the branches' ranks differ
+    if (o)
+      o->broadcast_rank_from = -1;
+  check_broadcast_rank_uses(n);
   if (run_time_data_op_applies(n, g)) { // N-D ops of a value with no bound
     infer_run_time_data_op(n);
     return;
@@ -372,6 +413,9 @@ void infer_node(Node &n, const Graph &g, const InferOptions &opts) {
   for (const Value *o : n.outputs)
     if (o && !o->uses.empty() && (o->type.dtype == DType::Undefined || !o->type.is_known()))
       node_fail(n, "could not infer the shape of output '{}'", o->name);
+  if (keeps_elements(n) && n.inputs[0] && n.outputs[0] &&
+      n.outputs[0]->type.rank() == n.inputs[0]->type.rank())
+    n.outputs[0]->broadcast_rank_from = n.inputs[0]->broadcast_rank_from;
   if (opts.propagate_constants)
     propagate_constant(n, opts);
 }
@@ -497,6 +541,12 @@ void infer_shapes(Graph &g, const InferOptions &given) {
   for (const Value *o : g.outputs)
     if (o->type.dtype == DType::Undefined || !o->type.is_known())
       fail("could not infer the shape of graph output '{}'", o->name);
+  for (const Value *o : g.outputs)
+    if (o->broadcast_rank_from >= 0)
+      fail("{} output '{}' is given by an If with a run-time condition at rank {} in one "
+           "branch and {} in the other; onnxc compiles such an If only when its condition is a "
+           "compile-time constant here, or the output only feeds broadcasting element-wise ops",
+           g.parent ? "the body" : "the graph", o->name, o->broadcast_rank_from, o->type.rank());
   // A value shaped at run time (Value::run_time_shape_from) is written to its graph output's
   // own buffer: not from an If/Loop/Scan body (unless the model declares its shape there), and
   // not as two graph outputs.

@@ -434,6 +434,47 @@ def loop_run_time_carried_tensor():
                  [h.make_value_info("seq", seq_t), vi("y", F, [2])])
 
 
+def if_branch_ranks():
+    """A run-time If whose branches give one value as a scalar and as a 1-element vector (as
+    AffineGrid's function body does): onnxc gives it rank 1 (a Reshape at the end of the
+    scalar's branch), which is exact for the broadcasting ops that read it (Mul with x [3],
+    then Neg of it, Add with x)."""
+    then_g = h.make_graph([h.make_node("Mul", ["k", "k"], ["t"])], "t", [], [vi("t", F, [])])
+    else_g = h.make_graph([h.make_node("Div", ["one", "v"], ["e"])], "e", [],
+                          [vi("e", F, [1])])
+    nodes = [const("one", np.array([1.0], np.float32)),
+             h.make_node("If", ["c"], ["s"], then_branch=then_g, else_branch=else_g),
+             h.make_node("Mul", ["x", "s"], ["y"]),
+             h.make_node("Neg", ["s"], ["ns"]),
+             h.make_node("Add", ["ns", "x"], ["z"])]
+    m = model(nodes, [vi("c", B, []), vi("k", F, []), vi("v", F, [1]), vi("x", F, [3])],
+              [vi("y", F, [3]), vi("z", F, [3])])
+
+    def ref(c, k, v, x):
+        s = k * k if c else 1.0 / v
+        return [(x * s).astype(np.float32), (-s + x).astype(np.float32)]
+    x = np.array([1, -2, 3], np.float32)
+    return m, [[np.array(c), np.array(3, np.float32), np.array([4], np.float32), x]
+               for c in (True, False)], ref
+
+
+def if_branch_ranks_output():
+    """Error: the If output with two ranks is a graph output (its rank would be the run's)."""
+    then_g = h.make_graph([h.make_node("Identity", ["k"], ["t"])], "t", [], [vi("t", F, [])])
+    else_g = h.make_graph([h.make_node("Identity", ["v"], ["e"])], "e", [], [vi("e", F, [1])])
+    return model([h.make_node("If", ["c"], ["s"], then_branch=then_g, else_branch=else_g)],
+                 [vi("c", B, []), vi("k", F, []), vi("v", F, [1])], [vi("s", F, [None])])
+
+
+def if_branch_ranks_reduced():
+    """Error: the If output with two ranks feeds a ReduceSum (whose result rank would differ)."""
+    then_g = h.make_graph([h.make_node("Identity", ["k"], ["t"])], "t", [], [vi("t", F, [])])
+    else_g = h.make_graph([h.make_node("Identity", ["v"], ["e"])], "e", [], [vi("e", F, [1])])
+    return model([h.make_node("If", ["c"], ["s"], then_branch=then_g, else_branch=else_g),
+                  h.make_node("ReduceSum", ["s"], ["y"], keepdims=1, name="sum")],
+                 [vi("c", B, []), vi("k", F, []), vi("v", F, [1])], [vi("y", F, [None])])
+
+
 def if_constant():
     """An If on a condition known at compile time (from a Shape): folded away (the chosen
     branch is inlined), checked by test.py; the branch reads an outer value."""
@@ -524,7 +565,8 @@ def if_shape_mismatch():
 
 ERROR_CASES = {f.__name__: f for f in (loop_shape_change, loop_scan_no_trip_count,
                                         if_shape_mismatch, sequence_run_time_split_used,
-                                        loop_run_time_carried_tensor)}
+                                        loop_run_time_carried_tensor, if_branch_ranks_output,
+                                        if_branch_ranks_reduced)}
 
 CASES = {f.__name__: f for f in (if_runtime, if_constant, if_shape_of_slice, loop_runtime,
                                  loop_early_exit,
@@ -532,7 +574,8 @@ CASES = {f.__name__: f for f in (if_runtime, if_constant, if_shape_of_slice, loo
                                  scan_sequence, scan8_batched, sequence_position_shapes,
                                  loop_sequence_nested_if, sequence_run_time_position,
                                  loop_declared_body_shape, if_declared_branch_shape,
-                                 sequence_run_time_split, loop_run_time_sequence)}
+                                 sequence_run_time_split, loop_run_time_sequence,
+                                 if_branch_ranks)}
 
 
 def write_case(out, name, m, sets, ref):
