@@ -139,6 +139,9 @@ public:
   /// values): its kernel takes run-scoped memory (onnxc_rt_output_buffer), and its arena slot,
   /// sized for `type`, only names it in the run's shape table (PlannedCall::run_time_data).
   bool run_time_data() const { return !run_time_shape_from.empty() && !run_time_bounded; }
+  /// Of a value with no bound (run_time_data): the dims the compiler knows, -1 where the run
+  /// decides (Expand by [n, 2, 3] with n computed at run time: [-1, 2, 3]); empty: none known.
+  std::vector<int64_t> run_time_dims;
   /// An If output whose branches give the same elements at two ranks (a scalar and a
   /// 1-element vector: the lower one's dims are the higher one's without leading 1s): it has
   /// the higher rank, and this is the lower one, -1 otherwise. Only broadcasting element-wise

@@ -171,6 +171,37 @@ void set_run_time_shaped_output(Node &n, size_t i, DType dtype, std::vector<int6
   }
 }
 
+std::vector<std::optional<int64_t>> partial_int_values(const Value *v) {
+  if (!v || !v->type.is_static() || v->type.rank() > 1 || v->type.dtype != DType::Int64)
+    return {};
+  const auto numel = static_cast<size_t>(product(v->type.static_dims()));
+  std::vector<std::optional<int64_t>> out(numel);
+  if (v->constant) {
+    for (size_t k = 0; k < numel; ++k)
+      out[k] = v->constant->int_at(static_cast<int64_t>(k));
+    return out;
+  }
+  const Node *p = v->producer;
+  if (!p || !p->domain.empty() || p->inputs.empty())
+    return out;
+  if (p->op_type == "Concat") {
+    std::vector<std::optional<int64_t>> cat;
+    for (const Value *in : p->inputs) {
+      std::vector<std::optional<int64_t>> part = partial_int_values(in);
+      if (part.empty() && in && in->type.is_static() && in->type.rank() <= 1)
+        part.resize(static_cast<size_t>(product(in->type.static_dims())));
+      cat.insert(cat.end(), part.begin(), part.end());
+    }
+    return cat.size() == numel ? cat : out;
+  }
+  if (p->op_type == "Identity" || p->op_type == "Unsqueeze" || p->op_type == "Squeeze" ||
+      p->op_type == "Reshape") {
+    std::vector<std::optional<int64_t>> in = partial_int_values(p->inputs[0]);
+    return in.size() == numel ? in : out;
+  }
+  return out;
+}
+
 bool values_at_run_time(const Node &n, size_t i) {
   return n.has_input(i) && !n.inputs[i]->constant && !n.inputs[i]->sym_value;
 }

@@ -2,6 +2,8 @@
 // types, axis normalisation, broadcasting, kernel names, and errors that name the node.
 #pragma once
 
+#include <optional>
+
 #include "compiler/ir/error.h"
 #include "compiler/ops/op_def.h"
 
@@ -53,6 +55,10 @@ std::vector<int64_t> output_dims(const Node &n, size_t i);
 /// run-scoped memory (Value::run_time_bounded: element-wise ops may then follow it).
 void set_run_time_shaped_output(Node &n, size_t i, DType dtype, std::vector<int64_t> bound,
                                 size_t from, bool bounded = false);
+/// The values of a small int64 1-D (or scalar) tensor that the compiler knows, nullopt where
+/// the run decides: constants, and Concat / Unsqueeze / Squeeze / Reshape / Identity of them
+/// (Concat(n, [2, 3]) with n computed at run time: [?, 2, 3]). Empty when its length is unknown.
+std::vector<std::optional<int64_t>> partial_int_values(const Value *v);
 /// True if input i is present, computed at run time and not known as expressions of the
 /// model's symbols (Value::sym_value): its values decide a shape only at run time.
 bool values_at_run_time(const Node &n, size_t i);

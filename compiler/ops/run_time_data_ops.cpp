@@ -16,23 +16,26 @@ using onnxc_k::RtDataOp;
 std::optional<RtDataOp> op_of(const Node &n) {
   if (!n.domain.empty())
     return std::nullopt;
-  static const std::pair<const char *, RtDataOp> kOps[] = {{"Transpose", onnxc_k::kRtTranspose},
-                                                           {"Reshape", onnxc_k::kRtReshape},
-                                                           {"Squeeze", onnxc_k::kRtSqueeze},
-                                                           {"Unsqueeze", onnxc_k::kRtUnsqueeze},
-                                                           {"Concat", onnxc_k::kRtConcat},
-                                                           {"MatMul", onnxc_k::kRtMatMul},
-                                                           {"Add", onnxc_k::kRtAdd},
-                                                           {"Sub", onnxc_k::kRtSub},
-                                                           {"Mul", onnxc_k::kRtMul},
-                                                           {"Div", onnxc_k::kRtDiv}};
+  static const std::pair<const char *, RtDataOp> kOps[] = {
+      {"Transpose", onnxc_k::kRtTranspose},
+      {"Reshape", onnxc_k::kRtReshape},
+      {"Squeeze", onnxc_k::kRtSqueeze},
+      {"Unsqueeze", onnxc_k::kRtUnsqueeze},
+      {"Concat", onnxc_k::kRtConcat},
+      {"MatMul", onnxc_k::kRtMatMul},
+      {"Add", onnxc_k::kRtAdd},
+      {"Sub", onnxc_k::kRtSub},
+      {"Mul", onnxc_k::kRtMul},
+      {"Div", onnxc_k::kRtDiv},
+      {"GatherElements", onnxc_k::kRtGatherElements},
+      {"Split", onnxc_k::kRtSplit}};
   for (const auto &[name, op] : kOps)
     if (n.op_type == name)
       return op;
   return std::nullopt;
 }
 
-bool arithmetic(RtDataOp op) { return op >= onnxc_k::kRtAdd; }
+bool arithmetic(RtDataOp op) { return op >= onnxc_k::kRtAdd && op <= onnxc_k::kRtDiv; }
 
 /// The inputs whose data the op reads (Reshape's SHAPE is read as values, not as data).
 size_t data_inputs(const Node &n, RtDataOp op) {
@@ -41,7 +44,10 @@ size_t data_inputs(const Node &n, RtDataOp op) {
   case onnxc_k::kRtReshape:
   case onnxc_k::kRtSqueeze:
   case onnxc_k::kRtUnsqueeze:
+  case onnxc_k::kRtSplit:
     return 1;
+  case onnxc_k::kRtGatherElements:
+    return 2;
   default:
     return n.inputs.size();
   }
@@ -92,6 +98,120 @@ const Value *no_bound_source(const Node &n) {
 
 int64_t rank_of(const Node &n, size_t i) { return static_cast<int64_t>(input_type(n, i).rank()); }
 
+/// The dims of input i the compiler knows (-1 where the run decides).
+std::vector<int64_t> known(const Node &n, size_t i) {
+  const Value *v = n.inputs[i];
+  if (v->run_time_shape_from.empty())
+    return v->type.static_dims();
+  if (v->run_time_data() && v->run_time_dims.size() == v->type.rank())
+    return v->run_time_dims;
+  return std::vector<int64_t>(v->type.rank(), -1);
+}
+
+/// Split's sizes mode and, for kRtSplitGiven, the sizes.
+std::pair<onnxc_k::RtSplitMode, std::vector<int64_t>> split_plan(const Node &n) {
+  std::vector<int64_t> sizes;
+  if (n.opset < 13)
+    sizes = attr_ints(n, "split", {});
+  else if (n.has_input(1))
+    sizes = require_constant(n, 1, "split").to_int64_vector();
+  if (!sizes.empty()) {
+    if (sizes.size() != n.outputs.size())
+      node_fail(n, "split has {} sizes but the node has {} outputs", sizes.size(),
+                n.outputs.size());
+    for (int64_t v : sizes)
+      if (v < 0)
+        node_fail(n, "split size {} is negative", v);
+    return {onnxc_k::kRtSplitGiven, sizes};
+  }
+  if (n.opset >= 18 && has_attr(n, "num_outputs")) {
+    if (attr_int(n, "num_outputs", 0) != static_cast<int64_t>(n.outputs.size()))
+      node_fail(n, "num_outputs is {} but the node has {} outputs", attr_int(n, "num_outputs", 0),
+                n.outputs.size());
+    return {onnxc_k::kRtSplitCeil, {}};
+  }
+  return {onnxc_k::kRtSplitEqual, {}};
+}
+
+/// Squeeze's RtSqueezeFlag per input dim: the axes given, or (no axes) the dims known to be 1
+/// dropped and the unknown ones kept, checked not to be 1 in the run.
+std::vector<int64_t> squeeze_flags(const Node &n) {
+  const int64_t r0 = rank_of(n, 0);
+  if (!axes_of(n).empty())
+    return axis_flags(n, r0);
+  std::vector<int64_t> flags;
+  for (int64_t d : known(n, 0))
+    flags.push_back(d == 1 ? onnxc_k::kRtDrop : d < 0 ? onnxc_k::kRtKeepNotOne : onnxc_k::kRtKeep);
+  return flags;
+}
+
+/// The output dims the compiler knows (-1 where the run decides), from its inputs' (Split:
+/// the input's, the axis filled in by the caller).
+std::vector<int64_t> known_output_dims(const Node &n, RtDataOp op, int64_t rank) {
+  std::vector<int64_t> out(static_cast<size_t>(rank), -1);
+  const std::vector<int64_t> x = known(n, 0);
+  switch (op) {
+  case onnxc_k::kRtTranspose: {
+    std::vector<int64_t> perm = attr_ints(n, "perm", {});
+    for (int64_t d = 0; d < rank; ++d)
+      out[static_cast<size_t>(d)] =
+          x[static_cast<size_t>(perm.empty() ? rank - 1 - d : perm[static_cast<size_t>(d)])];
+    break;
+  }
+  case onnxc_k::kRtSqueeze: {
+    const std::vector<int64_t> flags = squeeze_flags(n);
+    size_t k = 0;
+    for (size_t d = 0; d < x.size(); ++d)
+      if (flags[d] != onnxc_k::kRtDrop)
+        out[k++] = x[d];
+    break;
+  }
+  case onnxc_k::kRtUnsqueeze: {
+    const std::vector<int64_t> flags = axis_flags(n, rank);
+    for (size_t d = 0, next = 0; d < out.size(); ++d)
+      out[d] = flags[d] ? 1 : x[next++];
+    break;
+  }
+  case onnxc_k::kRtGatherElements:
+    out = known(n, 1);
+    break;
+  case onnxc_k::kRtSplit:
+    out = x;
+    break;
+  case onnxc_k::kRtConcat: {
+    const auto axis = static_cast<size_t>(normalize_axis(n, attr_int(n, "axis", 0), rank));
+    int64_t sum = 0;
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      const std::vector<int64_t> d = known(n, i);
+      for (size_t k = 0; k < out.size(); ++k)
+        if (k != axis && out[k] < 0)
+          out[k] = d[k];
+      sum = sum < 0 || d[axis] < 0 ? -1 : sum + d[axis];
+    }
+    out[axis] = sum;
+    break;
+  }
+  case onnxc_k::kRtReshape:
+  case onnxc_k::kRtMatMul:
+    break; // (not needed so far: unknown)
+  default: // broadcasting: a known dim above 1 decides, all 1 gives 1
+    for (size_t k = 0; k < out.size(); ++k) {
+      bool all_one = true;
+      for (size_t i = 0; i < n.inputs.size(); ++i) {
+        const std::vector<int64_t> d = known(n, i);
+        const auto at = static_cast<int64_t>(k) - (rank - static_cast<int64_t>(d.size()));
+        const int64_t v = at < 0 ? 1 : d[static_cast<size_t>(at)];
+        if (v > 1 || v == 0)
+          out[k] = v;
+        all_one = all_one && v == 1;
+      }
+      if (all_one)
+        out[k] = 1;
+    }
+  }
+  return out;
+}
+
 } // namespace
 
 bool run_time_data_op_applies(const Node &n, const Graph &g) {
@@ -134,7 +254,10 @@ void infer_run_time_data_op(Node &n) {
   for (size_t i = 0; i < nin; ++i) {
     if (!n.inputs[i])
       node_fail(n, "input {} is missing", i);
-    if (input_dtype(n, i) != dt)
+    if (op == onnxc_k::kRtGatherElements && i == 1) {
+      if (input_dtype(n, 1) != DType::Int64 && input_dtype(n, 1) != DType::Int32)
+        node_fail(n, "indices must be int32 or int64");
+    } else if (input_dtype(n, i) != dt)
       node_fail(n, "its inputs have different element types ({} and {})", dtype_name(dt),
                 dtype_name(input_dtype(n, i)));
     if (!n.inputs[i]->type.is_static())
@@ -180,14 +303,23 @@ void infer_run_time_data_op(Node &n) {
     rank = input_dims(n, 1)[0];
     break;
   }
-  case onnxc_k::kRtSqueeze:
-    if (axes_of(n).empty())
-      node_fail(n,
-                "squeezes every dim of size 1 of '{}', whose shape values computed at run time "
-                "decide with no bound, so its rank would be known only at run time; give axes. {}",
-                src->name, src->run_time_shape_trace);
-    rank = r0 - static_cast<int64_t>(axes_of(n).size());
-    axis_flags(n, r0);
+  case onnxc_k::kRtSqueeze: {
+    const std::vector<int64_t> flags = squeeze_flags(n);
+    rank = r0 - std::count(flags.begin(), flags.end(), int64_t{onnxc_k::kRtDrop});
+    break;
+  }
+  case onnxc_k::kRtGatherElements:
+    if (rank_of(n, 1) != r0 || r0 < 1)
+      node_fail(n, "data and indices must have one rank of at least 1, they have {} and {}", r0,
+                rank_of(n, 1));
+    normalize_axis(n, attr_int(n, "axis", 0), r0);
+    break;
+  case onnxc_k::kRtSplit:
+    if (r0 < 1 || n.outputs.size() > 8 || n.outputs.empty())
+      node_fail(n, "a Split of a value shaped at run time takes rank 1 or more and gives 1 to 8 "
+                   "outputs");
+    normalize_axis(n, attr_int(n, "axis", 0), r0);
+    split_plan(n);
     break;
   case onnxc_k::kRtUnsqueeze:
     rank = r0 + static_cast<int64_t>(axes_of(n).size());
@@ -215,12 +347,34 @@ void infer_run_time_data_op(Node &n) {
   if (rank < 0 || rank > 8)
     node_fail(n, "its output would have rank {}; a shape decided at run time supports 0 to 8",
               rank);
-  set_output(n, 0, dt, std::vector<int64_t>(static_cast<size_t>(rank), 1));
-  Value *o = n.outputs[0];
-  o->run_time_shape_from = src->run_time_shape_from;
-  o->run_time_shape_trace = src->run_time_shape_trace;
-  o->run_time_shape_root = o->name;
-  o->run_time_bounded = false;
+  std::vector<std::vector<int64_t>> dims(n.outputs.size(), known_output_dims(n, op, rank));
+  if (op == onnxc_k::kRtSplit) { // the parts' sizes where the dim and the plan give them
+    const std::vector<int64_t> in = known(n, 0);
+    const auto axis = static_cast<size_t>(normalize_axis(n, attr_int(n, "axis", 0), r0));
+    auto [mode, sizes] = split_plan(n);
+    const auto k = static_cast<int64_t>(n.outputs.size());
+    for (int64_t j = 0; j < k; ++j) {
+      int64_t len = in[axis], v = -1;
+      if (mode == onnxc_k::kRtSplitGiven)
+        v = sizes[static_cast<size_t>(j)];
+      else if (len >= 0 && mode == onnxc_k::kRtSplitEqual)
+        v = len % k == 0 ? len / k : -1;
+      else if (len >= 0)
+        v = std::max<int64_t>(0, std::min((len + k - 1) / k, len - j * ((len + k - 1) / k)));
+      dims[static_cast<size_t>(j)][axis] = v;
+    }
+  }
+  for (size_t j = 0; j < n.outputs.size(); ++j) {
+    if (!n.outputs[j])
+      continue;
+    set_output(n, j, dt, std::vector<int64_t>(static_cast<size_t>(rank), 1));
+    Value *o = n.outputs[j];
+    o->run_time_shape_from = src->run_time_shape_from;
+    o->run_time_shape_trace = src->run_time_shape_trace;
+    o->run_time_shape_root = o->name;
+    o->run_time_bounded = false;
+    o->run_time_dims = dims[j];
+  }
 }
 
 bool is_run_time_data_op(const Node &n) {
@@ -234,6 +388,7 @@ KernelCall lower_run_time_data_op(const Node &n) {
   const size_t nin = data_inputs(n, op);
   onnxc_k::RtDataParams p{};
   p.op = op;
+  p.outputs = 1;
   p.dtype = rt_type(input_dtype(n, 0));
   p.elem_bytes = dtype_bits(input_dtype(n, 0)) / 8;
   p.inputs = static_cast<int64_t>(nin);
@@ -244,8 +399,18 @@ KernelCall lower_run_time_data_op(const Node &n) {
     for (int64_t d = 0; d < r0; ++d)
       p.axes[d] = perm.empty() ? r0 - 1 - d : perm[static_cast<size_t>(d)];
   } else if (op == onnxc_k::kRtSqueeze || op == onnxc_k::kRtUnsqueeze) {
-    std::vector<int64_t> flags = axis_flags(n, op == onnxc_k::kRtSqueeze ? r0 : p.out_rank);
+    std::vector<int64_t> flags =
+        op == onnxc_k::kRtSqueeze ? squeeze_flags(n) : axis_flags(n, p.out_rank);
     std::copy(flags.begin(), flags.end(), p.axes);
+  } else if (op == onnxc_k::kRtGatherElements) {
+    p.axis = normalize_axis(n, attr_int(n, "axis", 0), r0);
+    p.mode = input_dtype(n, 1) == DType::Int32 ? 4 : 8;
+  } else if (op == onnxc_k::kRtSplit) {
+    p.axis = normalize_axis(n, attr_int(n, "axis", 0), r0);
+    auto [mode, sizes] = split_plan(n);
+    p.mode = mode;
+    p.outputs = static_cast<int64_t>(n.outputs.size());
+    std::copy(sizes.begin(), sizes.end(), p.axes);
   } else if (op == onnxc_k::kRtConcat) {
     p.axis = normalize_axis(n, attr_int(n, "axis", 0), r0);
   } else if (op == onnxc_k::kRtReshape) {
@@ -269,7 +434,10 @@ KernelCall lower_run_time_data_op(const Node &n) {
   }
   if (op == onnxc_k::kRtReshape)
     call.args.push_back(n.inputs[1]);
-  call.args.push_back(n.outputs[0]);
+  if (op == onnxc_k::kRtSplit)
+    call.args.insert(call.args.end(), n.outputs.begin(), n.outputs.end());
+  else
+    call.args.push_back(n.outputs[0]);
   set_params(call, p);
   return call;
 }

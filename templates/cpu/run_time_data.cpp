@@ -126,19 +126,66 @@ template <typename F> int32_t by_type(i64 dtype, F f) {
     return -1;
   }
 }
+/// Split of X along p.axis into p.outputs values shaped by the run: tensors {X, Y0, ...}.
+int32_t split(onnxc_rt *rt, void *const *t, const RtDataParams &p) {
+  const i64 *x = p.dims[0], r = p.rank[0], len = x[p.axis], k = p.outputs, eb = p.elem_bytes;
+  i64 sizes[8];
+  if (p.mode == onnxc_k::kRtSplitGiven) {
+    i64 sum = 0;
+    for (i64 j = 0; j < k; ++j)
+      sum += sizes[j] = p.axes[j];
+    if (sum != len)
+      return fail_shapes(rt, p, "the split sizes do not add up to the dim along the axis");
+  } else if (p.mode == onnxc_k::kRtSplitEqual) {
+    if (len % k != 0)
+      return fail_shapes(rt, p, "the dim along the axis does not split evenly into the outputs");
+    for (i64 j = 0; j < k; ++j)
+      sizes[j] = len / k;
+  } else {
+    const i64 chunk = (len + k - 1) / k;
+    for (i64 j = 0; j < k; ++j) {
+      const i64 left = len - j * chunk;
+      sizes[j] = left < 0 ? 0 : left < chunk ? left : chunk;
+    }
+  }
+  i64 outer = 1, inner = eb;
+  for (i64 d = 0; d < p.axis; ++d)
+    outer *= x[d];
+  for (i64 d = p.axis + 1; d < r; ++d)
+    inner *= x[d];
+  const auto *a = static_cast<const unsigned char *>(t[0]);
+  for (i64 j = 0, at = 0; j < k; at += sizes[j++]) {
+    i64 dims[8];
+    for (i64 d = 0; d < r; ++d)
+      dims[d] = d == p.axis ? sizes[j] : x[d];
+    auto *y = static_cast<unsigned char *>(
+        onnxc_rt_output_buffer(rt, t[1 + j], static_cast<uint64_t>(outer * sizes[j] * inner)));
+    if (!y)
+      return ONNXC_STATUS_OUT_OF_MEMORY;
+    for (i64 o = 0; o < outer; ++o)
+      if (sizes[j] > 0)
+        __builtin_memcpy(y + o * sizes[j] * inner, a + (o * len + at) * inner,
+                         static_cast<uint64_t>(sizes[j] * inner));
+    onnxc_rt_set_shape(rt, t[1 + j], static_cast<int32_t>(r), dims);
+  }
+  return 0;
+}
 } // namespace
 
 /// Tensors {inputs..., Y} (Reshape {X, SHAPE, Y}); see run_time_data_params.h.
 extern "C" int32_t onnxc_k_run_time_data(onnxc_rt *rt, void *const *t, const int64_t *pp) {
   const auto p = onnxc_k::params_of<RtDataParams>(pp);
   const i64 nin = p.inputs, eb = p.elem_bytes;
-  void *const out_slot = t[p.op == onnxc_k::kRtReshape ? 2 : nin];
+  void *const out_slot =
+      t[p.op == onnxc_k::kRtReshape || p.op == onnxc_k::kRtSplit ? nin + 1 : nin];
   i64 in_numel[onnxc_k::kRtDataMaxInputs];
   for (i64 i = 0; i < nin; ++i)
     if (!count(p.dims[i], p.rank[i], in_numel[i]))
       return fail(rt, "an input has a negative dim or too many elements");
   i64 out[8] = {}, r = p.out_rank;
   const i64 *x = p.dims[0];
+  if (p.op == onnxc_k::kRtSplit)
+    return split(rt, t, p);
   switch (p.op) {
   case onnxc_k::kRtTranspose:
     for (i64 d = 0; d < r; ++d)
@@ -178,14 +225,27 @@ extern "C" int32_t onnxc_k_run_time_data(onnxc_rt *rt, void *const *t, const int
   case onnxc_k::kRtSqueeze: {
     i64 k = 0;
     for (i64 d = 0; d < p.rank[0]; ++d) {
-      if (!p.axes[d]) {
-        out[k++] = x[d];
-      } else if (x[d] != 1) {
-        return fail_shapes(rt, p, "axes name a dim whose size is not 1");
+      if (p.axes[d] == onnxc_k::kRtDrop) {
+        if (x[d] != 1)
+          return fail_shapes(rt, p, "axes name a dim whose size is not 1");
+        continue;
       }
+      if (p.axes[d] == onnxc_k::kRtKeepNotOne && x[d] == 1)
+        return fail_shapes(rt, p,
+                           "a Squeeze with no axes meets a dim of 1 that the compiler could not "
+                           "know, which would change the output's rank from the one compiled "
+                           "(give axes)");
+      out[k++] = x[d];
     }
     break;
   }
+  case onnxc_k::kRtGatherElements:
+    for (i64 d = 0; d < r; ++d) {
+      out[d] = p.dims[1][d];
+      if (d != p.axis && out[d] > x[d])
+        return fail_shapes(rt, p, "the indices' dims exceed the data's off the axis");
+    }
+    break;
   case onnxc_k::kRtUnsqueeze:
     for (i64 d = 0, next = 0; d < r; ++d)
       out[d] = p.axes[d] ? 1 : x[next++];
@@ -277,6 +337,24 @@ extern "C" int32_t onnxc_k_run_time_data(onnxc_rt *rt, void *const *t, const int
                            static_cast<uint64_t>(bytes));
         w += bytes;
       }
+    break;
+  }
+  case onnxc_k::kRtGatherElements: {
+    i64 ostride[8], dstride[8];
+    for (i64 d = r; d-- > 0;) {
+      ostride[d] = d + 1 < r ? ostride[d + 1] * out[d + 1] : 1;
+      dstride[d] = d + 1 < r ? dstride[d + 1] * x[d + 1] : 1;
+    }
+    for (i64 o = 0; o < total; ++o) {
+      i64 k = onnxc_k::index_at(t[1], p.mode, o);
+      if (k < -x[p.axis] || k >= x[p.axis])
+        return fail_shapes(rt, p, "an index is out of range along the axis");
+      k += k < 0 ? x[p.axis] : 0;
+      i64 src = 0;
+      for (i64 d = 0; d < r; ++d)
+        src += (d == p.axis ? k : (o / ostride[d]) % out[d]) * dstride[d];
+      __builtin_memcpy(y + o * eb, a + src * eb, static_cast<uint64_t>(eb));
+    }
     break;
   }
   case onnxc_k::kRtMatMul: {

@@ -479,6 +479,37 @@ def run_time_grid():
     return g, inputs, outputs, ref, make_input
 
 
+def run_time_gather_split():
+    """AffineGrid's 2-D function body, generalised: indices Expanded to [n, 2, 3] (n given at run
+    time, the 2 and 3 known to the compiler through the Concat of the shape), GatherElements of
+    a constant theta [3, 2, 3] by them, Split in 2 along axis 1, a Squeeze with no axes of a
+    part ([n, 1, 3]: the 1 is known, n is checked not to be 1 in the run), Split by constant
+    sizes, Concat of the parts reordered, and a Squeeze with axes. "shapes" are n."""
+    g = Graph()
+    theta = np.arange(18, dtype=np.float32).reshape(3, 2, 3) * 0.5 - 2
+    idx = np.array([[0, 1, 2], [2, 0, 1]], np.int64)
+    shape = g.op("Concat", ["n", g.const([2, 3], np.int64)], axis=0)
+    e = g.op("Expand", [g.const(idx, np.int64), shape])
+    gathered = g.op("GatherElements", [g.const(theta), e], axis=2)
+    r1, r2 = g.op("Split", [gathered], n_out=2, axis=1)
+    s1 = g.op("Squeeze", [r1])
+    a, b, c = g.op("Split", [s1, g.const([1, 1, 1], np.int64)], n_out=3, axis=1)
+    g.nodes.append(helper.make_node("Concat", [c, a, b], ["y"], axis=1))
+    g.nodes.append(helper.make_node("Squeeze", [r2, g.const([1], np.int64)], ["z"]))
+
+    def ref(n):
+        k = int(n[0])
+        gg = np.take_along_axis(theta[:k], np.broadcast_to(idx, (k, 2, 3)), axis=2)
+        s = gg[:, 0, :]
+        return [np.concatenate([s[:, 2:3], s[:, 0:1], s[:, 1:2]], axis=1), gg[:, 1, :]]
+
+    inputs = [helper.make_tensor_value_info("n", I64, [1])]
+    outputs = [helper.make_tensor_value_info("y", F, None),
+               helper.make_tensor_value_info("z", F, None)]
+    make_input = lambda v: [np.array([v], np.int64)]
+    return g, inputs, outputs, ref, make_input
+
+
 def broadcast_mismatch():
     """Add of two values with no bound whose run-time shapes do not broadcast ([m] and [n]):
     the run fails naming the node and both shapes (runtime_dims.broadcast_mismatch)."""
@@ -558,6 +589,8 @@ CASES = {
                               [[2, 3], [2, 5], [2, 8]], [None, "N"]),
     "run_time_grid": (run_time_grid, [], [[2, 3], [1, 1], [0, 4], [5, 1], [3, 0], [40, 70]],
                       None),
+    "run_time_gather_split": (run_time_gather_split, [], [2, 3, 0], None),
+    "squeeze_rank_changes": (run_time_gather_split, [], [1], None),  # the run fails
     "broadcast_mismatch": (broadcast_mismatch, [], [[2, 3]], None),  # the run fails
     "pad_shape_slice": (pad_shape_slice, [],
                         [[0, 0, 0, 0], [1, 2, 3, 4], [100, 0, 40, 700], [0, 0, -1, -1]], None),

@@ -46,9 +46,24 @@ const OpDef &op_Expand() {
         if (input_dtype(n, 1) != DType::Int64 || s.size() != 1)
           node_fail(n, "shape must be a 1-D int64 tensor, it is {}",
                     shape_to_string(n.inputs[1]->type));
-        set_run_time_shaped_output(
-            n, 0, input_dtype(n, 0),
-            std::vector<int64_t>(std::max<size_t>(in.size(), static_cast<size_t>(s[0])), 1), 1);
+        const size_t rank = std::max<size_t>(in.size(), static_cast<size_t>(s[0]));
+        set_run_time_shaped_output(n, 0, input_dtype(n, 0), std::vector<int64_t>(rank, 1), 1);
+        // The dims the compiler knows: a shape value e broadcast with the input's dim d is d
+        // when d > 1 (e must be 1 or d), and e when e is known.
+        const std::vector<std::optional<int64_t>> e = partial_int_values(n.inputs[1]);
+        std::vector<int64_t> &known = n.outputs[0]->run_time_dims;
+        known.assign(rank, -1);
+        for (size_t k = 0; k < rank; ++k) {
+          const auto s0 = static_cast<size_t>(s[0]);
+          const int64_t d = k + in.size() >= rank ? in[k + in.size() - rank] : 1;
+          std::optional<int64_t> v = 1; // no shape value there: the input's dim
+          if (k + s0 >= rank)
+            v = e.size() == s0 ? e[k + s0 - rank] : std::nullopt;
+          if (v && *v >= 0)
+            known[k] = *v == 1 ? d : *v;
+          else if (d != 1)
+            known[k] = d;
+        }
         return;
       }
       std::vector<int64_t> shape = require_constant(n, 1, "shape").to_int64_vector();
