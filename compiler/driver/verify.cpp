@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <tuple>
 
 namespace fs = std::filesystem;
 
@@ -322,28 +323,53 @@ struct DataSet {
 /// empty. Other outputs keep their order.
 void align_run_time_sequences(const ModelLibrary &lib, const CompositeIO &io, DataSet &d) {
   const auto &outs = lib.outputs();
-  std::set<std::string> bases;
-  for (const auto &o : outs) {
-    const std::string suffix = ".length";
-    if (o.name.size() <= suffix.size() ||
-        o.name.compare(o.name.size() - suffix.size(), suffix.size(), suffix) != 0)
-      continue;
-    std::string base = o.name.substr(0, o.name.size() - suffix.size());
-    for (const auto &[name, type] : io.outputs)
-      if (name == base && type.kind == TypeKind::Sequence)
-        bases.insert(base);
-  }
-  if (bases.empty())
+  std::set<std::string> bases, optionals; // NAME.length / NAME.present outputs
+  for (const auto &o : outs)
+    for (const auto &[suffix, kind, set] :
+         {std::tuple{".length", TypeKind::Sequence, &bases},
+          std::tuple{".present", TypeKind::Optional, &optionals}}) {
+      const std::string sfx = suffix;
+      if (o.name.size() <= sfx.size() ||
+          o.name.compare(o.name.size() - sfx.size(), sfx.size(), sfx) != 0)
+        continue;
+      std::string base = o.name.substr(0, o.name.size() - sfx.size());
+      for (const auto &[name, type] : io.outputs)
+        if (name == base && type.kind == kind)
+          set->insert(base);
+    }
+  if (bases.empty() && optionals.empty())
     return;
   std::map<std::string, const NamedTensor *> by_name;
   for (const NamedTensor &t : d.expected)
     by_name[t.name] = &t;
+  /// The optional output `o` belongs to (its NAME.present, NAME or NAME.k), "" if none.
+  auto optional_of = [&](const std::string &o) {
+    for (const std::string &b : optionals)
+      if (o == b || o.rfind(b + ".", 0) == 0)
+        return b;
+    return std::string();
+  };
   std::vector<NamedTensor> aligned;
   std::vector<bool> empty;
   for (const auto &o : outs) {
     auto it = by_name.find(o.name);
     const size_t dot = o.name.rfind('.');
     const std::string base = dot == std::string::npos ? "" : o.name.substr(0, dot);
+    if (const std::string opt = optional_of(o.name); !opt.empty() && it == by_name.end()) {
+      if (o.name == opt + ".present") { // present when the reference holds any of its tensors
+        const bool held = std::any_of(by_name.begin(), by_name.end(), [&](const auto &e) {
+          return e.first == opt || e.first.rfind(opt + ".", 0) == 0;
+        });
+        Tensor flag(DType::Bool, {});
+        flag.data()[0] = held ? 1 : 0;
+        aligned.push_back({o.name, flag});
+        empty.push_back(false);
+      } else { // an element of an absent optional: no elements
+        aligned.push_back({o.name, Tensor::scalar_i64(0)});
+        empty.push_back(true);
+      }
+      continue;
+    }
     if (bases.count(base) && o.name == base + ".length") {
       int64_t count = 0;
       while (by_name.count(fmt::format("{}.{}", base, count)))

@@ -26,6 +26,16 @@ const Tensor *Desugarer::known_value(Value *v) const {
     const Node *p = v->producer;
     if (!p || !p->domain.empty())
       return nullptr;
+    if (p->op_type == "Not" && p->inputs.size() == 1) { // Not(OptionalHasElement(x))
+      if (auto it = folded_.find(v); it != folded_.end())
+        return it->second.get();
+      const Tensor *in = known_value(p->inputs[0]);
+      if (!in || in->dtype() != DType::Bool || in->numel() != 1)
+        return nullptr;
+      Tensor t(DType::Bool, in->shape());
+      t.data()[0] = in->int_at(0) != 0 ? 0 : 1;
+      return (folded_[v] = std::make_shared<const Tensor>(std::move(t))).get();
+    }
     if (p->op_type == "Constant") {
       const Attribute *a = p->attr("value");
       return a && a->t ? a->t.get() : nullptr;
@@ -35,6 +45,25 @@ const Tensor *Desugarer::known_value(Value *v) const {
     v = p->input(0);
   }
   return nullptr;
+}
+
+void Desugarer::inline_known_if(Node &n, bool then) {
+  const Attribute *a = n.attr(then ? "then_branch" : "else_branch");
+  if (!a || !a->g)
+    node_fail(n, "the subgraph attribute '{}' is missing", then ? "then_branch" : "else_branch");
+  const Graph &branch = *a->g;
+  if (branch.outputs.size() != n.outputs.size())
+    node_fail(n, "its {} gives {} outputs, the node has {}", then ? "then_branch" : "else_branch",
+              branch.outputs.size(), n.outputs.size());
+  std::map<const Value *, Value *> map;
+  instantiate(branch, n, map, 0);
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    auto it = map.find(branch.outputs[k]);
+    if (it == map.end())
+      node_fail(n, "its branch output '{}' is not defined in the branch", branch.outputs[k]->name);
+    if (n.outputs[k])
+      bind(n, n.outputs[k], item(it->second));
+  }
 }
 
 bool Desugarer::carries_sequences(const Node &n) const {
@@ -184,6 +213,19 @@ void Desugarer::unroll_loop(Node &n) {
         state[j] = result[j] = out;
         continue;
       }
+      // An optional that an iteration turns into a sequence (test_loop16_seq_none: the body
+      // starts one when the optional is empty) counts as that sequence, or none: an empty one.
+      auto as_sequence = [&](const Item &it) {
+        if (it.kind != TypeKind::Optional || out.kind != TypeKind::Sequence ||
+            (!it.elems.empty() && it.elems[0].kind != TypeKind::Sequence))
+          return it;
+        Item seq = it.elems.empty() ? Item{} : it.elems[0];
+        seq.kind = TypeKind::Sequence;
+        return seq;
+      };
+      state[j] = as_sequence(state[j]);
+      if (!length[j])
+        result[j] = as_sequence(result[j]);
       const Item &in = state[j];
       const bool appends =
           in.kind == TypeKind::Sequence && out.kind == TypeKind::Sequence &&
@@ -213,6 +255,11 @@ void Desugarer::unroll_loop(Node &n) {
                     "its body appends {} to a sequence; a loop whose trip count or condition "
                     "is computed at run time may append tensors only",
                     a_kind(e.kind));
+        if (auto d = known_dims(e.tensor); d && d->empty())
+          node_fail(n, "its body appends scalars to a sequence; a loop whose trip count or "
+                       "condition is computed at run time gives each element it may append as an "
+                       "output, with no rows when its iteration does not run, which needs elements "
+                       "of rank 1 or more");
         Item g;
         g.tensor = op("Slice", {e.tensor, zero, rows, zero}, "element");
         result[j].elems.push_back(g);

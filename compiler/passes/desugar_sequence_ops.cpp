@@ -367,10 +367,16 @@ void Desugarer::instantiate(const Graph &body, const Node &n, std::map<const Val
   for (const auto &v : body.values) {
     if (v->constant)
       map[v.get()] = constant(*v->constant, v->name);
-    else if (is_outer_stand_in(*v))
-      for (size_t c = explicit_input_count(n); c < n.inputs.size(); ++c)
-        if (n.inputs[c]->name == v->name)
+    else if (is_outer_stand_in(*v)) {
+      // The node's captured inputs follow its own, named in order by kCapturedAttr (an input
+      // may since stand for another value: a copy's carried sequence).
+      const Attribute *names = n.attr(kCapturedAttr);
+      const size_t first = explicit_input_count(n);
+      for (size_t c = first; c < n.inputs.size(); ++c)
+        if (names && c - first < names->strings.size() ? names->strings[c - first] == v->name
+                                                       : n.inputs[c]->name == v->name)
           map[v.get()] = n.inputs[c];
+    }
   }
   for (const auto &bn : body.nodes) {
     auto c = std::make_unique<Node>();

@@ -4,6 +4,8 @@
 #include "compiler/ops/op_util.h"
 #include "compiler/passes/desugar_sequences_impl.h"
 
+#include <functional>
+
 #include <algorithm>
 
 namespace onnxc {
@@ -134,15 +136,27 @@ void Desugarer::handle(std::unique_ptr<Node> n) {
   const bool identity = n->domain.empty() && n->op_type == "Identity";
   for (Value *v : n->inputs) {
     auto it = v && !identity ? items_.find(v) : items_.end();
+    if (it != items_.end() && it->second.present)
+      node_fail(*n,
+                "reads '{}', an optional whose presence the run decides (an If's branches differ "
+                "in it), which onnxc supports as a graph output only",
+                v->name);
     if (it != items_.end() && it->second.length)
       node_fail(*n,
                 "reads '{}', a sequence whose length the run decides (SplitToSequence by a "
-                "split computed at run time), which onnxc supports as a graph output only; give "
-                "the split as a constant (--const-input) to use it here",
+                "split computed at run time, a Loop by a trip count or condition computed at run "
+                "time), which onnxc supports as a graph output only; give those inputs as "
+                "constants (--const-input) to use it here",
                 v->name);
   }
   if (identity && n->input(0) && items_.count(n->input(0))) {
     bind(*n, n->outputs[0], items_.at(n->input(0))); // Identity of a sequence / optional
+    drop(std::move(n));
+  } else if (n->domain.empty() && n->op_type == "If" && n->input(0) && known_value(n->input(0)) &&
+             std::any_of(n->inputs.begin(), n->inputs.end(), [&](const Value *v) {
+               return v && (items_.count(v) || v->type.kind != TypeKind::Tensor);
+             })) { // an If on a known condition that reads a sequence or optional
+    inline_known_if(*n, known_value(n->input(0))->int_at(0) != 0);
     drop(std::move(n));
   } else if (carries_sequences(*n)) {
     unroll_loop(*n);
@@ -254,6 +268,25 @@ void Desugarer::expand_output(const std::string &name, const Item &it, Value *or
     return;
   }
   if (it.kind == TypeKind::Optional) {
+    if (it.present) { // NAME.present first; the element's tensors empty when it is absent
+      Item flag;
+      flag.tensor = it.present;
+      expand_output(name + ".present", flag, nullptr, flat);
+      std::function<Item(const Item &)> guard = [&](const Item &e) {
+        Item g = e;
+        if (e.kind == TypeKind::Tensor) {
+          Node origin;
+          origin.name = name;
+          origin.opset = 13;
+          g.tensor = guard_rows(origin, e.tensor, it.present);
+        }
+        for (Item &sub : g.elems)
+          sub = guard(sub);
+        return g;
+      };
+      expand_output(name, guard(it.elems[0]), orig, flat);
+      return;
+    }
     if (!it.elems.empty())
       expand_output(name, it.elems[0], orig, flat);
     return;
@@ -376,7 +409,20 @@ void Desugarer::desugar_if(Node &n) {
     node_fail(n, "its branches give {} and {} outputs, the node has {}", items[0].size(),
               items[1].size(), n.outputs.size());
   bool composite = false;
+  std::vector<int> present_in(items[0].size(), -1); // the branch that has the optional's element
   for (size_t j = 0; j < items[0].size(); ++j) {
+    const Item &t = items[0][j], &e = items[1][j];
+    const bool presence_differs = t.kind == TypeKind::Optional && e.kind == TypeKind::Optional &&
+                                  t.elems.empty() != e.elems.empty();
+    if (presence_differs && !owner_ && n.outputs[j] && n.outputs[j]->is_graph_output) {
+      // Which branch runs is decided at run time: the output's presence too (Item::present).
+      const int b = t.elems.empty() ? 1 : 0;
+      Item zeros = zeros_of(n, n.outputs[j]->type, items[b][j], *n.attr(names[1 - b])->g);
+      items[1 - b][j] = zeros;
+      present_in[j] = b;
+      composite = true;
+      continue;
+    }
     if (!same_structure(items[0][j], items[1][j]))
       node_fail(n,
                 "output '{}' is {} in then_branch but {} in else_branch; which one is "
@@ -386,19 +432,69 @@ void Desugarer::desugar_if(Node &n) {
     composite = composite || items[0][j].kind != TypeKind::Tensor;
   }
   if (composite)
-    flatten_if_outputs(n, items);
+    flatten_if_outputs(n, items, present_in);
   for (auto &d : bodies)
     d->finish();
 }
 
-void Desugarer::flatten_if_outputs(Node &n, const std::vector<std::vector<Item>> &items) {
+/// Zeros of the declared type `t` in the structure of `shape` (an optional holding a sequence
+/// of 2 tensors...), as constants of `branch`: what the branch without the element gives.
+Item Desugarer::zeros_of(const Node &n, const Type &t, const Item &shape, Graph &branch) {
+  Item it;
+  it.kind = shape.kind;
+  if (shape.kind == TypeKind::Tensor) {
+    if (t.kind != TypeKind::Tensor || !t.is_static() || t.rank() == 0 || t.dtype == DType::String ||
+        t.dtype == DType::Undefined)
+      node_fail(n,
+                "its branches differ in whether an optional output holds an element, which the "
+                "run decides; onnxc then needs the element's tensors declared with a static "
+                "shape of rank 1 or more in the model (the output's type), got {}",
+                shape_to_string(t));
+    Value *c =
+        branch.add_constant(branch.unique_name(n.outputs.empty() ? "absent" : n.name + "_absent"),
+                            std::make_shared<const Tensor>(Tensor(t.dtype, t.static_dims())));
+    branch.initializers.push_back(c);
+    it.tensor = c;
+    return it;
+  }
+  if (t.kind != shape.kind || !t.elem)
+    node_fail(n, "its branches differ in whether an optional output holds an element, which the "
+                 "run decides; onnxc then needs the output's element type declared in the model");
+  for (const Item &e : shape.elems)
+    it.elems.push_back(zeros_of(n, *t.elem, e, branch));
+  return it;
+}
+
+/// t with its first dim cut to 0 when `present` (a bool scalar) is false: an absent element.
+Value *Desugarer::guard_rows(const Node &origin, Value *t, Value *present) {
+  Value *rows = fresh(t->name + "_rows"), *out = fresh(t->name + "_if_present");
+  emit(origin, "Where",
+       {present, constant(Tensor::vector_i64({INT64_MAX}), "all_rows"),
+        constant(Tensor::vector_i64({0}), "no_rows")},
+       {rows});
+  Value *zero = constant(Tensor::vector_i64({0}), "zero");
+  emit(origin, "Slice", {t, zero, rows, zero}, {out});
+  return out;
+}
+
+void Desugarer::flatten_if_outputs(Node &n, const std::vector<std::vector<Item>> &items,
+                                   const std::vector<int> &present_in) {
   changed_ = true;
   const char *names[] = {"then_branch", "else_branch"};
   for (int b = 0; b < 2; ++b) {
     Graph &body = *n.attr(names[b])->g;
     std::vector<Value *> outs;
-    for (const Item &it : items[b])
-      flatten(it, outs);
+    for (size_t j = 0; j < items[b].size(); ++j) {
+      flatten(items[b][j], outs);
+      if (present_in[j] >= 0) { // then whether this branch has the element
+        Tensor flag(DType::Bool, {});
+        flag.data()[0] = present_in[j] == b ? 1 : 0;
+        Value *c = body.add_constant(body.unique_name(n.name + "_present"),
+                                     std::make_shared<const Tensor>(std::move(flag)));
+        body.initializers.push_back(c);
+        outs.push_back(c);
+      }
+    }
     for (Value *v : body.outputs)
       v->is_graph_output = false;
     for (Value *v : outs)
@@ -413,6 +509,10 @@ void Desugarer::flatten_if_outputs(Node &n, const std::vector<std::vector<Item>>
       continue;
     }
     items_[o] = rebuild(items[0][j], o->name, outs);
+    if (present_in[j] >= 0) {
+      items_[o].present = fresh(o->name + "_present");
+      outs.push_back(items_[o].present);
+    }
     o->producer = nullptr;
   }
   for (size_t k = 0; k < outs.size(); ++k) {

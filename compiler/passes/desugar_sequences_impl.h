@@ -24,6 +24,11 @@ struct Item {
   /// time): `elems` are as many as it can have, and this int64 scalar says how many of them
   /// are its elements (the others are empty). Only a graph output of the model's graph.
   Value *length = nullptr;
+  /// An optional whose presence the run decides (an If with a run-time condition whose
+  /// branches differ in it): this bool scalar says whether elems[0] holds; the other branch
+  /// gives zeros of the model's declared type there. Only a graph output of the model's graph
+  /// (NAME.present, then the element's outputs, empty when it is absent).
+  Value *present = nullptr;
 };
 
 /// Most elements of a sequence whose length the run decides (SplitToSequence by a scalar split
@@ -56,7 +61,10 @@ public:
 
 private:
   void desugar_if(Node &n);
-  void flatten_if_outputs(Node &n, const std::vector<std::vector<Item>> &items);
+  void flatten_if_outputs(Node &n, const std::vector<std::vector<Item>> &items,
+                          const std::vector<int> &present_in);
+  Item zeros_of(const Node &n, const Type &t, const Item &shape, Graph &branch);
+  Value *guard_rows(const Node &origin, Value *t, Value *present);
   Item rebuild(const Item &shape, const std::string &base, std::vector<Value *> &outs);
   Value *fresh(const std::string &base);
   Value *constant(Tensor t, const std::string &base);
@@ -96,6 +104,11 @@ private:
   bool carries_sequences(const Node &n) const;
   void unroll_loop(Node &n);
   const Tensor *known_value(Value *v) const;
+  /// An If that reads or gives sequences / optionals, on a condition known here: its branch's
+  /// nodes take its place (handled like the graph's own).
+  void inline_known_if(Node &n, bool then);
+  /// Not of a known bool (OptionalHasElement of an optional whose presence is known): its value.
+  mutable std::map<const Value *, std::shared_ptr<const Tensor>> folded_;
   /// SplitToSequence by a scalar split computed at run time (Item::length).
   void split_to_sequence_run_time(Node &n, Value *x, Value *split, int64_t axis);
   Item optional_input(const Node &n);

@@ -2,6 +2,7 @@
 #include "templates/cpu/kernel_abi.h"
 #include "templates/cpu/kernel_message.h"
 #include "templates/cpu/run_time_data_params.h"
+#include "templates/cpu/shaped_params.h"
 
 namespace {
 using onnxc_k::i64;
@@ -65,31 +66,37 @@ template <typename T> T apply(i64 op, T a, T b) {
   }
 }
 
+/// Steps the index `idx` over `out` (rank r, last dim fastest) and the offsets oa, ob of two
+/// operands with strides sa, sb (0 where they broadcast).
+inline void next_index(i64 *idx, const i64 *out, i64 r, const i64 *sa, const i64 *sb, i64 &oa,
+                       i64 &ob) {
+  for (i64 d = r; d-- > 0;) {
+    oa += sa[d];
+    ob += sb[d];
+    if (++idx[d] < out[d])
+      return;
+    oa -= sa[d] * out[d];
+    ob -= sb[d] * out[d];
+    idx[d] = 0;
+  }
+}
+
 /// y[o] = a[..] op b[..] over the broadcast index space `out` of rank r.
 template <typename T>
 void binary(i64 op, const T *a, const T *b, T *y, const i64 *out, i64 r, const i64 *sa,
             const i64 *sb, i64 total) {
-  i64 idx[8] = {};
-  i64 oa = 0, ob = 0;
+  i64 idx[8] = {}, oa = 0, ob = 0;
   for (i64 o = 0; o < total; ++o) {
     y[o] = apply<T>(op, a[oa], b[ob]);
-    for (i64 d = r; d-- > 0;) { /* next index, odometer style */
-      oa += sa[d];
-      ob += sb[d];
-      if (++idx[d] < out[d])
-        break;
-      oa -= sa[d] * out[d];
-      ob -= sb[d] * out[d];
-      idx[d] = 0;
-    }
+    next_index(idx, out, r, sa, sb, oa, ob);
   }
 }
 
+/// Matrix products over the broadcast batch index space `out` of rank r (strides in matrices).
 template <typename T>
 void matmul(const T *a, const T *b, T *y, i64 batch, const i64 *out, i64 r, const i64 *sa,
             const i64 *sb, i64 m, i64 k, i64 n) {
-  i64 idx[8] = {};
-  i64 oa = 0, ob = 0;
+  i64 idx[8] = {}, oa = 0, ob = 0;
   for (i64 o = 0; o < batch; ++o) {
     T *c = y + o * m * n;
     for (i64 i = 0; i < m * n; ++i)
@@ -100,15 +107,7 @@ void matmul(const T *a, const T *b, T *y, i64 batch, const i64 *out, i64 r, cons
         for (i64 j = 0; j < n; ++j)
           c[i * n + j] += x * b[ob * k * n + q * n + j];
       }
-    for (i64 d = r; d-- > 0;) {
-      oa += sa[d];
-      ob += sb[d];
-      if (++idx[d] < out[d])
-        break;
-      oa -= sa[d] * out[d];
-      ob -= sb[d] * out[d];
-      idx[d] = 0;
-    }
+    next_index(idx, out, r, sa, sb, oa, ob);
   }
 }
 
@@ -192,34 +191,10 @@ extern "C" int32_t onnxc_k_run_time_data(onnxc_rt *rt, void *const *t, const int
       out[d] = x[p.axes[d]];
     break;
   case onnxc_k::kRtReshape: {
-    const int64_t *v = static_cast<const int64_t *>(t[1]);
-    i64 infer_at = -1, known = 1;
-    for (i64 k = 0; k < r; ++k) {
-      i64 d = v[k];
-      if (d == 0 && !p.axis) {
-        if (k >= p.rank[0])
-          return fail(rt, "a 0 in shape copies an input dim the input does not have");
-        d = x[k];
-      }
-      if (d == -1) {
-        if (infer_at >= 0)
-          return fail(rt, "shape has more than one -1");
-        infer_at = k;
-      } else if (d < -1) {
-        return fail(rt, "shape has a negative dim");
-      } else if (__builtin_mul_overflow(known, d, &known)) {
-        return fail(rt, "shape has too many elements");
-      }
-      out[k] = d;
-    }
-    if (infer_at >= 0) {
-      if (known == 0 || in_numel[0] % known != 0)
-        return fail_shapes(rt, p,
-                           "the -1 of shape cannot be inferred from the input's element count");
-      out[infer_at] = in_numel[0] / known;
-    } else if (known != in_numel[0]) {
-      return fail_shapes(rt, p, "shape has a different element count than the input");
-    }
+    const char *why = onnxc_k::reshape_dims(static_cast<const int64_t *>(t[1]), r, x, p.rank[0],
+                                            in_numel[0], p.axis != 0, out);
+    if (why)
+      return fail_shapes(rt, p, why);
     break;
   }
   case onnxc_k::kRtSqueeze: {

@@ -30,33 +30,10 @@ extern "C" int32_t onnxc_k_shape_copy(onnxc_rt *rt, void *const *t, const int64_
   for (i64 d = 0; d < p.rank; ++d)
     numel *= p.dims[d];
   if (p.mode == onnxc_k::kShapeReshape) {
-    i64 infer_at = -1, known = 1;
     rank = p.n;
-    for (i64 k = 0; k < p.n; ++k) {
-      i64 d = v[k];
-      if (d == 0 && !p.allowzero) {
-        if (k >= p.rank)
-          return fail(rt, "a 0 in shape copies an input dim the input does not have");
-        d = p.dims[k];
-      }
-      if (d == -1) {
-        if (infer_at >= 0)
-          return fail(rt, "shape has more than one -1");
-        infer_at = k;
-      } else if (d < -1) {
-        return fail(rt, "shape has a negative dim");
-      } else if (__builtin_mul_overflow(known, d, &known)) {
-        return fail(rt, "shape has too many elements");
-      }
-      out[k] = d;
-    }
-    if (infer_at >= 0) {
-      if (known == 0 || numel % known != 0)
-        return fail(rt, "the -1 of shape cannot be inferred from the input's element count");
-      out[infer_at] = numel / known;
-    } else if (known != numel) {
-      return fail(rt, "shape has a different element count than the input");
-    }
+    if (const char *why =
+            onnxc_k::reshape_dims(v, p.n, p.dims, p.rank, numel, p.allowzero != 0, out))
+      return fail(rt, why);
   } else if (p.mode == onnxc_k::kShapeSqueeze) {
     bool drop[8] = {};
     for (i64 k = 0; k < p.n; ++k) {

@@ -107,6 +107,40 @@ struct PadRtParams {
   int64_t center, center_axes[8];
 };
 
+/// Reshape's rule at run time: the dims of `shape` (n values; 0 copies the input's dim unless
+/// allowzero, one -1 is inferred) for an input of dims in[0..rank) and `numel` elements, into
+/// out. Returns nullptr, or why the shape does not fit.
+inline const char *reshape_dims(const int64_t *shape, int64_t n, const int64_t *in, int64_t rank,
+                                int64_t numel, bool allowzero, int64_t *out) {
+  int64_t infer_at = -1, known = 1;
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t d = shape[k];
+    if (d == 0 && !allowzero) {
+      if (k >= rank)
+        return "a 0 in shape copies an input dim the input does not have";
+      d = in[k];
+    }
+    if (d == -1) {
+      if (infer_at >= 0)
+        return "shape has more than one -1";
+      infer_at = k;
+    } else if (d < -1) {
+      return "shape has a negative dim";
+    } else if (__builtin_mul_overflow(known, d, &known)) {
+      return "shape has too many elements";
+    }
+    out[k] = d;
+  }
+  if (infer_at >= 0) {
+    if (known == 0 || numel % known != 0)
+      return "the -1 of shape cannot be inferred from the input's element count";
+    out[infer_at] = numel / known;
+  } else if (known != numel) {
+    return "shape has a different element count than the input";
+  }
+  return nullptr;
+}
+
 } // namespace onnxc_k
 
 #endif

@@ -475,6 +475,44 @@ def if_branch_ranks_reduced():
                  [vi("c", B, []), vi("k", F, []), vi("v", F, [1])], [vi("y", F, [None])])
 
 
+class Opt:
+    """An optional reference output: its element (an array) or None (absent)."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+def if_optional_presence():
+    """A run-time If whose then_branch gives an optional holding x * 2 and whose else_branch
+    gives an empty optional (declared optional(float [3])): the library's outputs are
+    out.present, then out, empty when absent. Data sets: present, absent."""
+    opt_t = h.make_optional_type_proto(h.make_tensor_type_proto(F, [3]))
+    then_g = h.make_graph([h.make_node("Mul", ["x", "x"], ["sq"]),
+                           h.make_node("Optional", ["sq"], ["o_then"])], "t", [],
+                          [h.make_value_info("o_then", opt_t)])
+    else_g = h.make_graph([h.make_node("Optional", [], ["o_else"],
+                                       type=h.make_tensor_type_proto(F, [3]))], "e", [],
+                          [h.make_value_info("o_else", opt_t)])
+    m = model([h.make_node("If", ["c"], ["out"], then_branch=then_g, else_branch=else_g)],
+              [vi("c", B, []), vi("x", F, [3])], [h.make_value_info("out", opt_t)])
+    x = np.array([1, -2, 3], np.float32)
+    return m, [[np.array(c), x] for c in (True, False)], \
+        lambda c, x: [Opt(x * x if c else None)]
+
+
+def loop_run_time_scalars():
+    """Error: a Loop with a run-time trip count appending scalars to a sequence (an element
+    absent in the run would need 0 rows)."""
+    seq_t = h.make_sequence_type_proto(h.make_tensor_type_proto(I64, []))
+    body = loop_body([h.make_node("Identity", ["c_in"], ["c_out"]),
+                      h.make_node("SequenceInsert", ["s_in", "i"], ["s_out"])],
+                     [h.make_value_info("s_in", seq_t)],
+                     [vi("c_out", B, []), h.make_value_info("s_out", seq_t)])
+    return model([h.make_node("SequenceEmpty", [], ["s0"], dtype=I64),
+                  h.make_node("Loop", ["M", "", "s0"], ["seq"], body=body)],
+                 [vi("M", I64, [])], [h.make_value_info("seq", seq_t)])
+
+
 def if_constant():
     """An If on a condition known at compile time (from a Shape): folded away (the chosen
     branch is inlined), checked by test.py; the branch reads an outer value."""
@@ -566,7 +604,7 @@ def if_shape_mismatch():
 ERROR_CASES = {f.__name__: f for f in (loop_shape_change, loop_scan_no_trip_count,
                                         if_shape_mismatch, sequence_run_time_split_used,
                                         loop_run_time_carried_tensor, if_branch_ranks_output,
-                                        if_branch_ranks_reduced)}
+                                        if_branch_ranks_reduced, loop_run_time_scalars)}
 
 CASES = {f.__name__: f for f in (if_runtime, if_constant, if_shape_of_slice, loop_runtime,
                                  loop_early_exit,
@@ -575,7 +613,7 @@ CASES = {f.__name__: f for f in (if_runtime, if_constant, if_shape_of_slice, loo
                                  loop_sequence_nested_if, sequence_run_time_position,
                                  loop_declared_body_shape, if_declared_branch_shape,
                                  sequence_run_time_split, loop_run_time_sequence,
-                                 if_branch_ranks)}
+                                 if_branch_ranks, if_optional_presence)}
 
 
 def write_case(out, name, m, sets, ref):
@@ -590,8 +628,14 @@ def write_case(out, name, m, sets, ref):
         outs = ref(*inputs)
         for kind, names, arrays in (("input", names_in, inputs), ("output", names_out, outs)):
             for j, (n, a) in enumerate(zip(names, arrays)):
-                t = (numpy_helper.from_list([np.asarray(e) for e in a], n) if isinstance(a, list)
-                     else numpy_helper.from_array(np.asarray(a), n))
+                if isinstance(a, Opt):
+                    t = numpy_helper.from_optional(
+                        None if a.value is None else np.asarray(a.value), n,
+                        onnx.OptionalProto.TENSOR)
+                elif isinstance(a, list):
+                    t = numpy_helper.from_list([np.asarray(e) for e in a], n)
+                else:
+                    t = numpy_helper.from_array(np.asarray(a), n)
                 with open(os.path.join(sd, f"{kind}_{j}.pb"), "wb") as f:
                     f.write(t.SerializeToString())
 

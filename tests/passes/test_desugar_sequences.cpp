@@ -329,8 +329,9 @@ TEST_CASE("desugar: an If whose branches give sequences of one length gets one o
 
 namespace {
 
-/// Loop(M, cond absent, SequenceEmpty) whose body appends its iteration number.
-Node *appending_loop(Graph &g, Value *trips) {
+/// Loop(M, cond absent, SequenceEmpty) whose body appends its iteration number (as a
+/// 1-element vector with `as_vector`).
+Node *appending_loop(Graph &g, Value *trips, bool as_vector = false) {
   Node *empty = op(g, "SequenceEmpty", {});
   Node *loop = op(g, "Loop", {trips, nullptr, empty->outputs[0]});
   loop->name = "loop0";
@@ -344,7 +345,13 @@ Node *appending_loop(Graph &g, Value *trips) {
     body->inputs.push_back(v);
   }
   output(*body, op(*body, "Identity", {cond})->outputs[0]);
-  output(*body, op(*body, "SequenceInsert", {seq, iter})->outputs[0]);
+  Value *elem = iter;
+  if (as_vector) {
+    Value *axes =
+        body->add_constant("axes", std::make_shared<const Tensor>(Tensor::vector_i64({0})));
+    elem = op(*body, "Unsqueeze", {iter, axes})->outputs[0];
+  }
+  output(*body, op(*body, "SequenceInsert", {seq, elem})->outputs[0]);
   loop->attrs["body"].kind = Attribute::Kind::Graph;
   loop->attrs["body"].g = body;
   return loop;
@@ -366,13 +373,39 @@ TEST_CASE("desugar: a Loop carrying a sequence is unrolled for a known trip coun
   infer_shapes(g);
   REQUIRE(g.outputs[0]->constant);
   CHECK(g.outputs[0]->constant->to_int64_vector() == std::vector<int64_t>{0, 1, 2});
+}
 
+TEST_CASE("desugar: a Loop carrying a sequence with a run-time trip count is copied 16 times") {
+  // As a graph output: NAME.length, then one output per element the 16 copies can append.
   Graph r;
   Value *m = r.add_value("M", Type::of(DType::Int64, {}));
   m->is_graph_input = true;
   r.inputs.push_back(m);
-  output(r, appending_loop(r, m)->outputs[0]);
-  std::string msg = error_of([&] { desugar_sequences(r, {}); });
-  CHECK_THAT(msg, Catch::Contains("node 'loop0' (Loop"));
-  CHECK_THAT(msg, Catch::Contains("computed at run time from 'M'"));
+  Node *loop = appending_loop(r, m, true);
+  const std::string name = loop->outputs[0]->name;
+  output(r, loop->outputs[0]);
+  desugar_sequences(r, {});
+  CHECK_FALSE(has_sequence_ops(r));
+  REQUIRE(r.outputs.size() == 17);
+  CHECK(r.outputs[0]->name == name + ".length");
+  CHECK(r.outputs[16]->name == name + ".15");
+  int asserts = 0, loops = 0;
+  for (const auto &n : r.nodes) {
+    asserts += n->domain == "onnxc" && n->op_type == "Assert";
+    loops += n->op_type == "Loop";
+  }
+  CHECK(asserts == 1); // a 17th iteration fails the run
+  CHECK(loops == 0);
+
+  // Read by another op: refused, naming the reader.
+  Graph u;
+  Value *mu = u.add_value("M", Type::of(DType::Int64, {}));
+  mu->is_graph_input = true;
+  u.inputs.push_back(mu);
+  Node *cat = op(u, "ConcatFromSequence", {appending_loop(u, mu, true)->outputs[0]});
+  set_int(cat, "axis", 0);
+  output(u, cat->outputs[0]);
+  std::string msg = error_of([&] { desugar_sequences(u, {}); });
+  CHECK_THAT(msg, Catch::Contains("(ConcatFromSequence"));
+  CHECK_THAT(msg, Catch::Contains("a sequence whose length the run decides"));
 }
