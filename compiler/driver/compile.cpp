@@ -115,7 +115,19 @@ RunTimeDims plan_run_time_dims(const std::string &path, const ShapeBindings &fla
     SampleWise s = check_sample_wise(g, batch);
     batch_reason = s.reason;
     if (s.reason.empty()) {
-      RunTimeBatchFacts f{batch, g.symbols.at(batch), {}, {}, {}, !s.thin_products.empty()};
+      // A convolution network's classifier is a thin product too, but its convolutions are
+      // most of the work and gain nothing from several samples at once: it runs one sample at
+      // a time (the one-sample arena; the classifier's weights stay in cache between samples).
+      const bool convolutions = std::any_of(g.nodes.begin(), g.nodes.end(), [](const auto &n) {
+        return n->domain.empty() && (n->op_type == "Conv" || n->op_type == "ConvTranspose" ||
+                                     n->op_type == "ConvInteger" || n->op_type == "QLinearConv");
+      });
+      RunTimeBatchFacts f{batch,
+                          g.symbols.at(batch),
+                          {},
+                          {},
+                          {},
+                          !s.thin_products.empty() && !convolutions};
       if (f.thin_products)
         f.notes.push_back(fmt::format(
             "run-time batch: one sample at a time makes {} matrix product{} ({}{}) nearly "

@@ -194,6 +194,32 @@ def mixed_batch():
     return g, inputs, outputs, ref, make_input
 
 
+def cnn_classifier():
+    """A small CNN with a classifier (Conv, Relu, Flatten, Gemm) and a run-time batch: run one
+    sample at a time (its classifier is a thin product, but the convolutions are the work: no
+    chunks of samples; runtime_dims.cnn_classifier_per_sample checks the compile report)."""
+    g = Graph()
+    w = RNG.normal(0, 0.3, (4, 3, 3, 3)).astype(np.float32)
+    fc = RNG.normal(0, 0.1, (4 * 6 * 6, 10)).astype(np.float32)
+    c = g.op("Relu", [g.op("Conv", ["x", g.const(w)], pads=[1, 1, 1, 1])])
+    g.nodes.append(helper.make_node("Gemm", [g.op("Flatten", [c]), g.const(fc)], ["y"]))
+
+    def ref(x):
+        x = x.astype(np.float64)
+        n = x.shape[0]
+        xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+        out = np.zeros((n, 4, 6, 6))
+        for i in range(6):
+            for j in range(6):
+                out[:, :, i, j] = np.einsum("ncij,ocij->no", xp[:, :, i:i + 3, j:j + 3], w)
+        return [np.maximum(out, 0).reshape(n, -1) @ fc.astype(np.float64)]
+
+    inputs = [helper.make_tensor_value_info("x", F, ["n", 3, 6, 6])]
+    outputs = [helper.make_tensor_value_info("y", F, ["n", 10])]
+    make_input = lambda shape: [RNG.normal(0, 1, shape).astype(np.float32)]
+    return g, inputs, outputs, ref, make_input
+
+
 def nms_reference(boxes, scores, max_out, iou, score_threshold):
     """ONNX NonMaxSuppression with center_point_box=1 in float64: per batch and class, boxes by
     descending score (ties by index) above the threshold, each kept unless its IoU with a kept
@@ -574,6 +600,8 @@ CASES = {
                   [[1, 16], [2, 3], [1, 64]], ["batch", "seq"]),
     "conv_over_sequence": (conv_over_sequence, ["--dim", "len=2..300"],
                            [[1, 4, 2], [1, 4, 3], [1, 4, 77], [1, 4, 300]], [None, None, "len"]),
+    "cnn_classifier": (cnn_classifier, [], [[1, 3, 6, 6], [5, 3, 6, 6], [70, 3, 6, 6]],
+                       ["n", None, None, None]),
     "mixed_batch": (mixed_batch, ["--dim", "n=1..100"], [[1, 8], [5, 8], [100, 8]], ["n", None]),
     # A run-time count: one library, no flags; what varies is the score threshold (the number
     # of boxes kept), and there is no specialised build to compare with.
