@@ -103,7 +103,7 @@ std::vector<int64_t> known(const Node &n, size_t i) {
   const Value *v = n.inputs[i];
   if (v->run_time_shape_from.empty())
     return v->type.static_dims();
-  if (v->run_time_data() && v->run_time_dims.size() == v->type.rank())
+  if (v->run_time_data() && static_cast<int64_t>(v->run_time_dims.size()) == v->type.rank())
     return v->run_time_dims;
   return std::vector<int64_t>(v->type.rank(), -1);
 }
@@ -119,9 +119,10 @@ std::pair<onnxc_k::RtSplitMode, std::vector<int64_t>> split_plan(const Node &n) 
     if (sizes.size() != n.outputs.size())
       node_fail(n, "split has {} sizes but the node has {} outputs", sizes.size(),
                 n.outputs.size());
+    int64_t total = 0;
     for (int64_t v : sizes)
-      if (v < 0)
-        node_fail(n, "split size {} is negative", v);
+      if (v < 0 || __builtin_add_overflow(total, v, &total))
+        node_fail(n, "split size {} is negative or the sizes add up to too many elements", v);
     return {onnxc_k::kRtSplitGiven, sizes};
   }
   if (n.opset >= 18 && has_attr(n, "num_outputs")) {
@@ -249,8 +250,10 @@ void infer_run_time_data_op(Node &n) {
   const DType dt = input_dtype(n, 0);
   const size_t nin = data_inputs(n, op);
   if (nin > static_cast<size_t>(onnxc_k::kRtDataMaxInputs))
-    node_fail(n, "has {} inputs shaped at run time; onnxc supports {} at most", nin,
-              onnxc_k::kRtDataMaxInputs);
+    node_fail(n,
+              "has {} inputs, one shaped at run time with no bound; onnxc supports {} "
+              "inputs at most then",
+              nin, onnxc_k::kRtDataMaxInputs);
   for (size_t i = 0; i < nin; ++i) {
     if (!n.inputs[i])
       node_fail(n, "input {} is missing", i);

@@ -358,8 +358,9 @@ void check_broadcast_rank_uses(const Node &n) {
     bool ok = n.def && n.def->elementwise && !is_control_flow(n) && n.domain.empty();
     int64_t others = -1;
     for (const Value *w : n.inputs)
-      if (w && w != v && w->type.is_known())
-        others = std::max<int64_t>(others, w->type.rank());
+      if (w && w != v && w->type.is_known()) // another input with two ranks: its lower one
+        others = std::max<int64_t>(others, w->broadcast_rank_from >= 0 ? w->broadcast_rank_from
+                                                                       : w->type.rank());
     if (!ok || others < v->type.rank())
       node_fail(n,
                 "reads '{}', which an If with a run-time condition gives at rank {} in one branch "

@@ -53,16 +53,40 @@ void broadcast_strides(const i64 *dims, i64 rank, i64 to, i64 *strides) {
   }
 }
 
+/// a op b; integers wrap (no undefined overflow) and divide as scalar_math.h's dv (x / 0 is 0,
+/// MIN / -1 wraps).
 template <typename T> T apply(i64 op, T a, T b) {
+  constexpr bool integer = T(0.5) == T(0);
+  T r;
   switch (op) {
   case onnxc_k::kRtAdd:
+    if constexpr (integer) {
+      __builtin_add_overflow(a, b, &r);
+      return r;
+    }
     return a + b;
   case onnxc_k::kRtSub:
+    if constexpr (integer) {
+      __builtin_sub_overflow(a, b, &r);
+      return r;
+    }
     return a - b;
   case onnxc_k::kRtMul:
+    if constexpr (integer) {
+      __builtin_mul_overflow(a, b, &r);
+      return r;
+    }
     return a * b;
   default:
-    return b == T(0) && !(T(0.5) > T(0)) ? T(0) : a / b; /* integer division by 0: 0 */
+    if constexpr (integer) {
+      if (b == T(0))
+        return T(0);
+      if (b == T(-1)) {
+        __builtin_sub_overflow(T(0), a, &r);
+        return r;
+      }
+    }
+    return a / b;
   }
 }
 
@@ -132,7 +156,8 @@ int32_t split(onnxc_rt *rt, void *const *t, const RtDataParams &p) {
   if (p.mode == onnxc_k::kRtSplitGiven) {
     i64 sum = 0;
     for (i64 j = 0; j < k; ++j)
-      sum += sizes[j] = p.axes[j];
+      if (__builtin_add_overflow(sum, sizes[j] = p.axes[j], &sum))
+        return fail_shapes(rt, p, "the split sizes add up to too many elements");
     if (sum != len)
       return fail_shapes(rt, p, "the split sizes do not add up to the dim along the axis");
   } else if (p.mode == onnxc_k::kRtSplitEqual) {
@@ -175,8 +200,7 @@ int32_t split(onnxc_rt *rt, void *const *t, const RtDataParams &p) {
 extern "C" int32_t onnxc_k_run_time_data(onnxc_rt *rt, void *const *t, const int64_t *pp) {
   const auto p = onnxc_k::params_of<RtDataParams>(pp);
   const i64 nin = p.inputs, eb = p.elem_bytes;
-  void *const out_slot =
-      t[p.op == onnxc_k::kRtReshape || p.op == onnxc_k::kRtSplit ? nin + 1 : nin];
+
   i64 in_numel[onnxc_k::kRtDataMaxInputs];
   for (i64 i = 0; i < nin; ++i)
     if (!count(p.dims[i], p.rank[i], in_numel[i]))
@@ -185,6 +209,7 @@ extern "C" int32_t onnxc_k_run_time_data(onnxc_rt *rt, void *const *t, const int
   const i64 *x = p.dims[0];
   if (p.op == onnxc_k::kRtSplit)
     return split(rt, t, p);
+  void *const out_slot = t[p.op == onnxc_k::kRtReshape ? nin + 1 : nin];
   switch (p.op) {
   case onnxc_k::kRtTranspose:
     for (i64 d = 0; d < r; ++d)

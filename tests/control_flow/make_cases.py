@@ -513,6 +513,17 @@ def loop_run_time_scalars():
                  [vi("M", I64, [])], [h.make_value_info("seq", seq_t)])
 
 
+def if_branch_ranks_both():
+    """Error: an op whose inputs both have two ranks (an If output and its Neg): the result's rank
+    would be the run's."""
+    then_g = h.make_graph([h.make_node("Identity", ["k"], ["t"])], "t", [], [vi("t", F, [])])
+    else_g = h.make_graph([h.make_node("Identity", ["v"], ["e"])], "e", [], [vi("e", F, [1])])
+    return model([h.make_node("If", ["c"], ["s"], then_branch=then_g, else_branch=else_g),
+                  h.make_node("Neg", ["s"], ["ns"]),
+                  h.make_node("Mul", ["s", "ns"], ["y"], name="both")],
+                 [vi("c", B, []), vi("k", F, []), vi("v", F, [1])], [vi("y", F, [None])])
+
+
 def if_constant():
     """An If on a condition known at compile time (from a Shape): folded away (the chosen
     branch is inlined), checked by test.py; the branch reads an outer value."""
@@ -604,7 +615,8 @@ def if_shape_mismatch():
 ERROR_CASES = {f.__name__: f for f in (loop_shape_change, loop_scan_no_trip_count,
                                         if_shape_mismatch, sequence_run_time_split_used,
                                         loop_run_time_carried_tensor, if_branch_ranks_output,
-                                        if_branch_ranks_reduced, loop_run_time_scalars)}
+                                        if_branch_ranks_reduced, loop_run_time_scalars,
+                                        if_branch_ranks_both)}
 
 CASES = {f.__name__: f for f in (if_runtime, if_constant, if_shape_of_slice, loop_runtime,
                                  loop_early_exit,

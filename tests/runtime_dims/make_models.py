@@ -536,6 +536,28 @@ def run_time_gather_split():
     return g, inputs, outputs, ref, make_input
 
 
+def int_div_wrap():
+    """Regression: int32 Div of two values with no bound broadcast at run time, with INT32_MIN /
+    -1 (which traps as a plain division: it wraps) and x / 0 (0, as onnxc's element-wise Div).
+    "shapes" are the number of dividends n."""
+    g = Graph()
+    lo = np.iinfo(np.int32).min
+    a = g.op("Range", [g.const(lo, np.int32), g.op("Add", [g.const(lo, np.int32), "n"]),
+                       g.const(1, np.int32)])
+    b = g.op("Range", [g.const(-1, np.int32), g.const(1, np.int32), g.const(1, np.int32)])
+    g.nodes.append(helper.make_node(
+        "Div", [g.op("Unsqueeze", [a, g.const([1], np.int64)]), b], ["y"]))
+
+    def ref(n):
+        av = np.arange(lo, lo + int(n), dtype=np.int64)
+        return [np.stack([(-av).astype(np.int32), np.zeros_like(av, np.int32)], axis=1)]
+
+    inputs = [helper.make_tensor_value_info("n", TensorProto.INT32, [])]
+    outputs = [helper.make_tensor_value_info("y", TensorProto.INT32, None)]
+    make_input = lambda v: [np.array(v, np.int32)]
+    return g, inputs, outputs, ref, make_input
+
+
 def broadcast_mismatch():
     """Add of two values with no bound whose run-time shapes do not broadcast ([m] and [n]):
     the run fails naming the node and both shapes (runtime_dims.broadcast_mismatch)."""
@@ -619,6 +641,7 @@ CASES = {
                       None),
     "run_time_gather_split": (run_time_gather_split, [], [2, 3, 0], None),
     "squeeze_rank_changes": (run_time_gather_split, [], [1], None),  # the run fails
+    "int_div_wrap": (int_div_wrap, [], [2, 0, 5], None),
     "broadcast_mismatch": (broadcast_mismatch, [], [[2, 3]], None),  # the run fails
     "pad_shape_slice": (pad_shape_slice, [],
                         [[0, 0, 0, 0], [1, 2, 3, 4], [100, 0, 40, 700], [0, 0, -1, -1]], None),
