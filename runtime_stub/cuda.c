@@ -49,6 +49,7 @@ typedef struct cuda_driver {
   CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*MemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
   CUresult (*MemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
+  CUresult (*MemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
   CUresult (*StreamCreate)(CUstream *, unsigned int);
   CUresult (*StreamDestroy)(CUstream);
   CUresult (*StreamSynchronize)(CUstream);
@@ -115,6 +116,7 @@ static void load_driver_once(void) {
       {(void **)&driver.MemcpyHtoD, "cuMemcpyHtoD_v2"},
       {(void **)&driver.MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"},
       {(void **)&driver.MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"},
+      {(void **)&driver.MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2"},
       {(void **)&driver.StreamCreate, "cuStreamCreate"},
       {(void **)&driver.StreamDestroy, "cuStreamDestroy_v2"},
       {(void **)&driver.StreamSynchronize, "cuStreamSynchronize"},
@@ -525,6 +527,70 @@ int32_t onnxc_cuda_run(onnxc_context *ctx) {
     st = cuda_fail(rt, "running the model on the GPU", r);
   if (st == ONNXC_OK && s->host_status != 0)
     st = s->host_status; /* the host call recorded its message */
+  driver.CtxPopCurrent(0);
+  return st;
+}
+
+ONNXC_API onnxc_status onnxc_run_device(onnxc_context *ctx, void *stream,
+                                        const void *const *inputs, void *const *outputs) {
+  if (!ctx)
+    return ONNXC_ERROR_INVALID_ARGUMENT;
+  onnxc_rt *rt = &ctx->rt;
+  onnxc_rt_clear_error(rt);
+  if (!onnxc__model.device || ctx->on_cpu)
+    return onnxc_rt_set_error(rt, ONNXC_ERROR_UNSUPPORTED,
+                              onnxc__model.device
+                                  ? "onnxc_run_device: this context runs on the CPU (no usable "
+                                    "GPU at onnxc_create); use onnxc_run with host buffers"
+                                  : "onnxc_run_device: this library has no GPU code (compile "
+                                    "with --target cuda); use onnxc_run");
+  if ((onnxc__model.num_inputs > 0 && !inputs) || (onnxc__model.num_outputs > 0 && !outputs))
+    return onnxc_rt_set_error(rt, ONNXC_ERROR_INVALID_ARGUMENT,
+                              "onnxc_run_device: inputs or outputs is NULL");
+  for (uint32_t i = 0; i < onnxc__model.num_inputs + onnxc__model.num_outputs; ++i) {
+    const int out = i >= onnxc__model.num_inputs;
+    const uint32_t k = out ? i - onnxc__model.num_inputs : i;
+    const onnxc_tensor_desc *d = out ? &onnxc__model.outputs[k] : &onnxc__model.inputs[k];
+    if (d->size_bytes > 0 && !(out ? (const void *)outputs[k] : inputs[k])) {
+      char buf[ONNXC_ERROR_CAPACITY];
+      onnxc_msg m = onnxc_msg_begin(buf, sizeof buf);
+      onnxc_msg_str(&m, out ? "onnxc_run_device: output " : "onnxc_run_device: input ");
+      onnxc_msg_i64(&m, k);
+      onnxc_msg_str(&m, " ('");
+      onnxc_msg_str(&m, d->name);
+      onnxc_msg_str(&m, "'): device pointer is NULL");
+      return onnxc_rt_set_error(rt, ONNXC_ERROR_INVALID_ARGUMENT, buf);
+    }
+  }
+  cuda_state *s = (cuda_state *)ctx->device;
+  CUstream on = (CUstream)stream; /* NULL: the default stream */
+  CUresult r = driver.CtxPushCurrent(s->cu);
+  if (r != 0)
+    return cuda_fail(rt, "cuCtxPushCurrent", r);
+  onnxc_status st = ONNXC_OK;
+  if (!s->graph)
+    st = capture(ctx, s);
+  for (uint32_t i = 0; i < onnxc__model.num_inputs && st == ONNXC_OK; ++i)
+    if (onnxc__model.inputs[i].size_bytes > 0 &&
+        (r = driver.MemcpyDtoDAsync(s->io[i], (CUdeviceptr)(uintptr_t)inputs[i],
+                                    (size_t)onnxc__model.inputs[i].size_bytes, on)) != 0)
+      st = cuda_fail(rt, "copying an input on the GPU", r);
+  s->host_status = 0;
+  if (st == ONNXC_OK && (r = driver.GraphLaunch(s->graph, on)) != 0)
+    st = cuda_fail(rt, "cuGraphLaunch", r);
+  for (uint32_t i = 0; i < onnxc__model.num_outputs && st == ONNXC_OK; ++i)
+    if (onnxc__model.outputs[i].size_bytes > 0 &&
+        (r = driver.MemcpyDtoDAsync((CUdeviceptr)(uintptr_t)outputs[i],
+                                    s->io[onnxc__model.num_inputs + i],
+                                    (size_t)onnxc__model.outputs[i].size_bytes, on)) != 0)
+      st = cuda_fail(rt, "copying an output on the GPU", r);
+  /* a host region reports its failure through host_status: wait for it */
+  if (st == ONNXC_OK && onnxc__model.device->host_calls) {
+    if ((r = driver.StreamSynchronize(on)) != 0)
+      st = cuda_fail(rt, "running the model on the GPU", r);
+    else if (s->host_status != 0)
+      st = s->host_status;
+  }
   driver.CtxPopCurrent(0);
   return st;
 }

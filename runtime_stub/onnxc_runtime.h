@@ -208,6 +208,18 @@ onnxc_status onnxc_output_result(const onnxc_context *ctx, int32_t i, onnxc_tens
 /// A model with run-time dims (onnxc_num_symbols() > 0) refuses it (ONNXC_ERROR_INVALID_ARGUMENT):
 /// use onnxc_run, whose tensors carry their shapes.
 onnxc_status onnxc_run_buffers(onnxc_context *ctx, const void *const *inputs, void *const *outputs);
+/// CUDA target: runs the model on buffers in the GPU's memory, enqueued on the caller's stream
+/// (a CUstream / cudaStream_t of the device's primary context, as the CUDA runtime and PyTorch
+/// use; NULL: the default stream). inputs[i] / outputs[i] are device addresses holding the
+/// declared size_bytes (onnxc_input_info / onnxc_output_info). The inputs are copied device to
+/// device into the library's buffers, the model's CUDA graph is replayed and the outputs are
+/// copied device to device out, all on `stream`; the call returns without waiting (synchronise
+/// the stream before reading the outputs), except for a model with host regions, whose run it
+/// waits for. The context's buffers serve one run at a time: runs on one context on different
+/// streams must be ordered by the caller. UNSUPPORTED on a CPU library or a context that fell
+/// back to the CPU; INVALID_ARGUMENT for a NULL ctx or buffer; RUNTIME for a CUDA failure.
+onnxc_status onnxc_run_device(onnxc_context *ctx, void *stream, const void *const *inputs,
+                              void *const *outputs);
 /// Caps the bytes one run may allocate for data-dependent results (string outputs and
 /// intermediates), default 256 MiB; a run that needs more fails with ONNXC_ERROR_OUT_OF_MEMORY
 /// and a message naming the node. INVALID_ARGUMENT if ctx is NULL.

@@ -9,7 +9,7 @@
 namespace onnxc {
 
 /// Exported ABI entry points, all defined by the runtime stub bitcode.
-inline constexpr std::array<std::string_view, 27> kCpuAbiSymbols = {
+inline constexpr std::array<std::string_view, 28> kCpuAbiSymbols = {
     "onnxc_abi_version",
     "onnxc_model_name",
     "onnxc_signature_json",
@@ -31,6 +31,7 @@ inline constexpr std::array<std::string_view, 27> kCpuAbiSymbols = {
     "onnxc_set_dynamic_limit",
     "onnxc_run",
     "onnxc_run_buffers",
+    "onnxc_run_device",
     "onnxc_output_result",
     "onnxc_last_error",
     "onnxc_backend",

@@ -51,6 +51,11 @@ onnxc_status @N@_output_result(const onnxc_context *ctx, int32_t i, onnxc_tensor
 /// Runs on raw buffers of the declared shapes (aliases onnxc_run_buffers).
 onnxc_status @N@_run_buffers(onnxc_context *ctx, const void *const *inputs,
     void *const *outputs);
+/// --target cuda: runs on device buffers of the declared shapes, enqueued on `stream` (a
+/// CUstream / cudaStream_t; NULL: the default stream) without waiting (aliases
+/// onnxc_run_device).
+onnxc_status @N@_run_device(onnxc_context *ctx, void *stream, const void *const *inputs,
+    void *const *outputs);
 /// The last error of `ctx`, or of the last failed create on this thread if ctx is NULL
 /// (aliases onnxc_last_error).
 const char *@N@_last_error(const onnxc_context *ctx);

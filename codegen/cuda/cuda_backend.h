@@ -16,6 +16,8 @@ namespace onnxc {
 struct CudaCodegenOptions {
   /// Compute capabilities to build cubins for (80: sm_80); PTX is added for the newest.
   std::vector<int> archs = {80, 90};
+  /// --precision: how float32 Conv / Gemm / MatMul multiply (CudaPrecision).
+  CudaPrecision precision = CudaPrecision::kFp32;
   /// Non-empty: also write the generated CUDA C++ to this file (--emit-cuda).
   std::string source_path;
   bool time_passes = false;

@@ -301,6 +301,18 @@ SplitK split_k(int64_t tiles, int64_t K, const std::string &t,
   return r;
 }
 
+/// The tile template of a product on `t` tensors and its first template argument: gemm_tile on
+/// CUDA cores, or gemm_tile_tc on tensor cores for float tensors under --precision tf32 /
+/// fp16 / bf16.
+std::string gemm_template(const std::string &t, CudaPrecision prec) {
+  if (t != "float" || prec == CudaPrecision::kFp32)
+    return "gemm_tile<" + t;
+  return std::string("gemm_tile_tc<") +
+         (prec == CudaPrecision::kTf32   ? "onnxc::kTf32"
+          : prec == CudaPrecision::kFp16 ? "onnxc::kFp16"
+                                         : "onnxc::kBf16");
+}
+
 /// A kernel applying `expr` (over x0..xk, each input read at its broadcast offset) to every
 /// output element.
 Launch elementwise(const Node &n, const std::vector<Value *> &ins, Value *out,
@@ -520,7 +532,7 @@ ConvGeom conv_geom(const Node &n, const Dims &x, const Dims &y, const Dims &kern
   return g;
 }
 
-Launch lower_conv(const Node &n, const Region &r) {
+Launch lower_conv(const Node &n, const Region &r, CudaPrecision prec) {
   Value *x = n.input(0), *w = n.input(1), *bias = n.input(2);
   Value *res = attr_int(n, kResidualAttr, 0) ? n.input(3) : nullptr;
   Value *y = n.outputs.at(0);
@@ -566,7 +578,7 @@ Launch lower_conv(const Node &n, const Region &r) {
     const SplitK sk = split_k(l.gx * l.gy * g.G, K, t, ps);
     l.scratch = sk.ws_bytes;
     l.body = sk.decl + head("KERNEL_NAME", params_list(ps)) + "  const int g = blockIdx.z / " +
-             str(sk.s) + ";\n" + "  onnxc::gemm_tile<" + t + ", " + str(Mg) + ", " + str(cols) +
+             str(sk.s) + ";\n" + "  onnxc::" + gemm_template(t, prec) + ", " + str(Mg) + ", " + str(cols) +
              ", " + str(K) + ", true, false, " + str(sk.s) + ">(\n" +
              "      [&](int m, int k) { return t1[(long long)(g * " + str(Mg) + " + m) * " +
              str(K) + " + k]; },\n" + "      [&](int k, int n) { return onnxc::conv_input<" + geo +
@@ -601,7 +613,7 @@ Launch lower_conv(const Node &n, const Region &r) {
 }
 
 /// C = alpha * op(A) op(B) (+ the epilogue's terms) for Gemm and MatMul, batched over grid z.
-Launch lower_gemm_like(const Node &n, const Region &r) {
+Launch lower_gemm_like(const Node &n, const Region &r, CudaPrecision prec) {
   const bool matmul = n.op_type == "MatMul";
   Value *a = n.input(0), *b = n.input(1), *y = n.outputs.at(0);
   const std::string t = ctype(n, a->type.dtype);
@@ -667,7 +679,7 @@ Launch lower_gemm_like(const Node &n, const Region &r) {
   l.body = sk.decl + head("KERNEL_NAME", params_list(ps)) + "  const int z = blockIdx.z / " +
            str(sk.s) + ";\n" + "  const " + t + " *A = t0 + " + a_off + ";\n  const " + t +
            " *B = t1 + " + b_off + ";\n  " + t + " *Y = " + yn + " + (long long)z * " + str(M * N) +
-           ";\n" + "  onnxc::gemm_tile<" + t + ", " + str(M) + ", " + str(N) + ", " + str(K) +
+           ";\n" + "  onnxc::" + gemm_template(t, prec) + ", " + str(M) + ", " + str(N) + ", " + str(K) +
            ", " + (ta ? "false" : "true") + ", " + (tb ? "true" : "false") + ", " + str(sk.s) +
            ">(\n" + "      [&](int m, int k) { return A[" +
            (ta ? "(long long)k * " + str(M) + " + m" : "(long long)m * " + str(K) + " + k") +
@@ -1157,7 +1169,7 @@ Launch lower_reduce(const Node &n) {
 const std::set<std::string> kCopyOps = {"Identity", "Reshape",   "Flatten",
                                         "Squeeze",  "Unsqueeze", "Dropout"};
 
-Launch lower_node(const Node &n, const Region &r) {
+Launch lower_node(const Node &n, const Region &r, CudaPrecision prec) {
   if (!n.domain.empty() && n.domain != "ai.onnx")
     unsupported(n, "the domain '" + n.domain + "' is not supported");
   for (const Value *v : n.outputs)
@@ -1173,9 +1185,9 @@ Launch lower_node(const Node &n, const Region &r) {
     return copy_launch(n.input(0), n.outputs.at(0));
   }
   if (op == "Conv")
-    return lower_conv(n, r);
+    return lower_conv(n, r, prec);
   if (op == "Gemm" || op == "MatMul")
-    return lower_gemm_like(n, r);
+    return lower_gemm_like(n, r, prec);
   if (op == "MaxPool" || op == "AveragePool")
     return lower_pool(n);
   if (op == "GlobalAveragePool" || op == "GlobalMaxPool")
@@ -1207,6 +1219,18 @@ Launch lower_node(const Node &n, const Region &r) {
 
 } // namespace
 
+CudaPrecision parse_cuda_precision(const std::string &name) {
+  if (name == "fp32")
+    return CudaPrecision::kFp32;
+  if (name == "tf32")
+    return CudaPrecision::kTf32;
+  if (name == "fp16")
+    return CudaPrecision::kFp16;
+  if (name == "bf16")
+    return CudaPrecision::kBf16;
+  fail("--precision: '{}' is not one of fp32, tf32, fp16, bf16", name);
+}
+
 KernelCall CudaKernels::lower(const Region &r) {
   if (r.kind == Region::Kind::OutputCopy) {
     const Launch l = copy_launch(r.src, r.dst);
@@ -1218,7 +1242,7 @@ KernelCall CudaKernels::lower(const Region &r) {
   const Node &n = *r.root;
   Launch l;
   try {
-    l = lower_node(n, r);
+    l = lower_node(n, r, precision_);
     // the driver's limits (runtime_stub/cuda.c passes at most ONNXC_CUDA_MAX_ARGS tensors)
     if (l.args.size() + (l.scratch > 0 ? 1 : 0) > 64)
       unsupported(n, "a kernel on more than 64 tensors is not supported");

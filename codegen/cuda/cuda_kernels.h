@@ -32,13 +32,22 @@ enum CudaLaunchWord {
   kLaunchWords
 };
 
+/// --precision: how Conv / Gemm / MatMul on float32 tensors multiply. kFp32 (the default) on
+/// CUDA cores, exact; the others on tensor cores (sm_80+) with the operands rounded to tf32,
+/// fp16 or bf16 and float32 accumulation. Tensors stay float32 in memory.
+enum class CudaPrecision { kFp32, kTf32, kFp16, kBf16 };
+
+/// Parses "fp32", "tf32", "fp16" or "bf16"; throws Error on anything else.
+CudaPrecision parse_cuda_precision(const std::string &name);
+
 /// The kernels of one model, built region by region.
 class CudaKernels {
 public:
   /// `host_regions`: a region whose op or dtype has no CUDA kernel is lowered to its CPU
   /// kernel, which the library runs on the host inside the GPU's run (its tensors copied to
   /// pinned host memory and back); false: such a region is an error.
-  explicit CudaKernels(bool host_regions = true) : host_regions_(host_regions) {}
+  explicit CudaKernels(bool host_regions = true, CudaPrecision precision = CudaPrecision::kFp32)
+      : host_regions_(host_regions), precision_(precision) {}
 
   /// Lowers one region (the PipelineOptions::lower of a CUDA compile): a call of
   /// kCudaLaunchKernel, or a CPU kernel call for a host region. Throws Error naming the node
@@ -66,6 +75,7 @@ private:
   std::vector<std::string> bodies_;
   std::vector<size_t> copies_; ///< indices of plain copy kernels (args {src, dst})
   bool host_regions_;
+  CudaPrecision precision_;
   std::set<std::string> host_ops_;
 };
 

@@ -233,7 +233,7 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
     fail("--target cuda does not support run-time dims yet: bind '{}' with --dim {}=N",
          rt_dims.batch ? rt_dims.batch->symbol : rt_dims.extent,
          rt_dims.batch ? rt_dims.batch->symbol : rt_dims.extent);
-  CudaKernels cuda_kernels;
+  CudaKernels cuda_kernels(true, o.cuda_opts.precision);
   if (o.cuda)
     popts.lower = [&cuda_kernels](const Region &r) { return cuda_kernels.lower(r); };
   auto model = load_model(o.model_path);

@@ -69,6 +69,7 @@ struct CompileFlags : BindingFlags {
   int opt = 3;
   std::string sanitize; ///< "", "thread" or "address"
   std::string cuda_archs;
+  std::string cuda_precision;
 };
 
 void add_codegen_flags(CLI::App *cmd, CompileOptions &o, CompileFlags &f) {
@@ -79,6 +80,10 @@ void add_codegen_flags(CLI::App *cmd, CompileOptions &o, CompileFlags &f) {
   cmd->add_option("--cuda-arch", f.cuda_archs,
                   "--target cuda: GPU architectures to build code for (default sm_80,sm_90; PTX "
                   "for the newest is added for later GPUs)");
+  cmd->add_option("--precision", f.cuda_precision,
+                  "--target cuda: how float32 Conv/Gemm/MatMul multiply: fp32 (default, exact, "
+                  "CUDA cores), or on tensor cores (sm_80+) with operands rounded to tf32, fp16 "
+                  "or bf16 and float32 accumulation");
   cmd->add_option("--emit-cuda", o.cuda_opts.source_path,
                   "--target cuda: also write the generated CUDA C++ to this file");
   cmd->add_option("--cpu", o.codegen.target.cpu, "Target CPU (default: the host CPU)");
@@ -135,6 +140,16 @@ void finish_codegen_flags(CompileOptions &o, const CompileFlags &f) {
     if (!o.cuda)
       fail("--cuda-arch needs --target cuda");
     o.cuda_opts.archs = parse_cuda_archs(f.cuda_archs);
+  }
+  if (!f.cuda_precision.empty()) {
+    if (!o.cuda)
+      fail("--precision needs --target cuda (the CPU target computes in the model's types)");
+    o.cuda_opts.precision = parse_cuda_precision(f.cuda_precision);
+    if (o.cuda_opts.precision != CudaPrecision::kFp32)
+      for (int sm : o.cuda_opts.archs)
+        if (sm < 80)
+          fail("--precision {} needs tensor cores of sm_80 or newer, but --cuda-arch has sm_{}",
+               f.cuda_precision, sm);
   }
   if (!o.cuda_opts.source_path.empty() && !o.cuda)
     fail("--emit-cuda needs --target cuda");

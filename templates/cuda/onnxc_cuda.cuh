@@ -296,6 +296,177 @@ __device__ __forceinline__ void gemm_tile(LA la, LB lb, EP ep, T *ws = nullptr,
     }
 }
 
+// ---- tensor-core GEMM (--precision tf32 / fp16 / bf16) ---------------------------------------
+// The same tile, operands and epilogue as gemm_tile on float tensors, with the products on
+// tensor cores (mma.sync, sm_80+): operands rounded to tf32 / fp16 / bf16 as they are read from
+// shared memory, accumulation in float. 8 warps, each a 32x16 part of the 64x64 tile (2x2
+// mma tiles of 16x8); K in steps of 32 through shared memory. An operand contiguous in k is
+// kept m-major (n-major) in shared memory, else k-major, so that the tile loads stay coalesced
+// and conflict-free.
+enum Prec { kTf32 = 1, kFp16 = 2, kBf16 = 3 };
+constexpr int kTcBK = 32;
+
+template <int P> __device__ __forceinline__ unsigned tc_pack(float lo, float hi) {
+  unsigned r;
+  if (P == kFp16)
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  else
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+__device__ __forceinline__ unsigned tc_tf32(float x) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+  return r;
+}
+template <int P>
+__device__ __forceinline__ void tc_mma(float (&d)[4], const unsigned (&a)[4],
+                                       const unsigned (&b)[2]) {
+  if (P == kTf32)
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
+                 "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  else if (P == kFp16)
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
+                 "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  else
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, "
+                 "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+template <int P, int M, int N, int K, bool A_KC, bool B_KC, int S, class LA, class LB, class EP>
+__device__ __forceinline__ void gemm_tile_tc(LA la, LB lb, EP ep, float *ws = nullptr,
+                                             unsigned *counters = nullptr) {
+  constexpr int BK = kTcBK;
+  // Strides (floats): the fragment reads below are conflict-free or 2-way.
+  constexpr int SA = A_KC ? BK + 4 : kGemmBM + 4, SB = B_KC ? BK + 4 : kGemmBN + 4;
+  __shared__ float as[(A_KC ? kGemmBM : BK) * SA];
+  __shared__ float bs[(B_KC ? kGemmBN : BK) * SB];
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const int g = lane / 4, q = lane % 4;           // mma fragment coordinates
+  const int wm = warp / 4 * 32, wn = warp % 4 * 16; // the warp's part of the tile
+  const int m0 = blockIdx.y * kGemmBM, n0 = blockIdx.x * kGemmBN;
+  constexpr int KC = S == 1 ? K : ((K + S - 1) / S + BK - 1) / BK * BK;
+  const int k_begin = S == 1 ? 0 : (int)(blockIdx.z % S) * KC;
+  const int k_end = S == 1 ? K : (k_begin + KC < K ? k_begin + KC : K);
+  auto A = [&](int m, int k) { return as[A_KC ? m * SA + k : k * SA + m]; };
+  auto B = [&](int k, int n) { return bs[B_KC ? n * SB + k : k * SB + n]; };
+  float acc[2][2][4];
+#pragma unroll
+  for (int i = 0; i < 2; ++i)
+#pragma unroll
+    for (int j = 0; j < 2; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        acc[i][j][e] = 0.f;
+  for (int k0 = k_begin; k0 < k_end; k0 += BK) {
+#pragma unroll
+    for (int i = tid; i < kGemmBM * BK; i += kGemmThreads) {
+      const int mm = A_KC ? i / BK : i % kGemmBM, kk = A_KC ? i % BK : i / kGemmBM;
+      const int m = m0 + mm, k = k0 + kk;
+      as[A_KC ? mm * SA + kk : kk * SA + mm] =
+          (M % kGemmBM == 0 || m < M) && (K % BK == 0 || k < k_end) ? float(la(m, k)) : 0.f;
+    }
+#pragma unroll
+    for (int i = tid; i < BK * kGemmBN; i += kGemmThreads) {
+      const int kk = B_KC ? i % BK : i / kGemmBN, nn = B_KC ? i / BK : i % kGemmBN;
+      const int n = n0 + nn, k = k0 + kk;
+      bs[B_KC ? nn * SB + kk : kk * SB + nn] =
+          (N % kGemmBN == 0 || n < N) && (K % BK == 0 || k < k_end) ? float(lb(k, n)) : 0.f;
+    }
+    __syncthreads();
+    constexpr int KS = P == kTf32 ? 8 : 16;
+#pragma unroll
+    for (int ks = 0; ks < BK; ks += KS) {
+      unsigned a[2][4], b[2][2];
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const int r = wm + i * 16 + g;
+        if (P == kTf32) {
+          a[i][0] = tc_tf32(A(r, ks + q));
+          a[i][1] = tc_tf32(A(r + 8, ks + q));
+          a[i][2] = tc_tf32(A(r, ks + q + 4));
+          a[i][3] = tc_tf32(A(r + 8, ks + q + 4));
+        } else {
+          a[i][0] = tc_pack<P>(A(r, ks + 2 * q), A(r, ks + 2 * q + 1));
+          a[i][1] = tc_pack<P>(A(r + 8, ks + 2 * q), A(r + 8, ks + 2 * q + 1));
+          a[i][2] = tc_pack<P>(A(r, ks + 2 * q + 8), A(r, ks + 2 * q + 9));
+          a[i][3] = tc_pack<P>(A(r + 8, ks + 2 * q + 8), A(r + 8, ks + 2 * q + 9));
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        const int c = wn + j * 8 + g;
+        if (P == kTf32) {
+          b[j][0] = tc_tf32(B(ks + q, c));
+          b[j][1] = tc_tf32(B(ks + q + 4, c));
+        } else {
+          b[j][0] = tc_pack<P>(B(ks + 2 * q, c), B(ks + 2 * q + 1, c));
+          b[j][1] = tc_pack<P>(B(ks + 2 * q + 8, c), B(ks + 2 * q + 9, c));
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < 2; ++i)
+#pragma unroll
+        for (int j = 0; j < 2; ++j)
+          tc_mma<P>(acc[i][j], a[i], b[j]);
+    }
+    __syncthreads();
+  }
+  // acc[i][j][e] is C(wm + 16 i + g + 8 (e / 2), wn + 8 j + 2 q + e % 2) of the tile
+  if (S > 1) { // as gemm_tile: partial tiles in ws, the last slice adds them in slice order
+    const unsigned tile = (blockIdx.z / S * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+    float *mine = ws + ((unsigned long long)tile * S + blockIdx.z % S) * (kGemmBM * kGemmBN);
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+#pragma unroll
+      for (int j = 0; j < 2; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+          mine[(wm + 16 * i + g + 8 * (e / 2)) * kGemmBN + wn + 8 * j + 2 * q + e % 2] =
+              acc[i][j][e];
+    __threadfence();
+    __syncthreads();
+    __shared__ bool last;
+    if (tid == 0)
+      last = atomicAdd(&counters[tile], 1u) == S - 1;
+    __syncthreads();
+    if (!last)
+      return;
+    __threadfence();
+    const float *all = ws + (unsigned long long)tile * S * (kGemmBM * kGemmBN);
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+#pragma unroll
+      for (int j = 0; j < 2; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int at = (wm + 16 * i + g + 8 * (e / 2)) * kGemmBN + wn + 8 * j + 2 * q + e % 2;
+          float v = 0.f;
+          for (int s = 0; s < S; ++s)
+            v += __ldcg(all + s * (kGemmBM * kGemmBN) + at);
+          acc[i][j][e] = v;
+        }
+    if (tid == 0)
+      counters[tile] = 0; // ready for the next run
+  }
+#pragma unroll
+  for (int i = 0; i < 2; ++i)
+#pragma unroll
+    for (int j = 0; j < 2; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int m = m0 + wm + 16 * i + g + 8 * (e / 2), n = n0 + wn + 8 * j + 2 * q + e % 2;
+        if ((M % kGemmBM == 0 || m < M) && (N % kGemmBN == 0 || n < N))
+          ep(m, n, acc[i][j][e]);
+      }
+}
+
 // ---- convolution (NCHW) ------------------------------------------------------------------------
 // The input element of the implicit-GEMM B operand: row k = (ci, kh, kw) of the group's input
 // channels, column n = (b, oh, ow); 0 in the padding.

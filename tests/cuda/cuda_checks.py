@@ -171,7 +171,36 @@ def template_models(work):
     y3[:, :, 1:7, 1:7] = x
     cases.append(("fixes", p, [x, xi], [-(conv_ref(r, w, b) + r), np.zeros((1, 8, 6, 6)), y3,
                                         np.array([2, 3, 4, 5], np.int32)]))
+    # Products whose sizes are no multiple of the tiles (64) or of the tensor cores' K steps
+    # (8, 16, 32): Gemm with transA (A k-major), MatMul with a transposed weight (B contiguous
+    # in k) and a bias, a strided Conv with 20 output channels (K = 216), batched MatMul.
+    xa, wg, bg = f(70, 100), f(70, 33) * 0.1, f(33)
+    wt, bt = f(40, 33) * 0.2, f(40)
+    xc, wc, bc = f(1, 24, 13, 13), f(20, 24, 3, 3) * 0.1, f(20)
+    xb, wb = f(3, 37, 45), f(3, 45, 70) * 0.1
+    p = model([helper.make_node("Gemm", ["xa", "wg", "bg"], ["g"], transA=1),
+               helper.make_node("Relu", ["g"], ["gr"]),
+               helper.make_node("Gemm", ["gr", "wt", "bt"], ["y1"], transB=1),
+               helper.make_node("Conv", ["xc", "wc", "bc"], ["y2"], pads=[1, 1, 1, 1],
+                                strides=[2, 2]),
+               helper.make_node("MatMul", ["xb", "wb"], ["y3"])],
+              [vi("xa", [70, 100]), vi("xc", [1, 24, 13, 13]), vi("xb", [3, 37, 45])],
+              [vi("y1", [100, 40]), vi("y2", [1, 20, 7, 7]), vi("y3", [3, 37, 70])],
+              [numpy_helper.from_array(v, k) for k, v in
+               dict(wg=wg, bg=bg, wt=wt, bt=bt, wc=wc, bc=bc, wb=wb).items()],
+              os.path.join(work, "oddnet.onnx"))
+    gr = np.maximum(xa.T.astype(np.float64) @ wg + bg, 0)
+    cases.append(("oddnet", p, [xa, xc, xb],
+                  [gr @ wt.T + bt, conv_ref(xc, wc, bc, stride=2),
+                   xb.astype(np.float64) @ wb]))
     return cases
+
+
+# --precision modes: the products on tensor cores with operands rounded to the type; the
+# largest error allowed, relative to the output's scale (float32's unit roundoff is 6e-8,
+# tf32's and fp16's 4.9e-4, bf16's 3.9e-3).
+PRECISIONS = {"tf32": ("kTf32", 1e-2), "fp16": ("kFp16", 1e-2), "bf16": ("kBf16", 5e-2)}
+PRECISION_CASES = ("convnet", "matnet", "oddnet")
 
 
 UNARY_ANY = ["Relu", "Abs", "Neg", "Sign", "Identity"]
@@ -213,7 +242,7 @@ def elementwise_model(work):
     return path, len(nodes)
 
 
-def export_case(d, lib, ins, refs):
+def export_case(d, lib, ins, refs, tol=None):
     """The case as tests/cuda/run_exported.py runs it (for a GPU machine without onnxc)."""
     import shutil
     os.makedirs(d, exist_ok=True)
@@ -225,7 +254,7 @@ def export_case(d, lib, ins, refs):
                 r if r.dtype == np.int32 else r.astype(np.float32))
     scale = max(float(np.max(np.abs(r))) for r in refs)
     with open(os.path.join(d, "manifest.json"), "w") as f:
-        json.dump({"source": d, "rtol": 1e-3, "atol": 1e-4 * max(scale, 1),
+        json.dump({"source": d, "rtol": tol or 1e-3, "atol": (tol or 1e-4) * max(scale, 1),
                    "inputs": [f"input_{k}.npy" for k in range(len(ins))],
                    "outputs": [f"expected_{k}.npy" for k in range(len(refs))]}, f)
 
@@ -259,19 +288,48 @@ def check_templates(onnxc, work):
             failed = True
         print(f"ok {name}: NVRTC compiled it for sm_80 and sm_90")
         export_case(os.path.join(work, "exported", name), lib, ins, refs)
-        if not gpu:
+        failed |= not gpu_matches(gpu, name, lib, ins, refs, 1e-4)
+        if name not in PRECISION_CASES:
             continue
-        got = run_model(lib, ins, [r.shape for r in refs],
-                        dtypes=[np.int32 if r.dtype == np.int32 else np.float32 for r in refs])
-        for g, r in zip(got, refs):
-            err = float(np.max(np.abs(g - r)))
-            scale = float(np.max(np.abs(r)))
-            if not err <= 1e-4 * max(scale, 1):
-                print(f"FAIL {name}: max abs error {err:.3g} (scale {scale:.3g})")
+        for prec, (enum, tol) in PRECISIONS.items():
+            tag = f"{name}_{prec}"
+            lib = os.path.join(work, tag + ".so")
+            src = os.path.join(work, tag + ".cu")
+            code, out = run([onnxc, "compile", path, "--target", "cuda", "--cuda-arch",
+                             "sm_80,sm_90", "--precision", prec, "--emit-cuda", src, "-o", lib])
+            if code != 0:
+                print(f"FAIL {tag}: compile failed:\n{out}")
                 failed = True
-            else:
-                print(f"ok {name}: on the GPU, max abs error {err:.3g}")
+                continue
+            with open(src) as f:
+                calls = f.read().count(f"onnxc::gemm_tile_tc<onnxc::{enum},")
+            if calls == 0:
+                print(f"FAIL {tag}: no product runs on tensor cores ({enum})")
+                failed = True
+                continue
+            print(f"ok {tag}: {calls} products on tensor cores, NVRTC-compiled for sm_80, sm_90")
+            export_case(os.path.join(work, "exported", tag), lib, ins, refs, tol)
+            failed |= not gpu_matches(gpu, tag, lib, ins, refs, tol)
     return 1 if failed else 0
+
+
+def gpu_matches(gpu, name, lib, ins, refs, tol):
+    """On a GPU: runs the library and compares with the references (max abs error within
+    tol x the output's scale, at least 1). Without one: True."""
+    if not gpu:
+        return True
+    got = run_model(lib, ins, [r.shape for r in refs],
+                    dtypes=[np.int32 if r.dtype == np.int32 else np.float32 for r in refs])
+    ok = True
+    for g, r in zip(got, refs):
+        err = float(np.max(np.abs(g - r)))
+        scale = float(np.max(np.abs(r)))
+        if not err <= tol * max(scale, 1):
+            print(f"FAIL {name}: max abs error {err:.3g} (scale {scale:.3g})")
+            ok = False
+        else:
+            print(f"ok {name}: on the GPU, max abs error {err:.3g}")
+    return ok
 
 
 def load_lib(path):
@@ -371,6 +429,32 @@ def check_no_gpu(onnxc, work):
         failed = True
     else:
         print(f"ok: --target cpu,cuda runs on {'the GPU' if gpu else 'the CPU'}, error {err:.3g}")
+    # onnxc_run_device: UNSUPPORTED, with a message, where the model runs on the CPU (a CPU
+    # library; a cpu,cuda library without a GPU); NULL buffers are INVALID_ARGUMENT
+    cpu_lib = os.path.join(work, "cpu.so")
+    code, out = run([onnxc, "compile", path, "-o", cpu_lib])
+    checks = [(cpu_lib, 9, "no GPU code")]
+    if not gpu:
+        checks.append((os.path.join(work, "cpu_cuda.so"), 9, "runs on the CPU"))
+    else:
+        checks.append((os.path.join(work, "cpu_cuda.so"), 1, "device pointer is NULL"))
+    for lib_path, want, text in checks:
+        lib = load_lib(lib_path)
+        lib.onnxc_run_device.argtypes = [ctypes.c_void_p] * 4
+        ctx = ctypes.c_void_p()
+        if code != 0 or lib.onnxc_create(ctypes.byref(ctx)) != 0:
+            print(f"FAIL: {lib_path}: {out}")
+            failed = True
+            continue
+        nulls = (ctypes.c_void_p * 1)()
+        st = lib.onnxc_run_device(ctx, None, nulls, nulls)
+        msg = lib.onnxc_last_error(ctx).decode()
+        lib.onnxc_destroy(ctx)
+        if st != want or text not in msg:
+            print(f"FAIL: onnxc_run_device on {os.path.basename(lib_path)}: status {st}, {msg}")
+            failed = True
+        else:
+            print(f"ok: onnxc_run_device on {os.path.basename(lib_path)}: status {st}, {msg}")
     return 1 if failed else 0
 
 
@@ -388,6 +472,10 @@ def check_flags(onnxc, work):
          "--weights-file is not supported with --target cuda"),
         ([path, "--target", "cuda", "--emit", "obj"], "builds a shared library"),
         ([sym, "--target", "cuda"], "bind 'n' with --dim n=N"),
+        ([path, "--precision", "fp16"], "--precision needs --target cuda"),
+        ([path, "--target", "cuda", "--precision", "fp8"], "is not one of fp32, tf32, fp16, bf16"),
+        ([path, "--target", "cuda", "--cuda-arch", "sm_75,sm_90", "--precision", "tf32"],
+         "needs tensor cores of sm_80 or newer"),
     ]
     failed = False
     for args, want in expect:

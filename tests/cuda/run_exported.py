@@ -6,11 +6,13 @@ numpy. Each case directory holds lib.so, input_N.npy, expected_N.npy and manifes
 comparison is onnxc verify's (|got - want| <= atol + rtol * |want| for floats, NaN equal to NaN,
 exact for the others).
 
-    run_exported.py ROOT [--json OUT] [--backend cuda] [--jobs N]
+    run_exported.py ROOT [--json OUT] [--backend cuda] [--jobs N] [--device-api]
 
 walks ROOT for manifest.json files, prints one PASS/FAIL/ERROR line per data set, and with
 --json writes {case: {"status": ..., "detail": ...}}. --backend: fail a case whose context does
 not run there (onnxc_backend), so a CUDA library that fell back to the CPU does not count.
+--device-api (GPU): each case also runs through onnxc_run_device on device buffers and a stream
+of its own, and its outputs must equal onnxc_run's bit for bit.
 Each case runs in a process of its own (--jobs at a time), so a case that crashes or leaves the
 GPU in an error state fails alone.
 """
@@ -153,7 +155,52 @@ def compare(got, want, rtol, atol):
     return bad == 0, f"max abs error {worst:.3g}, {bad} of {got.size} elements outside"
 
 
-def run_case(case_dir, backend):
+def run_device_api(lib, ctx, ins, outs):
+    """onnxc_run_device on copies of `ins` in device memory, on a new stream; the outputs
+    must equal `outs` (onnxc_run's) bit for bit. Returns an error message or None."""
+    cu = DRIVER
+    lib.onnxc_run_device.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                                     ctypes.c_void_p]
+    cu.cuMemAlloc_v2.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t]
+    cu.cuMemcpyHtoD_v2.argtypes = [ctypes.c_uint64, ctypes.c_void_p, ctypes.c_size_t]
+    cu.cuMemcpyDtoH_v2.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t]
+    cu.cuMemFree_v2.argtypes = [ctypes.c_uint64]
+    cu.cuStreamSynchronize.argtypes = [ctypes.c_void_p]
+    cu.cuStreamDestroy_v2.argtypes = [ctypes.c_void_p]
+    raw = lambda a: a.data if isinstance(a, Raw) else a
+    bufs = []
+    try:
+        for a in ins + outs:
+            p = ctypes.c_uint64(0)
+            if cu.cuMemAlloc_v2(ctypes.byref(p), max(raw(a).nbytes, 1)) != 0:
+                return "cuMemAlloc failed"
+            bufs.append(p.value)
+        for a, p in zip(ins, bufs):
+            cu.cuMemcpyHtoD_v2(p, raw(a).ctypes.data, raw(a).nbytes)
+        stream = ctypes.c_void_p()
+        if cu.cuStreamCreate(ctypes.byref(stream), 1) != 0:
+            return "cuStreamCreate failed"
+        din = (ctypes.c_uint64 * max(len(ins), 1))(*bufs[:len(ins)])
+        dout = (ctypes.c_uint64 * max(len(outs), 1))(*bufs[len(ins):])
+        for _ in range(2):  # the second replays the graph the first captured
+            st = lib.onnxc_run_device(ctx, stream, din, dout)
+            if st != 0:
+                return f"onnxc_run_device: status {st}: {lib.onnxc_last_error(ctx).decode()}"
+        if cu.cuStreamSynchronize(stream) != 0:
+            return "cuStreamSynchronize failed"
+        cu.cuStreamDestroy_v2(stream)
+        for k, (o, p) in enumerate(zip(outs, bufs[len(ins):])):
+            got = np.zeros_like(raw(o))
+            cu.cuMemcpyDtoH_v2(got.ctypes.data, p, got.nbytes)
+            if got.tobytes() != raw(o).tobytes():
+                return f"onnxc_run_device: output {k} differs from onnxc_run's"
+        return None
+    finally:
+        for p in bufs:
+            cu.cuMemFree_v2(p)
+
+
+def run_case(case_dir, backend, device_api=False):
     with open(os.path.join(case_dir, "manifest.json")) as f:
         m = json.load(f)
     lib = ctypes.CDLL(os.path.abspath(os.path.join(case_dir, "lib.so")))
@@ -188,14 +235,24 @@ def run_case(case_dir, backend):
             good, detail = compare(g, w, m["rtol"], m["atol"])
             ok = ok and good
             details.append(f"output {i}: {detail}")
+        if device_api:
+            why = run_device_api(lib, ctx, ins, outs)
+            if why:
+                return "FAIL", why
+            details.append("onnxc_run_device: same outputs")
         return ("PASS" if ok else "FAIL"), "; ".join(details)
     finally:
         lib.onnxc_destroy(ctx)
 
 
+DRIVER = None  # libcuda, once keep_gpu_context found a GPU
+
+
 def keep_gpu_context():
     """Holds the GPU's primary context for the process (if there is a GPU), so that the cases
-    do not each create and destroy it (onnxc_destroy releases its reference)."""
+    do not each create and destroy it (onnxc_destroy releases its reference), and makes it
+    current (for --device-api's allocations)."""
+    global DRIVER
     try:
         cu = ctypes.CDLL("libcuda.so.1")
     except OSError:
@@ -204,16 +261,20 @@ def keep_gpu_context():
     if cu.cuInit(0) != 0 or cu.cuDeviceGet(ctypes.byref(dev), 0) != 0:
         return None
     cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev)
+    cu.cuCtxSetCurrent(ctx)
+    DRIVER = cu
     return cu
 
 
-def isolated(case_dirs, backend, timeout):
+def isolated(case_dirs, backend, timeout, device_api=False):
     """Runs the cases in one child process; {case_dir: (status, detail)}. A case the child did
     not report (it crashed or timed out there) runs again alone, so one bad case cannot fail
     the others."""
     cmd = [sys.executable, os.path.abspath(__file__), "--one", *case_dirs]
     if backend:
         cmd += ["--backend", backend]
+    if device_api:
+        cmd += ["--device-api"]
     out, why = {}, ""
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout * len(case_dirs))
@@ -231,7 +292,7 @@ def isolated(case_dirs, backend, timeout):
     if len(case_dirs) == 1 and missing:
         return {missing[0]: ("ERROR", why)}
     for d in missing:
-        out.update(isolated([d], backend, timeout))
+        out.update(isolated([d], backend, timeout, device_api))
     return out
 
 
@@ -243,13 +304,15 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--chunk", type=int, default=40, help="cases per child process")
+    ap.add_argument("--device-api", action="store_true",
+                    help="also run through onnxc_run_device (GPU) and compare with onnxc_run")
     ap.add_argument("--one", nargs="+", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.one:  # a child: "<case dir>\tSTATUS detail" per case
         gpu = keep_gpu_context()  # noqa: F841 (held for the process)
         for d in a.one:
             try:
-                status, detail = run_case(d, a.backend)
+                status, detail = run_case(d, a.backend, a.device_api)
             except Exception as e:
                 status, detail = "ERROR", f"{type(e).__name__}: {e}"
             print(f"{d}\t{status} {detail}", flush=True)
@@ -258,7 +321,7 @@ def main():
     cases = [d for d, _, files in sorted(os.walk(a.root)) if "manifest.json" in files]
     chunks = [cases[i:i + a.chunk] for i in range(0, len(cases), a.chunk)]
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        futs = [pool.submit(isolated, c, a.backend, a.timeout) for c in chunks]
+        futs = [pool.submit(isolated, c, a.backend, a.timeout, a.device_api) for c in chunks]
         for f in concurrent.futures.as_completed(futs):
             for d, (status, detail) in sorted(f.result().items()):
                 name = os.path.relpath(d, a.root)
