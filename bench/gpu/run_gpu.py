@@ -6,9 +6,13 @@ torch.profiler). Needs a CUDA GPU, PyTorch with CUDA and numpy; not onnxc.
 
     python3 bench/gpu/run_gpu.py DIR [--json OUT] [--iters N] [--no-compile]
 
-onnxc is timed through its C ABI (onnxc_run on host numpy buffers: the time includes copying
-the inputs to the GPU and the outputs back); PyTorch on device tensors (no copies), synchronised
-after each run. Medians of `iters` runs after warm-up, alternating engines run by run.
+onnxc is timed through its C ABI twice: onnxc_run on host numpy buffers (onnxc_ms: the time
+includes copying the inputs to the GPU and the outputs back) and onnxc_run_device on PyTorch's
+device tensors and current stream (onnxc_dev_ms: as PyTorch is timed), each synchronised after
+every run; the device run's outputs must equal the host run's. PyTorch runs on device tensors.
+Medians of `iters` runs after warm-up. An entry NAME.P (bench/gpu/prepare.py --precisions) is the
+library compiled with --precision P; PyTorch then runs with TF32 allowed (tf32) or under autocast
+to float16 / bfloat16 (fp16 / bf16), and torch.compile is skipped.
 """
 import argparse
 import ctypes
@@ -78,6 +82,22 @@ class Onnxc:
         if st != 0:
             raise RuntimeError(self.lib.onnxc_last_error(self.ctx).decode())
 
+    def device_setup(self):
+        """Device copies of the inputs and device outputs for run_device (PyTorch's memory)."""
+        self.lib.onnxc_run_device.argtypes = [ctypes.c_void_p] * 4
+        self.d_ins = [torch.from_numpy(a).cuda() for a in self.ins]
+        self.d_outs = [torch.from_numpy(np.zeros_like(o)).cuda() for o in self.outs]
+        self.p_ins = (ctypes.c_void_p * max(len(self.d_ins), 1))(
+            *[t.data_ptr() for t in self.d_ins])
+        self.p_outs = (ctypes.c_void_p * max(len(self.d_outs), 1))(
+            *[t.data_ptr() for t in self.d_outs])
+
+    def run_device(self):
+        st = self.lib.onnxc_run_device(self.ctx, torch.cuda.current_stream().cuda_stream,
+                                       self.p_ins, self.p_outs)
+        if st != 0:
+            raise RuntimeError(self.lib.onnxc_last_error(self.ctx).decode())
+
 
 def torch_net(name):
     try:
@@ -124,7 +144,8 @@ def rooflines():
     t = timed(lambda: b.copy_(a), 20, True)
     r["copy_GBps"] = 2 * n / (statistics.median(t) * 1e-3) / 1e9
     k = 4096
-    for dt, tf32 in ((torch.float32, False), (torch.float32, True), (torch.float16, False)):
+    for dt, tf32 in ((torch.float32, False), (torch.float32, True), (torch.float16, False),
+                     (torch.bfloat16, False)):
         torch.backends.cuda.matmul.allow_tf32 = tf32
         x = torch.randn(k, k, device="cuda", dtype=dt)
         y = torch.randn(k, k, device="cuda", dtype=dt)
@@ -132,7 +153,8 @@ def rooflines():
             x @ y
         torch.cuda.synchronize()
         t = timed(lambda: x @ y, 10, True)
-        key = {torch.float32: "fp32", torch.float16: "fp16"}[dt] + ("_tf32" if tf32 else "")
+        key = {torch.float32: "fp32", torch.float16: "fp16",
+               torch.bfloat16: "bf16"}[dt] + ("_tf32" if tf32 else "")
         r[f"cublas_{key}_TFLOPs"] = 2 * k ** 3 / (statistics.median(t) * 1e-3) / 1e12
     torch.backends.cuda.matmul.allow_tf32 = False
     return r
@@ -167,39 +189,56 @@ def main():
     print(json.dumps(res["rooflines"]), flush=True)
     with open(os.path.join(a.dir, "index.json")) as f:
         index = json.load(f)
+    cublas = {"tf32": "cublas_fp32_tf32_TFLOPs", "fp16": "cublas_fp16_TFLOPs",
+              "bf16": "cublas_bf16_TFLOPs", None: "cublas_fp32_TFLOPs"}
     for name, entry in index.items():
         if entry.get("error"):
             res["models"][name] = {"error": entry["error"]}
             continue
-        r = {}
+        base, prec = name.split(".")[0], entry.get("precision")
+        r = {"precision": prec or "fp32"}
         try:
             m = Onnxc(os.path.join(a.dir, name))
             r["backend"], r["create_ms"] = m.backend, m.create_ms
             for _ in range(5):
                 m.run()
             r["onnxc_ms"] = statistics.median(timed(m.run, a.iters, False))
+            m.device_setup()
+            for _ in range(3):
+                m.run_device()
+            torch.cuda.synchronize()
+            same = all(np.array_equal(d.cpu().numpy(), o, equal_nan=True)
+                       for d, o in zip(m.d_outs, m.outs))
+            if not same:
+                raise RuntimeError("onnxc_run_device's outputs differ from onnxc_run's")
+            r["onnxc_dev_ms"] = statistics.median(timed(m.run_device, a.iters, True))
             ks = kernel_profile(m)
             r["kernel_ms_total"] = sum(ks.values())
             r["top_kernels"] = sorted(ks.items(), key=lambda kv: -kv[1])[:8]
             if name == "probe_elementwise":
                 k = max(ks.values())
                 r["elementwise_GBps"] = 2 * m.ins[0].nbytes / (k * 1e-3) / 1e9
-            if name == "probe_matmul":
+            if base == "probe_matmul":
                 r["matmul_TFLOPs"] = 2 * 4096 ** 3 / (max(ks.values()) * 1e-3) / 1e12
+                r["of_cublas"] = r["matmul_TFLOPs"] / res["rooflines"][cublas[prec]]
         except Exception as e:
             r["onnxc_error"] = str(e)[:500]
         if not name.startswith("probe"):
             try:
-                net, src = torch_net(name)
+                net, src = torch_net(base)
                 net = net.cuda().eval()
-                xs = torch_input(name, m.ins)
+                xs = torch_input(base, m.ins)
                 r["torch_src"] = src
-                with torch.no_grad():
+                torch.backends.cuda.matmul.allow_tf32 = prec == "tf32"
+                torch.backends.cudnn.allow_tf32 = prec == "tf32"
+                cast = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(prec)
+                with torch.no_grad(), torch.autocast("cuda", dtype=cast or torch.float16,
+                                                     enabled=cast is not None):
                     for _ in range(5):
                         net(*xs)
                     torch.cuda.synchronize()
                     r["eager_ms"] = statistics.median(timed(lambda: net(*xs), a.iters, True))
-                    if not a.no_compile and name in a.compile_models.split(","):
+                    if not a.no_compile and not prec and name in a.compile_models.split(","):
                         t0 = time.perf_counter()
                         cnet = torch.compile(net)
                         for _ in range(3):
@@ -210,10 +249,14 @@ def main():
                             timed(lambda: cnet(*xs), a.iters, True))
             except Exception as e:
                 r["torch_error"] = f"{type(e).__name__}: {str(e)[:300]}"
-        if "onnxc_ms" in r and "eager_ms" in r:
-            r["eager_over_onnxc"] = r["eager_ms"] / r["onnxc_ms"]
-        if "onnxc_ms" in r and "compiled_ms" in r:
-            r["compiled_over_onnxc"] = r["compiled_ms"] / r["onnxc_ms"]
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        for key in ("onnxc_ms", "onnxc_dev_ms"):
+            sfx = "" if key == "onnxc_ms" else "_dev"
+            if key in r and "eager_ms" in r:
+                r["eager_over_onnxc" + sfx] = r["eager_ms"] / r[key]
+            if key in r and "compiled_ms" in r:
+                r["compiled_over_onnxc" + sfx] = r["compiled_ms"] / r[key]
         res["models"][name] = r
         print(name, json.dumps({k: v for k, v in r.items() if k != "top_kernels"}), flush=True)
     if a.json:
