@@ -166,10 +166,16 @@ int32_t split(onnxc_rt *rt, void *const *t, const RtDataParams &p) {
     for (i64 j = 0; j < k; ++j)
       sizes[j] = len / k;
   } else {
+    // opset 18's num_outputs: parts of ceil(len / k), the last one smaller (ONNX's reference
+    // refuses a last part below 0: 5 into 4 parts)
     const i64 chunk = (len + k - 1) / k;
+    if ((k - 1) * chunk > len)
+      return fail_shapes(rt, p,
+                         "the dim along the axis cannot be split into num_outputs parts "
+                         "(parts of ceil(dim / num_outputs) leave the last one below 0)");
     for (i64 j = 0; j < k; ++j) {
       const i64 left = len - j * chunk;
-      sizes[j] = left < 0 ? 0 : left < chunk ? left : chunk;
+      sizes[j] = left < chunk ? left : chunk;
     }
   }
   i64 outer = 1, inner = eb;

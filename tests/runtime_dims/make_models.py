@@ -572,6 +572,25 @@ def broadcast_mismatch():
     return g, inputs, outputs, lambda m, n: [np.zeros(1, np.int64)], make_input
 
 
+def split_num_outputs():
+    """Split by opset 18's num_outputs of a value with no bound (Range(0, n) times 2): 4 parts
+    of ceil(n / 4), the last smaller; n = 5 would leave -1 for the last part, which ONNX's
+    reference refuses: the run fails (runtime_dims.split_num_outputs_short). "shapes" are n."""
+    g = Graph()
+    r = g.op("Mul", [g.op("Range", [g.const(0, np.int64), "n", g.const(1, np.int64)]),
+                     g.const(2, np.int64)])
+    g.nodes.append(helper.make_node("Split", [r], ["y0", "y1", "y2", "y3"], axis=0,
+                                    num_outputs=4, name="split4"))
+
+    def ref(n):
+        v, c = np.arange(int(n), dtype=np.int64) * 2, -(-int(n) // 4)
+        return [v[i * c:(i + 1) * c] for i in range(4)]
+
+    inputs = [helper.make_tensor_value_info("n", I64, [])]
+    outputs = [helper.make_tensor_value_info(f"y{i}", I64, None) for i in range(4)]
+    return g, inputs, outputs, ref, lambda v: [np.array(v, np.int64)]
+
+
 def shape_of_slice_extent():
     """Regression: with a run-time dim (lower-extent's path), the Shape of a Slice with run-time
     bounds reads the Slice's shape from the run. Input 0 is [2, N]; the bounds follow N."""
@@ -645,7 +664,10 @@ CASES = {
     "broadcast_mismatch": (broadcast_mismatch, [], [[2, 3]], None),  # the run fails
     "pad_shape_slice": (pad_shape_slice, [],
                         [[0, 0, 0, 0], [1, 2, 3, 4], [100, 0, 40, 700], [0, 0, -1, -1]], None),
+    "split_num_outputs": (split_num_outputs, [], [8, 7, 4, 0], None),
+    "split_num_outputs_short": (split_num_outputs, [], [5], None),  # the run fails
 }
+OPSETS = {"split_num_outputs": 18, "split_num_outputs_short": 18}  # default 17
 
 
 def main(out_dir):
@@ -654,7 +676,7 @@ def main(out_dir):
         d = os.path.join(out_dir, name)
         os.makedirs(d, exist_ok=True)
         graph = helper.make_graph(g.nodes, name, inputs, outputs, g.inits)
-        save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+        save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSETS.get(name, 17))]),
              os.path.join(d, "model.onnx"))
         for i, shape in enumerate(shapes):
             sd = os.path.join(d, f"shape_{i}")

@@ -186,6 +186,15 @@ TEST_CASE("Split: equal parts, sizes, num_outputs", "[ops][tensor]") {
   CHECK(out[2].shape() == Dims{1});
   CHECK(values<float>(out[2]) == F{4});
 
+  OneNode z("Split", 18, {iota({4})}, 3); // parts of 2: the last one is empty
+  z.i("num_outputs", 3);
+  out = z.run();
+  CHECK(out[1].shape() == Dims{2});
+  CHECK(out[2].shape() == Dims{0});
+  OneNode neg("Split", 18, {iota({5})}, 4); // parts of 2 would leave -1 for the last
+  neg.i("num_outputs", 4);
+  CHECK_THROWS_WITH(neg.infer(), Contains("num_outputs 4 cannot split an axis of size 5"));
+
   OneNode bad("Split", 13, {iota({5})}, 2);
   CHECK_THROWS_WITH(bad.infer(), Contains("cannot be split evenly"));
 }

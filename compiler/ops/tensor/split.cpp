@@ -35,9 +35,14 @@ static std::vector<int64_t> split_sizes(const Node &n, int64_t len) {
     int64_t k = attr_int(n, "num_outputs", parts);
     if (k != parts || k <= 0)
       node_fail(n, "num_outputs is {} but the node has {} outputs", k, parts);
-    int64_t chunk = (len + k - 1) / k;
+    const int64_t chunk = (len + k - 1) / k;
+    if ((k - 1) * chunk > len) // ONNX's reference refuses a last part below 0 (5 into 4)
+      node_fail(n,
+                "num_outputs {} cannot split an axis of size {}: parts of {} (the rounded-up "
+                "share) leave {} for the last one",
+                k, len, chunk, len - (k - 1) * chunk);
     for (int64_t i = 0; i < k; ++i)
-      sizes.push_back(std::max<int64_t>(0, std::min(chunk, len - i * chunk)));
+      sizes.push_back(std::min(chunk, len - i * chunk));
     return sizes;
   }
   if (parts == 0 || len % parts != 0)
