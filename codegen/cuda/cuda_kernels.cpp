@@ -288,6 +288,8 @@ struct SplitK {
 SplitK split_k(int64_t tiles, int64_t K, const std::string &t,
                std::vector<std::pair<std::string, bool>> &ps) {
   SplitK r;
+  // (measured on an H200, 2026-11-27: 528 or 1056 blocks ran ResNet-50 and the BERT-style
+  // encoder at batch 1 no faster)
   constexpr int64_t kTargetBlocks = 264;
   if (tiles < kTargetBlocks / 2)
     r.s = std::clamp<int64_t>((kTargetBlocks + tiles - 1) / tiles, 1,
@@ -304,13 +306,15 @@ SplitK split_k(int64_t tiles, int64_t K, const std::string &t,
 /// The tile template of a product on `t` tensors and its first template argument: gemm_tile on
 /// CUDA cores, or gemm_tile_tc on tensor cores for float tensors under --precision tf32 /
 /// fp16 / bf16.
+bool on_tensor_cores(const std::string &t, CudaPrecision prec) {
+  return t == "float" && prec != CudaPrecision::kFp32;
+}
 std::string gemm_template(const std::string &t, CudaPrecision prec) {
-  if (t != "float" || prec == CudaPrecision::kFp32)
+  if (!on_tensor_cores(t, prec))
     return "gemm_tile<" + t;
-  return std::string("gemm_tile_tc<") +
-         (prec == CudaPrecision::kTf32   ? "onnxc::kTf32"
-          : prec == CudaPrecision::kFp16 ? "onnxc::kFp16"
-                                         : "onnxc::kBf16");
+  return std::string("gemm_tile_tc<") + (prec == CudaPrecision::kTf32   ? "onnxc::kTf32"
+                                         : prec == CudaPrecision::kFp16 ? "onnxc::kFp16"
+                                                                        : "onnxc::kBf16");
 }
 
 /// A kernel applying `expr` (over x0..xk, each input read at its broadcast offset) to every
@@ -459,7 +463,9 @@ std::optional<Launch> lower_elementwise(const Node &n) {
     if (kBinaryBits.count(op) && flt)
       return std::nullopt;
     if (op == "Pow" && n.input(1)->type.dtype != x->type.dtype) // exponent of another type
-      return elementwise(n, {x, n.input(1)}, y, "(" + t + ")onnxc::b_Pow((double)x0, (double)x1)");
+      return elementwise(n, {x, n.input(1)}, y,
+                         "(" + t + ")onnxc::b_Pow" + (flt ? "" : "ToInt") +
+                             "((double)x0, (double)x1)");
     return elementwise(n, {x, n.input(1)}, y, "onnxc::b_" + fn + "(x0, x1)");
   }
   if (op == "Sum" || op == "Max" || op == "Min" || op == "Mean") {
@@ -578,8 +584,8 @@ Launch lower_conv(const Node &n, const Region &r, CudaPrecision prec) {
     const SplitK sk = split_k(l.gx * l.gy * g.G, K, t, ps);
     l.scratch = sk.ws_bytes;
     l.body = sk.decl + head("KERNEL_NAME", params_list(ps)) + "  const int g = blockIdx.z / " +
-             str(sk.s) + ";\n" + "  onnxc::" + gemm_template(t, prec) + ", " + str(Mg) + ", " + str(cols) +
-             ", " + str(K) + ", true, false, " + str(sk.s) + ">(\n" +
+             str(sk.s) + ";\n" + "  onnxc::" + gemm_template(t, prec) + ", " + str(Mg) + ", " +
+             str(cols) + ", " + str(K) + ", true, false, " + str(sk.s) + ">(\n" +
              "      [&](int m, int k) { return t1[(long long)(g * " + str(Mg) + " + m) * " +
              str(K) + " + k]; },\n" + "      [&](int k, int n) { return onnxc::conv_input<" + geo +
              ">(t0, g, k, n); },\n" + "      [&](int m, int n, " + t + " v) {\n" +
@@ -674,14 +680,21 @@ Launch lower_gemm_like(const Node &n, const Region &r, CudaPrecision prec) {
   l.gx = (N + 63) / 64;
   l.gy = (M + 63) / 64;
   const int64_t zs = std::max<int64_t>(batch, 1);
-  const SplitK sk = split_k(l.gx * l.gy * zs, K, t, ps);
+  // On tensor cores, a product of many 64x64 tiles (4 per SM of a large GPU and more) runs
+  // 128x128 tiles: twice the arithmetic per operand loaded.
+  const bool big = on_tensor_cores(t, prec) && M >= 128 && N >= 128 && l.gx * l.gy * zs >= 4 * 132;
+  if (big) {
+    l.gx = (N + 127) / 128;
+    l.gy = (M + 127) / 128;
+  }
+  const SplitK sk = big ? SplitK{} : split_k(l.gx * l.gy * zs, K, t, ps);
   l.scratch = sk.ws_bytes;
   l.body = sk.decl + head("KERNEL_NAME", params_list(ps)) + "  const int z = blockIdx.z / " +
            str(sk.s) + ";\n" + "  const " + t + " *A = t0 + " + a_off + ";\n  const " + t +
            " *B = t1 + " + b_off + ";\n  " + t + " *Y = " + yn + " + (long long)z * " + str(M * N) +
-           ";\n" + "  onnxc::" + gemm_template(t, prec) + ", " + str(M) + ", " + str(N) + ", " + str(K) +
-           ", " + (ta ? "false" : "true") + ", " + (tb ? "true" : "false") + ", " + str(sk.s) +
-           ">(\n" + "      [&](int m, int k) { return A[" +
+           ";\n" + "  onnxc::" + gemm_template(t, prec) + ", " + str(M) + ", " + str(N) + ", " +
+           str(K) + ", " + (ta ? "false" : "true") + ", " + (tb ? "true" : "false") + ", " +
+           str(sk.s) + (big ? ", 128, 128" : "") + ">(\n" + "      [&](int m, int k) { return A[" +
            (ta ? "(long long)k * " + str(M) + " + m" : "(long long)m * " + str(K) + " + k") +
            "]; },\n" + "      [&](int k, int n) { return B[" +
            (tb ? "(long long)n * " + str(K) + " + k" : "(long long)k * " + str(N) + " + n") +

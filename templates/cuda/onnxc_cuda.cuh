@@ -26,8 +26,8 @@ __device__ __forceinline__ double m_min(double a, double b) { return a != a || a
 template <typename T> __device__ __forceinline__ T m_max(T a, T b) { return a > b ? a : b; }
 template <typename T> __device__ __forceinline__ T m_min(T a, T b) { return a < b ? a : b; }
 
-#define ONNXC_M1(name, f32, f64)                                                                \
-  __device__ __forceinline__ float m_##name(float x) { return f32(x); }                         \
+#define ONNXC_M1(name, f32, f64)                                                                   \
+  __device__ __forceinline__ float m_##name(float x) { return f32(x); }                            \
   __device__ __forceinline__ double m_##name(double x) { return f64(x); }
 ONNXC_M1(sin, sinf, sin)
 ONNXC_M1(cos, cosf, cos)
@@ -57,8 +57,18 @@ template <> __device__ __forceinline__ double lowest<double>() {
 }
 
 // ---- activations fused into Conv / Gemm / MatMul (FusedActivation) --------------------------
-enum Act { kNone, kRelu, kClip, kLeakyRelu, kSigmoid, kHardSigmoid, kHardSwish, kSilu, kGelu,
-           kGeluTanh };
+enum Act {
+  kNone,
+  kRelu,
+  kClip,
+  kLeakyRelu,
+  kSigmoid,
+  kHardSigmoid,
+  kHardSwish,
+  kSilu,
+  kGelu,
+  kGeluTanh
+};
 
 template <int A, typename T> __device__ __forceinline__ T activate(T x, T a, T b) {
   if (A == kRelu)
@@ -80,15 +90,12 @@ template <int A, typename T> __device__ __forceinline__ T activate(T x, T a, T b
   if (A == kGelu)
     return T(0.5) * x * (T(1) + m_erf(x * T(0.70710678118654752440)));
   if (A == kGeluTanh)
-    return T(0.5) * x *
-           (T(1) + m_tanh(T(0.79788456080286535588) * (x + T(0.044715) * x * x * x)));
+    return T(0.5) * x * (T(1) + m_tanh(T(0.79788456080286535588) * (x + T(0.044715) * x * x * x)));
   return x;
 }
 
 /// Four elements of a 4-byte type: one 16-byte load or store.
-template <typename T> struct alignas(16) V4 {
-  T v[4];
-};
+template <typename T> struct alignas(16) V4 { T v[4]; };
 
 // ---- element-wise ops: u_<Op>(x, a, b) with the op's float attributes a, b ----------------------
 // Ops for every numeric type:
@@ -100,7 +107,7 @@ template <typename T> __device__ __forceinline__ T u_Sign(T x, T, T) {
 }
 template <typename T> __device__ __forceinline__ T u_Identity(T x, T, T) { return x; }
 // Float ops:
-#define ONNXC_U(name, expr)                                                                    \
+#define ONNXC_U(name, expr)                                                                        \
   template <typename T> __device__ __forceinline__ T u_##name(T x, T a, T b) { return expr; }
 ONNXC_U(Exp, m_exp(x))
 ONNXC_U(Log, m_log(x))
@@ -126,13 +133,13 @@ ONNXC_U(Sigmoid, T(1) / (T(1) + m_exp(-x)))
 ONNXC_U(Softplus, x > T(0) ? x + m_log1p(m_exp(-x)) : m_log1p(m_exp(x)))
 ONNXC_U(Softsign, x / (T(1) + m_fabs(x)))
 ONNXC_U(Elu, x >= T(0) ? x : a * m_expm1(x))
-ONNXC_U(Selu, b * (x > T(0) ? x : a * m_expm1(x)))
-ONNXC_U(Celu, m_max(T(0), x) + m_min(T(0), a * m_expm1(x / a)))
+ONNXC_U(Selu, b *(x > T(0) ? x : a * m_expm1(x)))
+ONNXC_U(Celu, m_max(T(0), x) + m_min(T(0), a *m_expm1(x / a)))
 ONNXC_U(LeakyRelu, x >= T(0) ? x : a * x)
 ONNXC_U(ThresholdedRelu, x > a ? x : T(0))
-ONNXC_U(HardSigmoid, m_max(T(0), m_min(T(1), a * x + b)))
-ONNXC_U(HardSwish, x * m_max(T(0), m_min(T(1), x / T(6) + T(0.5))))
-ONNXC_U(Mish, x * m_tanh(x > T(0) ? x + m_log1p(m_exp(-x)) : m_log1p(m_exp(x))))
+ONNXC_U(HardSigmoid, m_max(T(0), m_min(T(1), a *x + b)))
+ONNXC_U(HardSwish, x *m_max(T(0), m_min(T(1), x / T(6) + T(0.5))))
+ONNXC_U(Mish, x *m_tanh(x > T(0) ? x + m_log1p(m_exp(-x)) : m_log1p(m_exp(x))))
 ONNXC_U(Gelu, T(0.5) * x * (T(1) + m_erf(x * T(0.70710678118654752440))))
 ONNXC_U(GeluTanh,
         T(0.5) * x * (T(1) + m_tanh(T(0.79788456080286535588) * (x + T(0.044715) * x * x * x))))
@@ -140,11 +147,11 @@ ONNXC_U(Shrink, x < -a ? x + b : (x > a ? x - b : T(0)))
 #undef ONNXC_U
 
 // Binary ops b_<Op>(x, y):
-#define ONNXC_B(name, expr)                                                                    \
+#define ONNXC_B(name, expr)                                                                        \
   template <typename T> __device__ __forceinline__ auto b_##name(T x, T y) { return expr; }
 ONNXC_B(Add, T(x + y))
 ONNXC_B(Sub, T(x - y))
-ONNXC_B(Mul, T(x * y))
+ONNXC_B(Mul, T(x *y))
 ONNXC_B(Div, T(y == T(0) && T(0.5) == T(0) ? T(0) : T(x / y)))
 ONNXC_B(Max, m_max(x, y))
 ONNXC_B(Min, m_min(x, y))
@@ -153,10 +160,10 @@ ONNXC_B(Less, (unsigned char)(x < y))
 ONNXC_B(Greater, (unsigned char)(x > y))
 ONNXC_B(LessOrEqual, (unsigned char)(x <= y))
 ONNXC_B(GreaterOrEqual, (unsigned char)(x >= y))
-ONNXC_B(And, (unsigned char)(x && y))
+ONNXC_B(And, (unsigned char)(x &&y))
 ONNXC_B(Or, (unsigned char)(x || y))
 ONNXC_B(Xor, (unsigned char)((x != 0) != (y != 0)))
-ONNXC_B(BitwiseAnd, T(x & y))
+ONNXC_B(BitwiseAnd, T(x &y))
 ONNXC_B(BitwiseOr, T(x | y))
 ONNXC_B(BitwiseXor, T(x ^ y))
 ONNXC_B(PRelu, T(x < T(0) ? x * y : x))
@@ -180,6 +187,13 @@ __device__ __forceinline__ double b_Pow(double x, double y) { return pow(x, y); 
 template <typename T> __device__ __forceinline__ T b_Pow(T x, T y) {
   return T(pow(double(x), double(y)));
 }
+/// Pow with an integer result (an integer base, a float exponent): the GPU's pow may miss an
+/// exact integer power by an ulp (pow(9, 0.5) = 2.9999999999999996), which truncation would
+/// turn into the integer below; a result within 4 ulps of an integer is that integer.
+__device__ __forceinline__ double b_PowToInt(double x, double y) {
+  const double r = pow(x, y), n = rint(r);
+  return fabs(r - n) <= 8.9e-16 * fabs(n) ? n : r;
+}
 template <typename T> __device__ __forceinline__ T b_BitShiftLeft(T x, T y) {
   return y >= T(sizeof(T) * 8) ? T(0) : T(x << y);
 }
@@ -189,9 +203,9 @@ template <typename T> __device__ __forceinline__ T b_BitShiftRight(T x, T y) {
 
 // ---- tiled GEMM (SIMT): C[m][n] = sum_k A(m, k) * B(k, n), stored by the epilogue -----------
 // One 64x64 tile of C per block of 256 threads, K in steps of 16 through shared memory; each
-// thread accumulates a 4x4 sub-tile strided by 16. LA(m, k) / LB(k, n) read operands (the conv's input gather, a transposed matrix...),
-// EP(m, n, acc) stores. blockIdx.x: tile of N, blockIdx.y: tile of M, blockIdx.z: batch/group
-// (the caller's lambdas read it).
+// thread accumulates a 4x4 sub-tile strided by 16. LA(m, k) / LB(k, n) read operands (the conv's
+// input gather, a transposed matrix...), EP(m, n, acc) stores. blockIdx.x: tile of N, blockIdx.y:
+// tile of M, blockIdx.z: batch/group (the caller's lambdas read it).
 constexpr int kGemmBM = 64, kGemmBN = 64, kGemmBK = 16, kGemmThreads = 256;
 
 /// A_KC / B_KC: A(m, k) / B(k, n) is contiguous in k (else in m / n): the tile is loaded with
@@ -221,22 +235,42 @@ __device__ __forceinline__ void gemm_tile(LA la, LB lb, EP ep, T *ws = nullptr,
 #pragma unroll
     for (int j = 0; j < 4; ++j)
       acc[i][j] = T(0);
-  for (int k0 = k_begin; k0 < k_end; k0 += kGemmBK) {
+  // The next step's operands are loaded into registers while this step computes (their
+  // global latency hidden behind the FMAs), then stored to shared memory.
+  constexpr int EA = kGemmBM * kGemmBK / kGemmThreads, EB = kGemmBK * kGemmBN / kGemmThreads;
+  T ra[EA], rb[EB];
+  auto fetch = [&](int k0) {
 #pragma unroll
-    for (int i = tid; i < kGemmBM * kGemmBK; i += kGemmThreads) {
+    for (int e = 0; e < EA; ++e) {
+      const int i = tid + e * kGemmThreads;
       const int mm = A_KC ? i / kGemmBK : i % kGemmBM, kk = A_KC ? i % kGemmBK : i / kGemmBM;
       const int m = m0 + mm, k = k0 + kk;
-      as[kk][mm] = (M % kGemmBM == 0 || m < M) && (K % kGemmBK == 0 || k < k_end) ? la(m, k)
-                                                                                 : T(0);
+      ra[e] = (M % kGemmBM == 0 || m < M) && (K % kGemmBK == 0 || k < k_end) ? la(m, k) : T(0);
     }
 #pragma unroll
-    for (int i = tid; i < kGemmBK * kGemmBN; i += kGemmThreads) {
+    for (int e = 0; e < EB; ++e) {
+      const int i = tid + e * kGemmThreads;
       const int kk = B_KC ? i % kGemmBK : i / kGemmBN, nn = B_KC ? i / kGemmBK : i % kGemmBN;
       const int n = n0 + nn, k = k0 + kk;
-      bs[kk][nn] = (N % kGemmBN == 0 || n < N) && (K % kGemmBK == 0 || k < k_end) ? lb(k, n)
-                                                                                 : T(0);
+      rb[e] = (N % kGemmBN == 0 || n < N) && (K % kGemmBK == 0 || k < k_end) ? lb(k, n) : T(0);
+    }
+  };
+  if (k_begin < k_end)
+    fetch(k_begin);
+  for (int k0 = k_begin; k0 < k_end; k0 += kGemmBK) {
+#pragma unroll
+    for (int e = 0; e < EA; ++e) {
+      const int i = tid + e * kGemmThreads;
+      as[A_KC ? i % kGemmBK : i / kGemmBM][A_KC ? i / kGemmBK : i % kGemmBM] = ra[e];
+    }
+#pragma unroll
+    for (int e = 0; e < EB; ++e) {
+      const int i = tid + e * kGemmThreads;
+      bs[B_KC ? i % kGemmBK : i / kGemmBN][B_KC ? i / kGemmBK : i % kGemmBN] = rb[e];
     }
     __syncthreads();
+    if (k0 + kGemmBK < k_end)
+      fetch(k0 + kGemmBK);
 #pragma unroll
     for (int kk = 0; kk < kGemmBK; ++kk) {
       T a[4], b[4];
@@ -255,8 +289,7 @@ __device__ __forceinline__ void gemm_tile(LA la, LB lb, EP ep, T *ws = nullptr,
     __syncthreads();
   }
   if (S > 1) {
-    const unsigned tile =
-        (blockIdx.z / S * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+    const unsigned tile = (blockIdx.z / S * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
     T *mine = ws + ((unsigned long long)tile * S + blockIdx.z % S) * (kGemmBM * kGemmBN);
 #pragma unroll
     for (int i = 0; i < 4; ++i)
@@ -298,11 +331,10 @@ __device__ __forceinline__ void gemm_tile(LA la, LB lb, EP ep, T *ws = nullptr,
 
 // ---- tensor-core GEMM (--precision tf32 / fp16 / bf16) ---------------------------------------
 // The same tile, operands and epilogue as gemm_tile on float tensors, with the products on
-// tensor cores (mma.sync, sm_80+): operands rounded to tf32 / fp16 / bf16 as they are read from
-// shared memory, accumulation in float. 8 warps, each a 32x16 part of the 64x64 tile (2x2
-// mma tiles of 16x8); K in steps of 32 through shared memory. An operand contiguous in k is
-// kept m-major (n-major) in shared memory, else k-major, so that the tile loads stay coalesced
-// and conflict-free.
+// tensor cores (mma.sync, sm_80+): operands rounded to tf32 / fp16 / bf16 as they are stored
+// to shared memory, accumulation in float. 8 warps, each a 32x16 part of the 64x64 tile (2x2
+// mma tiles of 16x8); K in steps of 32 through shared memory, the next step's operands loaded
+// into registers while this one computes.
 enum Prec { kTf32 = 1, kFp16 = 2, kBf16 = 3 };
 constexpr int kTcBK = 32;
 
@@ -339,81 +371,102 @@ __device__ __forceinline__ void tc_mma(float (&d)[4], const unsigned (&a)[4],
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-template <int P, int M, int N, int K, bool A_KC, bool B_KC, int S, class LA, class LB, class EP>
+/// BM x BN: the block's tile, 64x64 (as gemm_tile: the same grid) or 128x128 for large
+/// products (the caller's grid; no split-K), each warp (BM / 2) x (BN / 4).
+template <int P, int M, int N, int K, bool A_KC, bool B_KC, int S, int BM = kGemmBM,
+          int BN = kGemmBN, class LA, class LB, class EP>
 __device__ __forceinline__ void gemm_tile_tc(LA la, LB lb, EP ep, float *ws = nullptr,
                                              unsigned *counters = nullptr) {
+  static_assert(BM == BN && (BM == 64 || BM == 128) && (S == 1 || BM == 64), "tile");
   constexpr int BK = kTcBK;
-  // Strides (floats): the fragment reads below are conflict-free or 2-way.
-  constexpr int SA = A_KC ? BK + 4 : kGemmBM + 4, SB = B_KC ? BK + 4 : kGemmBN + 4;
-  __shared__ float as[(A_KC ? kGemmBM : BK) * SA];
-  __shared__ float bs[(B_KC ? kGemmBN : BK) * SB];
+  constexpr int MI = BM / 32, NJ = BN / 32; // mma tiles per warp: MI x NJ of 16 x 8
+  // Shared memory holds the operands already converted, k-contiguous for both (A as [m][k],
+  // B as [n][k]): one 32-bit word per tf32 value or per pair (k, k+1) of fp16 / bf16 values,
+  // so that each mma fragment register is one conflict-free 32-bit read.
+  constexpr int E = P == kTf32 ? 1 : 2;   // values per word
+  constexpr int KW = BK / E, SW = KW + 4; // words per row of k, row stride
+  __shared__ unsigned as[BM * SW];
+  __shared__ unsigned bs[BN * SW];
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-  const int g = lane / 4, q = lane % 4;           // mma fragment coordinates
-  const int wm = warp / 4 * 32, wn = warp % 4 * 16; // the warp's part of the tile
-  const int m0 = blockIdx.y * kGemmBM, n0 = blockIdx.x * kGemmBN;
+  const int g = lane / 4, q = lane % 4;                         // mma fragment coordinates
+  const int wm = warp / 4 * (BM / 2), wn = warp % 4 * (BN / 4); // the warp's part
+  const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
   constexpr int KC = S == 1 ? K : ((K + S - 1) / S + BK - 1) / BK * BK;
   const int k_begin = S == 1 ? 0 : (int)(blockIdx.z % S) * KC;
   const int k_end = S == 1 ? K : (k_begin + KC < K ? k_begin + KC : K);
-  auto A = [&](int m, int k) { return as[A_KC ? m * SA + k : k * SA + m]; };
-  auto B = [&](int k, int n) { return bs[B_KC ? n * SB + k : k * SB + n]; };
-  float acc[2][2][4];
+  float acc[MI][NJ][4];
 #pragma unroll
-  for (int i = 0; i < 2; ++i)
+  for (int i = 0; i < MI; ++i)
 #pragma unroll
-    for (int j = 0; j < 2; ++j)
+    for (int j = 0; j < NJ; ++j)
 #pragma unroll
       for (int e = 0; e < 4; ++e)
         acc[i][j][e] = 0.f;
+  // Word w of a tile: its row (m or n) and word of k; consecutive threads take consecutive
+  // addresses of the operand's contiguous dimension in global memory.
+  constexpr int WPT = BM * KW / kGemmThreads; // words per thread per operand
+  float ra[WPT][E], rb[WPT][E];
+  auto fetch = [&](int k0) {
+#pragma unroll
+    for (int w = 0; w < WPT; ++w) {
+      const int i = tid + w * kGemmThreads;
+      const int mm = A_KC ? i / KW : i % BM, kw = A_KC ? i % KW : i / BM;
+      const int nn = B_KC ? i / KW : i % BN, kb = B_KC ? i % KW : i / BN;
+#pragma unroll
+      for (int e = 0; e < E; ++e) {
+        const int ka = k0 + kw * E + e, kbb = k0 + kb * E + e;
+        ra[w][e] = (M % BM == 0 || m0 + mm < M) && (K % BK == 0 || ka < k_end)
+                       ? float(la(m0 + mm, ka))
+                       : 0.f;
+        rb[w][e] = (N % BN == 0 || n0 + nn < N) && (K % BK == 0 || kbb < k_end)
+                       ? float(lb(kbb, n0 + nn))
+                       : 0.f;
+      }
+    }
+  };
+  auto word = [](const float(&v)[E]) {
+    if constexpr (E == 1)
+      return tc_tf32(v[0]);
+    else
+      return tc_pack<P>(v[0], v[E - 1]);
+  };
+  if (k_begin < k_end)
+    fetch(k_begin);
   for (int k0 = k_begin; k0 < k_end; k0 += BK) {
 #pragma unroll
-    for (int i = tid; i < kGemmBM * BK; i += kGemmThreads) {
-      const int mm = A_KC ? i / BK : i % kGemmBM, kk = A_KC ? i % BK : i / kGemmBM;
-      const int m = m0 + mm, k = k0 + kk;
-      as[A_KC ? mm * SA + kk : kk * SA + mm] =
-          (M % kGemmBM == 0 || m < M) && (K % BK == 0 || k < k_end) ? float(la(m, k)) : 0.f;
-    }
-#pragma unroll
-    for (int i = tid; i < BK * kGemmBN; i += kGemmThreads) {
-      const int kk = B_KC ? i % BK : i / kGemmBN, nn = B_KC ? i / BK : i % kGemmBN;
-      const int n = n0 + nn, k = k0 + kk;
-      bs[B_KC ? nn * SB + kk : kk * SB + nn] =
-          (N % kGemmBN == 0 || n < N) && (K % BK == 0 || k < k_end) ? float(lb(k, n)) : 0.f;
+    for (int w = 0; w < WPT; ++w) {
+      const int i = tid + w * kGemmThreads;
+      as[(A_KC ? i / KW : i % BM) * SW + (A_KC ? i % KW : i / BM)] = word(ra[w]);
+      bs[(B_KC ? i / KW : i % BN) * SW + (B_KC ? i % KW : i / BN)] = word(rb[w]);
     }
     __syncthreads();
-    constexpr int KS = P == kTf32 ? 8 : 16;
+    if (k0 + BK < k_end)
+      fetch(k0 + BK);
+    constexpr int KS = P == kTf32 ? 8 : 16; // k of one mma
 #pragma unroll
     for (int ks = 0; ks < BK; ks += KS) {
-      unsigned a[2][4], b[2][2];
+      // fragment registers: rows g and g + 8, words q and q + 4 of this k step (tf32: k + q,
+      // k + q + 4; fp16 / bf16: the pairs at k + 2q and k + 2q + 8)
+      const int kw = ks / E + q;
+      unsigned a[MI][4], b[NJ][2];
 #pragma unroll
-      for (int i = 0; i < 2; ++i) {
-        const int r = wm + i * 16 + g;
-        if (P == kTf32) {
-          a[i][0] = tc_tf32(A(r, ks + q));
-          a[i][1] = tc_tf32(A(r + 8, ks + q));
-          a[i][2] = tc_tf32(A(r, ks + q + 4));
-          a[i][3] = tc_tf32(A(r + 8, ks + q + 4));
-        } else {
-          a[i][0] = tc_pack<P>(A(r, ks + 2 * q), A(r, ks + 2 * q + 1));
-          a[i][1] = tc_pack<P>(A(r + 8, ks + 2 * q), A(r + 8, ks + 2 * q + 1));
-          a[i][2] = tc_pack<P>(A(r, ks + 2 * q + 8), A(r, ks + 2 * q + 9));
-          a[i][3] = tc_pack<P>(A(r + 8, ks + 2 * q + 8), A(r + 8, ks + 2 * q + 9));
-        }
+      for (int i = 0; i < MI; ++i) {
+        const unsigned *r0 = as + (wm + i * 16 + g) * SW + kw, *r8 = r0 + 8 * SW;
+        a[i][0] = r0[0];
+        a[i][1] = r8[0];
+        a[i][2] = r0[4];
+        a[i][3] = r8[4];
       }
 #pragma unroll
-      for (int j = 0; j < 2; ++j) {
-        const int c = wn + j * 8 + g;
-        if (P == kTf32) {
-          b[j][0] = tc_tf32(B(ks + q, c));
-          b[j][1] = tc_tf32(B(ks + q + 4, c));
-        } else {
-          b[j][0] = tc_pack<P>(B(ks + 2 * q, c), B(ks + 2 * q + 1, c));
-          b[j][1] = tc_pack<P>(B(ks + 2 * q + 8, c), B(ks + 2 * q + 9, c));
-        }
+      for (int j = 0; j < NJ; ++j) {
+        const unsigned *c0 = bs + (wn + j * 8 + g) * SW + kw;
+        b[j][0] = c0[0];
+        b[j][1] = c0[4];
       }
 #pragma unroll
-      for (int i = 0; i < 2; ++i)
+      for (int i = 0; i < MI; ++i)
 #pragma unroll
-        for (int j = 0; j < 2; ++j)
+        for (int j = 0; j < NJ; ++j)
           tc_mma<P>(acc[i][j], a[i], b[j]);
     }
     __syncthreads();
@@ -421,15 +474,14 @@ __device__ __forceinline__ void gemm_tile_tc(LA la, LB lb, EP ep, float *ws = nu
   // acc[i][j][e] is C(wm + 16 i + g + 8 (e / 2), wn + 8 j + 2 q + e % 2) of the tile
   if (S > 1) { // as gemm_tile: partial tiles in ws, the last slice adds them in slice order
     const unsigned tile = (blockIdx.z / S * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
-    float *mine = ws + ((unsigned long long)tile * S + blockIdx.z % S) * (kGemmBM * kGemmBN);
+    float *mine = ws + ((unsigned long long)tile * S + blockIdx.z % S) * (BM * BN);
 #pragma unroll
-    for (int i = 0; i < 2; ++i)
+    for (int i = 0; i < MI; ++i)
 #pragma unroll
-      for (int j = 0; j < 2; ++j)
+      for (int j = 0; j < NJ; ++j)
 #pragma unroll
         for (int e = 0; e < 4; ++e)
-          mine[(wm + 16 * i + g + 8 * (e / 2)) * kGemmBN + wn + 8 * j + 2 * q + e % 2] =
-              acc[i][j][e];
+          mine[(wm + 16 * i + g + 8 * (e / 2)) * BN + wn + 8 * j + 2 * q + e % 2] = acc[i][j][e];
     __threadfence();
     __syncthreads();
     __shared__ bool last;
@@ -439,30 +491,30 @@ __device__ __forceinline__ void gemm_tile_tc(LA la, LB lb, EP ep, float *ws = nu
     if (!last)
       return;
     __threadfence();
-    const float *all = ws + (unsigned long long)tile * S * (kGemmBM * kGemmBN);
+    const float *all = ws + (unsigned long long)tile * S * (BM * BN);
 #pragma unroll
-    for (int i = 0; i < 2; ++i)
+    for (int i = 0; i < MI; ++i)
 #pragma unroll
-      for (int j = 0; j < 2; ++j)
+      for (int j = 0; j < NJ; ++j)
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
-          const int at = (wm + 16 * i + g + 8 * (e / 2)) * kGemmBN + wn + 8 * j + 2 * q + e % 2;
+          const int at = (wm + 16 * i + g + 8 * (e / 2)) * BN + wn + 8 * j + 2 * q + e % 2;
           float v = 0.f;
           for (int s = 0; s < S; ++s)
-            v += __ldcg(all + s * (kGemmBM * kGemmBN) + at);
+            v += __ldcg(all + s * (BM * BN) + at);
           acc[i][j][e] = v;
         }
     if (tid == 0)
       counters[tile] = 0; // ready for the next run
   }
 #pragma unroll
-  for (int i = 0; i < 2; ++i)
+  for (int i = 0; i < MI; ++i)
 #pragma unroll
-    for (int j = 0; j < 2; ++j)
+    for (int j = 0; j < NJ; ++j)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int m = m0 + wm + 16 * i + g + 8 * (e / 2), n = n0 + wn + 8 * j + 2 * q + e % 2;
-        if ((M % kGemmBM == 0 || m < M) && (N % kGemmBN == 0 || n < N))
+        if ((M % BM == 0 || m < M) && (N % BN == 0 || n < N))
           ep(m, n, acc[i][j][e]);
       }
 }

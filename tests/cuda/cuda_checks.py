@@ -193,6 +193,16 @@ def template_models(work):
     cases.append(("oddnet", p, [xa, xc, xb],
                   [gr @ wt.T + bt, conv_ref(xc, wc, bc, stride=2),
                    xb.astype(np.float64) @ wb]))
+    # A product large enough for the tensor cores' 128x128 tiles (528 tiles of 64x64: 4 x 12 x
+    # 11), K = 40 (no multiple of the K step), N = 700 (no multiple of 128), followed by a small
+    # product that mixes every column of a row (a wrong place within a row shows).
+    xg, wgb, vg = f(4, 768, 40), f(40, 700) * 0.2, f(700, 3) * 0.05
+    p = model([helper.make_node("MatMul", ["xg", "wgb"], ["h"]),
+               helper.make_node("MatMul", ["h", "vg"], ["y"])],
+              [vi("xg", [4, 768, 40])], [vi("y", [4, 768, 3])],
+              [numpy_helper.from_array(wgb, "wgb"), numpy_helper.from_array(vg, "vg")],
+              os.path.join(work, "bignet.onnx"))
+    cases.append(("bignet", p, [xg], [xg.astype(np.float64) @ wgb @ vg]))
     return cases
 
 
@@ -200,7 +210,7 @@ def template_models(work):
 # largest error allowed, relative to the output's scale (float32's unit roundoff is 6e-8,
 # tf32's and fp16's 4.9e-4, bf16's 3.9e-3).
 PRECISIONS = {"tf32": ("kTf32", 1e-2), "fp16": ("kFp16", 1e-2), "bf16": ("kBf16", 5e-2)}
-PRECISION_CASES = ("matnet", "oddnet")  # split-K in both; convnet's weights are large
+PRECISION_CASES = ("matnet", "oddnet", "bignet")  # split-K, odd sizes, 128x128 tiles
 
 
 UNARY_ANY = ["Relu", "Abs", "Neg", "Sign", "Identity"]
@@ -302,9 +312,11 @@ def check_templates(onnxc, work):
                 failed = True
                 continue
             with open(src) as f:
-                calls = f.read().count(f"onnxc::gemm_tile_tc<onnxc::{enum},")
-            if calls == 0:
-                print(f"FAIL {tag}: no product runs on tensor cores ({enum})")
+                text = f.read()
+            calls = text.count(f"onnxc::gemm_tile_tc<onnxc::{enum},")
+            if calls == 0 or (name == "bignet") != (", 128, 128>(" in text):
+                print(f"FAIL {tag}: {calls} products on tensor cores ({enum}), "
+                      f"128x128 tiles: {', 128, 128>(' in text}")
                 failed = True
                 continue
             print(f"ok {tag}: {calls} products on tensor cores, NVRTC-compiled for sm_80, sm_90")
