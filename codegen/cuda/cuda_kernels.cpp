@@ -303,18 +303,26 @@ SplitK split_k(int64_t tiles, int64_t K, const std::string &t,
   return r;
 }
 
-/// The tile template of a product on `t` tensors and its first template argument: gemm_tile on
-/// CUDA cores, or gemm_tile_tc on tensor cores for float tensors under --precision tf32 /
-/// fp16 / bf16.
 bool on_tensor_cores(const std::string &t, CudaPrecision prec) {
   return t == "float" && prec != CudaPrecision::kFp32;
 }
-std::string gemm_template(const std::string &t, CudaPrecision prec) {
-  if (!on_tensor_cores(t, prec))
-    return "gemm_tile<" + t;
-  return std::string("gemm_tile_tc<") + (prec == CudaPrecision::kTf32   ? "onnxc::kTf32"
-                                         : prec == CudaPrecision::kFp16 ? "onnxc::kFp16"
-                                                                        : "onnxc::kBf16");
+
+/// The call of the tile template for a product on `t` tensors, up to its "(": gemm_tile on CUDA
+/// cores, or gemm_tile_tc on tensor cores for float tensors under --precision tf32 / fp16 /
+/// bf16 when K is not split (sk.s 1; `big`: its 128x128 tiles). A product split over K has too
+/// few tiles to fill the GPU and is bound by its loads' latency, where the CUDA cores' tile
+/// measured as fast or faster (H200, 2026-11-27: ResNet-50's split 3x3 convolutions at batch 1,
+/// 27 against 34 us on tensor cores).
+std::string gemm_call(const std::string &t, CudaPrecision prec, const SplitK &sk, int64_t M,
+                      int64_t N, int64_t K, bool a_kc, bool b_kc, bool big = false) {
+  const std::string dims = ", " + str(M) + ", " + str(N) + ", " + str(K) + ", " +
+                           (a_kc ? "true" : "false") + ", " + (b_kc ? "true" : "false");
+  if (!on_tensor_cores(t, prec) || sk.s > 1)
+    return "onnxc::gemm_tile<" + t + dims + ", " + str(sk.s) + ">(";
+  const char *p = prec == CudaPrecision::kTf32   ? "onnxc::kTf32"
+                  : prec == CudaPrecision::kFp16 ? "onnxc::kFp16"
+                                                 : "onnxc::kBf16";
+  return std::string("onnxc::gemm_tile_tc<") + p + dims + (big ? ", 128, 128" : "") + ">(";
 }
 
 /// A kernel applying `expr` (over x0..xk, each input read at its broadcast offset) to every
@@ -584,8 +592,7 @@ Launch lower_conv(const Node &n, const Region &r, CudaPrecision prec) {
     const SplitK sk = split_k(l.gx * l.gy * g.G, K, t, ps);
     l.scratch = sk.ws_bytes;
     l.body = sk.decl + head("KERNEL_NAME", params_list(ps)) + "  const int g = blockIdx.z / " +
-             str(sk.s) + ";\n" + "  onnxc::" + gemm_template(t, prec) + ", " + str(Mg) + ", " +
-             str(cols) + ", " + str(K) + ", true, false, " + str(sk.s) + ">(\n" +
+             str(sk.s) + ";\n  " + gemm_call(t, prec, sk, Mg, cols, K, true, false) + "\n" +
              "      [&](int m, int k) { return t1[(long long)(g * " + str(Mg) + " + m) * " +
              str(K) + " + k]; },\n" + "      [&](int k, int n) { return onnxc::conv_input<" + geo +
              ">(t0, g, k, n); },\n" + "      [&](int m, int n, " + t + " v) {\n" +
@@ -689,19 +696,17 @@ Launch lower_gemm_like(const Node &n, const Region &r, CudaPrecision prec) {
   }
   const SplitK sk = big ? SplitK{} : split_k(l.gx * l.gy * zs, K, t, ps);
   l.scratch = sk.ws_bytes;
-  l.body = sk.decl + head("KERNEL_NAME", params_list(ps)) + "  const int z = blockIdx.z / " +
-           str(sk.s) + ";\n" + "  const " + t + " *A = t0 + " + a_off + ";\n  const " + t +
-           " *B = t1 + " + b_off + ";\n  " + t + " *Y = " + yn + " + (long long)z * " + str(M * N) +
-           ";\n" + "  onnxc::" + gemm_template(t, prec) + ", " + str(M) + ", " + str(N) + ", " +
-           str(K) + ", " + (ta ? "false" : "true") + ", " + (tb ? "true" : "false") + ", " +
-           str(sk.s) + (big ? ", 128, 128" : "") + ">(\n" + "      [&](int m, int k) { return A[" +
-           (ta ? "(long long)k * " + str(M) + " + m" : "(long long)m * " + str(K) + " + k") +
-           "]; },\n" + "      [&](int k, int n) { return B[" +
-           (tb ? "(long long)n * " + str(K) + " + k" : "(long long)k * " + str(N) + " + n") +
-           "]; },\n" + "      [&](int m, int n, " + t + " v) {\n    v *= " + lit(alpha, t) +
-           ";\n    " + c_term + "    Y[(long long)m * " + str(N) + " + n] = onnxc::activate<" +
-           act_enum(r.activation) + ">(v, " + act_args(r.activation, t) + ");\n      }" + sk.args +
-           ");\n}\n";
+  l.body =
+      sk.decl + head("KERNEL_NAME", params_list(ps)) + "  const int z = blockIdx.z / " + str(sk.s) +
+      ";\n" + "  const " + t + " *A = t0 + " + a_off + ";\n  const " + t + " *B = t1 + " + b_off +
+      ";\n  " + t + " *Y = " + yn + " + (long long)z * " + str(M * N) + ";\n  " +
+      gemm_call(t, prec, sk, M, N, K, !ta, tb, big) + "\n" + "      [&](int m, int k) { return A[" +
+      (ta ? "(long long)k * " + str(M) + " + m" : "(long long)m * " + str(K) + " + k") + "]; },\n" +
+      "      [&](int k, int n) { return B[" +
+      (tb ? "(long long)n * " + str(K) + " + k" : "(long long)k * " + str(N) + " + n") + "]; },\n" +
+      "      [&](int m, int n, " + t + " v) {\n    v *= " + lit(alpha, t) + ";\n    " + c_term +
+      "    Y[(long long)m * " + str(N) + " + n] = onnxc::activate<" + act_enum(r.activation) +
+      ">(v, " + act_args(r.activation, t) + ");\n      }" + sk.args + ");\n}\n";
   l.gz = zs * sk.s;
   return l;
 }

@@ -102,8 +102,11 @@ template <typename T> inline T dv(T a, T b) {
     if (b == T(0))
       return T(0);
     if constexpr (T(-1) < T(0))
-      if (b == T(-1))
-        return T(T(0) - a);
+      if (b == T(-1)) { /* -a, wrapping: MIN / -1 is MIN (0 - MIN overflows int32 and int64) */
+        T r;
+        __builtin_sub_overflow(T(0), a, &r);
+        return r;
+      }
     return a / b;
   }
 }

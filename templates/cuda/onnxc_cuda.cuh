@@ -372,12 +372,12 @@ __device__ __forceinline__ void tc_mma(float (&d)[4], const unsigned (&a)[4],
 }
 
 /// BM x BN: the block's tile, 64x64 (as gemm_tile: the same grid) or 128x128 for large
-/// products (the caller's grid; no split-K), each warp (BM / 2) x (BN / 4).
-template <int P, int M, int N, int K, bool A_KC, bool B_KC, int S, int BM = kGemmBM,
-          int BN = kGemmBN, class LA, class LB, class EP>
-__device__ __forceinline__ void gemm_tile_tc(LA la, LB lb, EP ep, float *ws = nullptr,
-                                             unsigned *counters = nullptr) {
-  static_assert(BM == BN && (BM == 64 || BM == 128) && (S == 1 || BM == 64), "tile");
+/// products, each warp (BM / 2) x (BN / 4). K is not split (products with too few tiles to fill
+/// the GPU run gemm_tile: codegen/cuda gemm_template).
+template <int P, int M, int N, int K, bool A_KC, bool B_KC, int BM = kGemmBM, int BN = kGemmBN,
+          class LA, class LB, class EP>
+__device__ __forceinline__ void gemm_tile_tc(LA la, LB lb, EP ep) {
+  static_assert(BM == BN && (BM == 64 || BM == 128), "tile");
   constexpr int BK = kTcBK;
   constexpr int MI = BM / 32, NJ = BN / 32; // mma tiles per warp: MI x NJ of 16 x 8
   // Shared memory holds the operands already converted, k-contiguous for both (A as [m][k],
@@ -391,9 +391,7 @@ __device__ __forceinline__ void gemm_tile_tc(LA la, LB lb, EP ep, float *ws = nu
   const int g = lane / 4, q = lane % 4;                         // mma fragment coordinates
   const int wm = warp / 4 * (BM / 2), wn = warp % 4 * (BN / 4); // the warp's part
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
-  constexpr int KC = S == 1 ? K : ((K + S - 1) / S + BK - 1) / BK * BK;
-  const int k_begin = S == 1 ? 0 : (int)(blockIdx.z % S) * KC;
-  const int k_end = S == 1 ? K : (k_begin + KC < K ? k_begin + KC : K);
+  constexpr int k_begin = 0, k_end = K;
   float acc[MI][NJ][4];
 #pragma unroll
   for (int i = 0; i < MI; ++i)
@@ -472,41 +470,6 @@ __device__ __forceinline__ void gemm_tile_tc(LA la, LB lb, EP ep, float *ws = nu
     __syncthreads();
   }
   // acc[i][j][e] is C(wm + 16 i + g + 8 (e / 2), wn + 8 j + 2 q + e % 2) of the tile
-  if (S > 1) { // as gemm_tile: partial tiles in ws, the last slice adds them in slice order
-    const unsigned tile = (blockIdx.z / S * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
-    float *mine = ws + ((unsigned long long)tile * S + blockIdx.z % S) * (BM * BN);
-#pragma unroll
-    for (int i = 0; i < MI; ++i)
-#pragma unroll
-      for (int j = 0; j < NJ; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e)
-          mine[(wm + 16 * i + g + 8 * (e / 2)) * BN + wn + 8 * j + 2 * q + e % 2] = acc[i][j][e];
-    __threadfence();
-    __syncthreads();
-    __shared__ bool last;
-    if (tid == 0)
-      last = atomicAdd(&counters[tile], 1u) == S - 1;
-    __syncthreads();
-    if (!last)
-      return;
-    __threadfence();
-    const float *all = ws + (unsigned long long)tile * S * (BM * BN);
-#pragma unroll
-    for (int i = 0; i < MI; ++i)
-#pragma unroll
-      for (int j = 0; j < NJ; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int at = (wm + 16 * i + g + 8 * (e / 2)) * BN + wn + 8 * j + 2 * q + e % 2;
-          float v = 0.f;
-          for (int s = 0; s < S; ++s)
-            v += __ldcg(all + s * (BM * BN) + at);
-          acc[i][j][e] = v;
-        }
-    if (tid == 0)
-      counters[tile] = 0; // ready for the next run
-  }
 #pragma unroll
   for (int i = 0; i < MI; ++i)
 #pragma unroll

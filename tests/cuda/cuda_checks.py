@@ -203,6 +203,33 @@ def template_models(work):
               [numpy_helper.from_array(wgb, "wgb"), numpy_helper.from_array(vg, "vg")],
               os.path.join(work, "bignet.onnx"))
     cases.append(("bignet", p, [xg], [xg.astype(np.float64) @ wgb @ vg]))
+    # Products with enough 64x64 tiles not to split K (>= 132), sizes no multiple of the tiles
+    # or of the K steps: Gemm with transA (A k-major) 700x900 over K = 45, MatMul with a
+    # transposed weight (B contiguous in k), a Conv with 80 output channels over 4 x 40 x 40
+    # pixels (K = 144, its input gathered); each followed by a small product that mixes a
+    # row's columns (a wrong place within a row shows).
+    xt, wt1, wt2 = f(45, 700), f(45, 900) * 0.2, f(900, 3) * 0.05
+    xu, wu1, wu2 = f(2, 600, 70), f(520, 70) * 0.2, f(520, 2) * 0.05
+    xc2, wc1, bc1, wc2 = f(4, 16, 40, 40), f(80, 16, 3, 3) * 0.1, f(80), f(2, 80, 3, 3) * 0.05
+    p = model([helper.make_node("Gemm", ["xt", "wt1"], ["g"], transA=1),
+               helper.make_node("MatMul", ["g", "wt2"], ["y1"]),
+               helper.make_node("Gemm", ["xu2", "wu1"], ["u"], transB=1),
+               helper.make_node("Reshape", ["xu", "s2"], ["xu2"]),
+               helper.make_node("MatMul", ["u", "wu2"], ["y2"]),
+               helper.make_node("Conv", ["xc2", "wc1", "bc1"], ["c"], pads=[1, 1, 1, 1]),
+               helper.make_node("Conv", ["c", "wc2"], ["y3"], pads=[1, 1, 1, 1],
+                                strides=[2, 2])],
+              [vi("xt", [45, 700]), vi("xu", [2, 600, 70]), vi("xc2", [4, 16, 40, 40])],
+              [vi("y1", [700, 3]), vi("y2", [1200, 2]), vi("y3", [4, 2, 20, 20])],
+              [numpy_helper.from_array(v, k) for k, v in
+               dict(wt1=wt1, wt2=wt2, wu1=wu1, wu2=wu2, wc1=wc1, bc1=bc1, wc2=wc2,
+                    s2=np.array([1200, 70], np.int64)).items()],
+              os.path.join(work, "tcnet.onnx"))
+    c = conv_ref(xc2, wc1, bc1)
+    cases.append(("tcnet", p, [xt, xu, xc2],
+                  [xt.T.astype(np.float64) @ wt1 @ wt2,
+                   xu.reshape(1200, 70).astype(np.float64) @ wu1.T @ wu2,
+                   conv_ref(c, wc2, np.zeros(2), stride=2)]))
     return cases
 
 
@@ -210,7 +237,9 @@ def template_models(work):
 # largest error allowed, relative to the output's scale (float32's unit roundoff is 6e-8,
 # tf32's and fp16's 4.9e-4, bf16's 3.9e-3).
 PRECISIONS = {"tf32": ("kTf32", 1e-2), "fp16": ("kFp16", 1e-2), "bf16": ("kBf16", 5e-2)}
-PRECISION_CASES = ("matnet", "oddnet", "bignet")  # split-K, odd sizes, 128x128 tiles
+# name -> products on tensor cores: tcnet and bignet's large ones (bignet's in 128x128 tiles);
+# oddnet's whose K (<= 70) is too short to split; none of matnet's, whose K is split.
+PRECISION_CASES = {"matnet": 0, "oddnet": 3, "tcnet": 3, "bignet": 1}
 
 
 UNARY_ANY = ["Relu", "Abs", "Neg", "Sign", "Identity"]
@@ -314,9 +343,9 @@ def check_templates(onnxc, work):
             with open(src) as f:
                 text = f.read()
             calls = text.count(f"onnxc::gemm_tile_tc<onnxc::{enum},")
-            if calls == 0 or (name == "bignet") != (", 128, 128>(" in text):
-                print(f"FAIL {tag}: {calls} products on tensor cores ({enum}), "
-                      f"128x128 tiles: {', 128, 128>(' in text}")
+            if calls != PRECISION_CASES[name] or (name == "bignet") != (", 128, 128>(" in text):
+                print(f"FAIL {tag}: {calls} products on tensor cores ({enum}), expected "
+                      f"{PRECISION_CASES[name]}; 128x128 tiles: {', 128, 128>(' in text}")
                 failed = True
                 continue
             print(f"ok {tag}: {calls} products on tensor cores, NVRTC-compiled for sm_80, sm_90")

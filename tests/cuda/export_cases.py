@@ -3,7 +3,7 @@
 exports them with `onnxc verify --export`, for tests/cuda/run_exported.py on a GPU machine.
 
     export_cases.py --onnxc BIN --testdata DIR --out OUT [--jobs N] [--cuda-arch sm_90]
-                    [--match SUBSTRING]
+                    [--match REGEX]
 
 Node cases that onnxc fails on the CPU (tests/conformance/known_failures.txt) are skipped.
 OUT/compile.json records, per case, "exported" or the compile error's first line (an op the
@@ -13,6 +13,7 @@ import argparse
 import concurrent.futures
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -69,7 +70,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--cuda-arch", default="")
-    ap.add_argument("--match", default="")
+    ap.add_argument("--match", default="", help="only the cases whose name this regex finds")
     ap.add_argument("--models-only", action="store_true")
     a = ap.parse_args()
     node_dir = os.path.join(a.testdata, "onnx-backend", "node")
@@ -78,13 +79,13 @@ def main():
     for case in sorted(os.listdir(node_dir)):
         d = os.path.join(node_dir, case)
         sets = sorted(os.path.join(d, s) for s in os.listdir(d) if s.startswith("test_data_set"))
-        if case in skip or not sets or a.match not in case or a.models_only:
+        if case in skip or not sets or not re.search(a.match, case) or a.models_only:
             continue
         jobs.append(("node/" + case, os.path.join(d, "model.onnx"), sets, []))
     models_dir = os.path.join(a.testdata, "models")
     for name, model, parent, extra in MODELS:
         p = os.path.join(models_dir, parent)
-        if a.match not in name or not os.path.isdir(p):
+        if not re.search(a.match, name) or not os.path.isdir(p):
             continue
         sets = sorted(os.path.join(p, s) for s in os.listdir(p) if s.startswith("test_data_set"))
         if sets:

@@ -26,7 +26,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 ELEM = {np.float32: TensorProto.FLOAT, np.float64: TensorProto.DOUBLE,
         np.int64: TensorProto.INT64, np.int8: TensorProto.INT8, np.int16: TensorProto.INT16,
-        np.uint64: TensorProto.UINT64, np.uint8: TensorProto.UINT8}
+        np.uint64: TensorProto.UINT64, np.uint8: TensorProto.UINT8, np.int32: TensorProto.INT32}
 
 
 def save_case(out_dir, name, nodes, inputs, outputs, opsets):
@@ -177,6 +177,20 @@ def broadcast_row_cases(out):
               [("", 17)])
 
 
+def int_div_cases(out):
+    """Regression (UBSan): integer Div of MIN by -1 wraps to MIN (0 - MIN overflowed as signed
+    arithmetic for int32 and int64), x / 0 gives 0 (ONNX leaves it undefined), the others
+    truncate; int32, int64 and int8 (which promotes)."""
+    for dt in (np.int32, np.int64, np.int8):
+        lo = np.iinfo(dt).min
+        a = np.array([lo, lo, 7, -8, 9, 0], dt)
+        b = np.array([-1, 1, 0, 2, -3, -1], dt)
+        y = np.array([lo, lo, 0, -4, -3, 0], dt)
+        save_case(out, f"div_min_by_minus_one_{np.dtype(dt).name}",
+                  [helper.make_node("Div", ["a", "b"], ["y"])], [("a", a), ("b", b)],
+                  [("y", y)], [("", 14)])
+
+
 def make_all(out):
     group_norm_case(out, "group_norm_opset21_3d", (2, 12, 500), 3, 21, np.float32)
     group_norm_case(out, "group_norm_opset18_5d", (3, 8, 3, 4, 5), 4, 18, np.float64)
@@ -195,6 +209,7 @@ def make_all(out):
     optimizer_cases(out)
     bit_cases(out)
     broadcast_row_cases(out)
+    int_div_cases(out)
 
 
 def error_models(out):
