@@ -20,10 +20,12 @@ typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUgraph_st *CUgraph;
 typedef struct CUgraphExec_st *CUgraphExec;
+typedef struct CUevent_st *CUevent;
 
 #define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
 #define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
 #define CU_STREAM_NON_BLOCKING 1
+#define CU_EVENT_DISABLE_TIMING 2
 #define CU_STREAM_CAPTURE_MODE_THREAD_LOCAL 1
 #define ONNXC_RTLD_NOW 2
 
@@ -64,6 +66,11 @@ typedef struct cuda_driver {
   CUresult (*MemAllocHost)(void **, size_t);
   CUresult (*MemFreeHost)(void *);
   CUresult (*LaunchHostFunc)(CUstream, void (*)(void *), void *);
+  CUresult (*EventCreate)(CUevent *, unsigned int);
+  CUresult (*EventRecord)(CUevent, CUstream);
+  CUresult (*EventSynchronize)(CUevent);
+  CUresult (*EventDestroy)(CUevent);
+  CUresult (*StreamWaitEvent)(CUstream, CUevent, unsigned int);
   CUresult (*GetErrorName)(CUresult, const char **);
   CUresult (*GetErrorString)(CUresult, const char **);
 } cuda_driver;
@@ -130,6 +137,11 @@ static void load_driver_once(void) {
       {(void **)&driver.MemAllocHost, "cuMemAllocHost_v2"},
       {(void **)&driver.MemFreeHost, "cuMemFreeHost"},
       {(void **)&driver.LaunchHostFunc, "cuLaunchHostFunc"},
+      {(void **)&driver.EventCreate, "cuEventCreate"},
+      {(void **)&driver.EventRecord, "cuEventRecord"},
+      {(void **)&driver.EventSynchronize, "cuEventSynchronize"},
+      {(void **)&driver.EventDestroy, "cuEventDestroy_v2"},
+      {(void **)&driver.StreamWaitEvent, "cuStreamWaitEvent"},
       {(void **)&driver.GetErrorName, "cuGetErrorName"},
       {(void **)&driver.GetErrorString, "cuGetErrorString"},
   };
@@ -171,6 +183,8 @@ typedef struct cuda_state {
   unsigned char *mirror; ///< host regions: pinned host copy of `memory` (same offsets)
   host_call *host_calls; ///< the graph's host calls (freed on destroy)
   int32_t host_status;   ///< the first failure of a host call in this run (0: none)
+  CUevent done;          ///< recorded after each onnxc_run_device's work on the caller's stream
+  int device_pending;    ///< an onnxc_run_device may still run: later work waits for `done`
 } cuda_state;
 
 /// Records "CUDA: <what>: <CUDA error name> (<its description>)" and returns RUNTIME.
@@ -321,6 +335,10 @@ static onnxc_status init_state(onnxc_context *ctx, cuda_state *s) {
   }
   if ((r = driver.StreamCreate(&s->stream, CU_STREAM_NON_BLOCKING)) != 0)
     st = cuda_fail(rt, "cuStreamCreate", r);
+  else if ((r = driver.EventCreate(&s->done, CU_EVENT_DISABLE_TIMING)) != 0) {
+    s->done = 0;
+    st = cuda_fail(rt, "cuEventCreate", r);
+  }
 done:
   driver.CtxPopCurrent(0);
   return st;
@@ -331,6 +349,10 @@ void onnxc_cuda_destroy(onnxc_context *ctx) {
   if (!s)
     return;
   if (s->cu && driver.CtxPushCurrent(s->cu) == 0) {
+    if (s->device_pending) /* an onnxc_run_device on the caller's stream may still run */
+      driver.EventSynchronize(s->done);
+    if (s->done)
+      driver.EventDestroy(s->done);
     if (s->stream)
       driver.StreamSynchronize(s->stream);
     if (s->graph)
@@ -508,6 +530,9 @@ int32_t onnxc_cuda_run(onnxc_context *ctx) {
   if (r != 0)
     return cuda_fail(rt, "cuCtxPushCurrent", r);
   onnxc_status st = ONNXC_OK;
+  /* after an onnxc_run_device on another stream: its graph may still read the buffers */
+  if (s->device_pending && (r = driver.StreamWaitEvent(s->stream, s->done, 0)) != 0)
+    st = cuda_fail(rt, "cuStreamWaitEvent", r);
   for (uint32_t i = 0; i < onnxc__model.num_inputs && st == ONNXC_OK; ++i)
     if (onnxc__model.inputs[i].size_bytes > 0 &&
         (r = driver.MemcpyHtoDAsync(s->io[i], ctx->input_ptrs[i],
@@ -525,6 +550,8 @@ int32_t onnxc_cuda_run(onnxc_context *ctx) {
       st = cuda_fail(rt, "copying an output from the GPU", r);
   if ((r = driver.StreamSynchronize(s->stream)) != 0 && st == ONNXC_OK)
     st = cuda_fail(rt, "running the model on the GPU", r);
+  else if (r == 0)
+    s->device_pending = 0; /* the stream waited for it */
   if (st == ONNXC_OK && s->host_status != 0)
     st = s->host_status; /* the host call recorded its message */
   driver.CtxPopCurrent(0);
@@ -570,6 +597,10 @@ ONNXC_API onnxc_status onnxc_run_device(onnxc_context *ctx, void *stream,
   onnxc_status st = ONNXC_OK;
   if (!s->graph)
     st = capture(ctx, s);
+  /* runs on one context are ordered: this one waits (on the GPU) for an earlier one on another
+   * stream, since both use the context's buffers */
+  if (st == ONNXC_OK && s->device_pending && (r = driver.StreamWaitEvent(on, s->done, 0)) != 0)
+    st = cuda_fail(rt, "cuStreamWaitEvent", r);
   for (uint32_t i = 0; i < onnxc__model.num_inputs && st == ONNXC_OK; ++i)
     if (onnxc__model.inputs[i].size_bytes > 0 &&
         (r = driver.MemcpyDtoDAsync(s->io[i], (CUdeviceptr)(uintptr_t)inputs[i],
@@ -584,6 +615,12 @@ ONNXC_API onnxc_status onnxc_run_device(onnxc_context *ctx, void *stream,
                                     s->io[onnxc__model.num_inputs + i],
                                     (size_t)onnxc__model.outputs[i].size_bytes, on)) != 0)
       st = cuda_fail(rt, "copying an output on the GPU", r);
+  if (st == ONNXC_OK) {
+    if ((r = driver.EventRecord(s->done, on)) != 0)
+      st = cuda_fail(rt, "cuEventRecord", r);
+    else
+      s->device_pending = 1;
+  }
   /* a host region reports its failure through host_status: wait for it */
   if (st == ONNXC_OK && onnxc__model.device->host_calls) {
     if ((r = driver.StreamSynchronize(on)) != 0)

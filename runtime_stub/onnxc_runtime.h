@@ -215,9 +215,11 @@ onnxc_status onnxc_run_buffers(onnxc_context *ctx, const void *const *inputs, vo
 /// device into the library's buffers, the model's CUDA graph is replayed and the outputs are
 /// copied device to device out, all on `stream`; the call returns without waiting (synchronise
 /// the stream before reading the outputs), except for a model with host regions, whose run it
-/// waits for. The context's buffers serve one run at a time: runs on one context on different
-/// streams must be ordered by the caller. UNSUPPORTED on a CPU library or a context that fell
-/// back to the CPU; INVALID_ARGUMENT for a NULL ctx or buffer; RUNTIME for a CUDA failure.
+/// waits for. The buffers must stay valid until the stream has run the call. Runs on one context
+/// are ordered on the GPU (they share its buffers): a run, onnxc_run's too, waits for the
+/// previous onnxc_run_device wherever it was enqueued, and onnxc_destroy waits for it. UNSUPPORTED
+/// on a CPU library or a context that fell back to the CPU; INVALID_ARGUMENT for a NULL ctx or
+/// buffer; RUNTIME for a CUDA failure.
 onnxc_status onnxc_run_device(onnxc_context *ctx, void *stream, const void *const *inputs,
                               void *const *outputs);
 /// Caps the bytes one run may allocate for data-dependent results (string outputs and

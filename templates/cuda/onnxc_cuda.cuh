@@ -152,7 +152,6 @@ ONNXC_U(Shrink, x < -a ? x + b : (x > a ? x - b : T(0)))
 ONNXC_B(Add, T(x + y))
 ONNXC_B(Sub, T(x - y))
 ONNXC_B(Mul, T(x *y))
-ONNXC_B(Div, T(y == T(0) && T(0.5) == T(0) ? T(0) : T(x / y)))
 ONNXC_B(Max, m_max(x, y))
 ONNXC_B(Min, m_min(x, y))
 ONNXC_B(Equal, (unsigned char)(x == y))
@@ -169,6 +168,17 @@ ONNXC_B(BitwiseXor, T(x ^ y))
 ONNXC_B(PRelu, T(x < T(0) ? x * y : x))
 ONNXC_B(FMod, T(m_fmod(x, y)))
 #undef ONNXC_B
+/// Div: as the CPU target's, integer x / 0 is 0 and MIN / -1 wraps to MIN (no undefined
+/// overflow).
+template <typename T> __device__ __forceinline__ T b_Div(T x, T y) {
+  if (T(0.5) == T(0)) {
+    if (y == T(0))
+      return T(0);
+    if (T(-1) < T(0) && y == T(-1))
+      return T(0ULL - (unsigned long long)x);
+  }
+  return T(x / y);
+}
 template <typename T> __device__ __forceinline__ T b_Mod(T x, T y) { // Python's: sign of y
   if (y == T(0))
     return T(0);
@@ -184,12 +194,21 @@ template <typename T> __device__ __forceinline__ T b_IntMod(T x, T y) { // C's (
 }
 __device__ __forceinline__ float b_Pow(float x, float y) { return powf(x, y); }
 __device__ __forceinline__ double b_Pow(double x, double y) { return pow(x, y); }
+/// Integer Pow as the CPU target's: by repeated squaring (exact, wrapping), a negative exponent
+/// giving 0, or +-1 for a base of +-1.
 template <typename T> __device__ __forceinline__ T b_Pow(T x, T y) {
-  return T(pow(double(x), double(y)));
+  if (T(-1) < T(0) && y < T(0))
+    return x == T(1) ? T(1) : (x == T(-1) ? ((y & T(1)) ? T(-1) : T(1)) : T(0));
+  unsigned long long r = 1, a = (unsigned long long)x;
+  for (; y != T(0); y = T(y >> 1), a *= a)
+    if (y & T(1))
+      r *= a;
+  return T(r);
 }
 /// Pow with an integer result (an integer base, a float exponent): the GPU's pow may miss an
 /// exact integer power by an ulp (pow(9, 0.5) = 2.9999999999999996), which truncation would
-/// turn into the integer below; a result within 4 ulps of an integer is that integer.
+/// turn into the integer below; a result within 8.9e-16 of an integer, relative (4 to 8 ulps),
+/// is that integer.
 __device__ __forceinline__ double b_PowToInt(double x, double y) {
   const double r = pow(x, y), n = rint(r);
   return fabs(r - n) <= 8.9e-16 * fabs(n) ? n : r;
@@ -372,8 +391,8 @@ __device__ __forceinline__ void tc_mma(float (&d)[4], const unsigned (&a)[4],
 }
 
 /// BM x BN: the block's tile, 64x64 (as gemm_tile: the same grid) or 128x128 for large
-/// products, each warp (BM / 2) x (BN / 4). K is not split (products with too few tiles to fill
-/// the GPU run gemm_tile: codegen/cuda gemm_template).
+/// products, each warp (BM / 2) x (BN / 4). K is not split (a product whose K codegen splits
+/// runs gemm_tile: codegen/cuda gemm_call).
 template <int P, int M, int N, int K, bool A_KC, bool B_KC, int BM = kGemmBM, int BN = kGemmBN,
           class LA, class LB, class EP>
 __device__ __forceinline__ void gemm_tile_tc(LA la, LB lb, EP ep) {

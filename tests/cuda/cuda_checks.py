@@ -146,8 +146,14 @@ def template_models(work):
     cases.append(("hostnet", p, [v], [-mp]))
     # Regressions of review findings: Conv + its own input as the residual (the output must not
     # take the input's buffer), a fused Clip with min > max (max wins), an AveragePool window
-    # of padding only (0, not NaN), Pow of an int base by a float exponent.
+    # of padding only (0, not NaN), Pow of an int base by a float exponent; integer Div of MIN
+    # by -1 (wraps) and by 0 (0), integer Pow by squaring (int64 3^39 is beyond a double's 53
+    # bits; the GPU's pow was also off by an ulp).
     x = f(1, 8, 6, 6)
+    i32 = np.iinfo(np.int32).min
+    xd, yd = np.array([i32, 3, -2, 7], np.int32), np.array([-1, 0, 3, -1], np.int32)
+    xp, ep = np.array([3, -2, 2, 5], np.int32), np.array([4, 3, 30, -1], np.int32)
+    xq, eq = np.array([3, -3, 7, -1], np.int64), np.array([39, 3, 0, -5], np.int64)
     w, b, w2 = f(8, 8, 3, 3) * 0.2, f(8), f(8, 8, 1, 1)
     xi, ex = np.array([4, 9, 16, 25], np.int32), np.array([0.5], np.float32)
     p = model([helper.make_node("Relu", ["x"], ["r"]),
@@ -158,19 +164,27 @@ def template_models(work):
                helper.make_node("Clip", ["c2", "six", "zero"], ["y2"]),
                helper.make_node("AveragePool", ["x"], ["y3"], kernel_shape=[1, 1],
                                 pads=[1, 1, 1, 1]),
-               helper.make_node("Pow", ["xi", "ex"], ["y4"])],
+               helper.make_node("Pow", ["xi", "ex"], ["y4"]),
+               helper.make_node("Div", ["xd", "yd"], ["y5"]),
+               helper.make_node("Pow", ["xp", "ep"], ["y6"]),
+               helper.make_node("Pow", ["xq", "eq"], ["y7"])],
               [vi("x", [1, 8, 6, 6]), vi("xi", [4], TensorProto.INT32)],
               [vi("y1", [1, 8, 6, 6]), vi("y2", [1, 8, 6, 6]), vi("y3", [1, 8, 8, 8]),
-               vi("y4", [4], TensorProto.INT32)],
+               vi("y4", [4], TensorProto.INT32), vi("y5", [4], TensorProto.INT32),
+               vi("y6", [4], TensorProto.INT32), vi("y7", [4], TensorProto.INT64)],
               [numpy_helper.from_array(v, k) for k, v in
                dict(w=w, b=b, w2=w2, six=np.array(6, np.float32),
-                    zero=np.array(0, np.float32), ex=ex).items()],
+                    zero=np.array(0, np.float32), ex=ex, xd=xd, yd=yd, xp=xp, ep=ep, xq=xq,
+                    eq=eq).items()],
               os.path.join(work, "fixes.onnx"))
     r = np.maximum(x, 0)
     y3 = np.zeros((1, 8, 8, 8))
     y3[:, :, 1:7, 1:7] = x
     cases.append(("fixes", p, [x, xi], [-(conv_ref(r, w, b) + r), np.zeros((1, 8, 6, 6)), y3,
-                                        np.array([2, 3, 4, 5], np.int32)]))
+                                        np.array([2, 3, 4, 5], np.int32),
+                                        np.array([i32, 0, 0, -7], np.int32),
+                                        np.array([81, -8, 1 << 30, 0], np.int32),
+                                        np.array([3 ** 39, -27, 1, -1], np.int64)]))
     # Products whose sizes are no multiple of the tiles (64) or of the tensor cores' K steps
     # (8, 16, 32): Gemm with transA (A k-major), MatMul with a transposed weight (B contiguous
     # in k) and a bias, a strided Conv with 20 output channels (K = 216), batched MatMul.
@@ -196,13 +210,21 @@ def template_models(work):
     # A product large enough for the tensor cores' 128x128 tiles (528 tiles of 64x64: 4 x 12 x
     # 11), K = 40 (no multiple of the K step), N = 700 (no multiple of 128), followed by a small
     # product that mixes every column of a row (a wrong place within a row shows).
+    # And a Gemm with both operands transposed, 1500 x 1400 (24 x 22 tiles of 64; tails in both
+    # at 128), K = 24.
     xg, wgb, vg = f(4, 768, 40), f(40, 700) * 0.2, f(700, 3) * 0.05
+    xh, wh, vh = f(24, 1500), f(1400, 24) * 0.2, f(1400, 2) * 0.05
     p = model([helper.make_node("MatMul", ["xg", "wgb"], ["h"]),
-               helper.make_node("MatMul", ["h", "vg"], ["y"])],
-              [vi("xg", [4, 768, 40])], [vi("y", [4, 768, 3])],
-              [numpy_helper.from_array(wgb, "wgb"), numpy_helper.from_array(vg, "vg")],
+               helper.make_node("MatMul", ["h", "vg"], ["y"]),
+               helper.make_node("Gemm", ["xh", "wh"], ["hh"], transA=1, transB=1),
+               helper.make_node("MatMul", ["hh", "vh"], ["y2"])],
+              [vi("xg", [4, 768, 40]), vi("xh", [24, 1500])],
+              [vi("y", [4, 768, 3]), vi("y2", [1500, 2])],
+              [numpy_helper.from_array(v, k) for k, v in
+               dict(wgb=wgb, vg=vg, wh=wh, vh=vh).items()],
               os.path.join(work, "bignet.onnx"))
-    cases.append(("bignet", p, [xg], [xg.astype(np.float64) @ wgb @ vg]))
+    cases.append(("bignet", p, [xg, xh], [xg.astype(np.float64) @ wgb @ vg,
+                                          xh.T.astype(np.float64) @ wh.T @ vh]))
     # Products with enough 64x64 tiles not to split K (>= 132), sizes no multiple of the tiles
     # or of the K steps: Gemm with transA (A k-major) 700x900 over K = 45, MatMul with a
     # transposed weight (B contiguous in k), a Conv with 80 output channels over 4 x 40 x 40
@@ -211,6 +233,7 @@ def template_models(work):
     xt, wt1, wt2 = f(45, 700), f(45, 900) * 0.2, f(900, 3) * 0.05
     xu, wu1, wu2 = f(2, 600, 70), f(520, 70) * 0.2, f(520, 2) * 0.05
     xc2, wc1, bc1, wc2 = f(4, 16, 40, 40), f(80, 16, 3, 3) * 0.1, f(80), f(2, 80, 3, 3) * 0.05
+    wc3, bc3, wc4 = f(160, 8, 3, 3) * 0.15, f(160), f(2, 160, 3, 3) * 0.05
     p = model([helper.make_node("Gemm", ["xt", "wt1"], ["g"], transA=1),
                helper.make_node("MatMul", ["g", "wt2"], ["y1"]),
                helper.make_node("Gemm", ["xu2", "wu1"], ["u"], transB=1),
@@ -218,18 +241,27 @@ def template_models(work):
                helper.make_node("MatMul", ["u", "wu2"], ["y2"]),
                helper.make_node("Conv", ["xc2", "wc1", "bc1"], ["c"], pads=[1, 1, 1, 1]),
                helper.make_node("Conv", ["c", "wc2"], ["y3"], pads=[1, 1, 1, 1],
+                                strides=[2, 2]),
+               # grouped (2 x 80 channels over 8 each, K = 72), strided, Relu in its epilogue
+               helper.make_node("Conv", ["xc2", "wc3", "bc3"], ["c3"], pads=[1, 1, 1, 1],
+                                strides=[2, 2], group=2),
+               helper.make_node("Relu", ["c3"], ["r3"]),
+               helper.make_node("Conv", ["r3", "wc4"], ["y4"], pads=[1, 1, 1, 1],
                                 strides=[2, 2])],
               [vi("xt", [45, 700]), vi("xu", [2, 600, 70]), vi("xc2", [4, 16, 40, 40])],
-              [vi("y1", [700, 3]), vi("y2", [1200, 2]), vi("y3", [4, 2, 20, 20])],
+              [vi("y1", [700, 3]), vi("y2", [1200, 2]), vi("y3", [4, 2, 20, 20]),
+               vi("y4", [4, 2, 10, 10])],
               [numpy_helper.from_array(v, k) for k, v in
-               dict(wt1=wt1, wt2=wt2, wu1=wu1, wu2=wu2, wc1=wc1, bc1=bc1, wc2=wc2,
-                    s2=np.array([1200, 70], np.int64)).items()],
+               dict(wt1=wt1, wt2=wt2, wu1=wu1, wu2=wu2, wc1=wc1, bc1=bc1, wc2=wc2, wc3=wc3,
+                    bc3=bc3, wc4=wc4, s2=np.array([1200, 70], np.int64)).items()],
               os.path.join(work, "tcnet.onnx"))
     c = conv_ref(xc2, wc1, bc1)
+    r3 = np.maximum(conv_ref(xc2, wc3, bc3, stride=2, groups=2), 0)
     cases.append(("tcnet", p, [xt, xu, xc2],
                   [xt.T.astype(np.float64) @ wt1 @ wt2,
                    xu.reshape(1200, 70).astype(np.float64) @ wu1.T @ wu2,
-                   conv_ref(c, wc2, np.zeros(2), stride=2)]))
+                   conv_ref(c, wc2, np.zeros(2), stride=2),
+                   conv_ref(r3, wc4, np.zeros(2), stride=2)]))
     return cases
 
 
@@ -239,7 +271,7 @@ def template_models(work):
 PRECISIONS = {"tf32": ("kTf32", 1e-2), "fp16": ("kFp16", 1e-2), "bf16": ("kBf16", 5e-2)}
 # name -> products on tensor cores: tcnet and bignet's large ones (bignet's in 128x128 tiles);
 # oddnet's whose K (<= 70) is too short to split; none of matnet's, whose K is split.
-PRECISION_CASES = {"matnet": 0, "oddnet": 3, "tcnet": 3, "bignet": 1}
+PRECISION_CASES = {"matnet": 0, "oddnet": 3, "tcnet": 4, "bignet": 2}
 
 
 UNARY_ANY = ["Relu", "Abs", "Neg", "Sign", "Identity"]
@@ -290,8 +322,8 @@ def export_case(d, lib, ins, refs, tol=None):
         np.save(os.path.join(d, f"input_{k}.npy"), a)
     for k, r in enumerate(refs):
         np.save(os.path.join(d, f"expected_{k}.npy"),
-                r if r.dtype == np.int32 else r.astype(np.float32))
-    scale = max(float(np.max(np.abs(r))) for r in refs)
+                r if r.dtype.kind in "iu" else r.astype(np.float32))
+    scale = max([float(np.max(np.abs(r))) for r in refs if r.dtype.kind not in "iu"] + [1.0])
     with open(os.path.join(d, "manifest.json"), "w") as f:
         json.dump({"source": d, "rtol": tol or 1e-3, "atol": (tol or 1e-4) * max(scale, 1),
                    "inputs": [f"input_{k}.npy" for k in range(len(ins))],
@@ -360,10 +392,11 @@ def gpu_matches(gpu, name, lib, ins, refs, tol):
     if not gpu:
         return True
     got = run_model(lib, ins, [r.shape for r in refs],
-                    dtypes=[np.int32 if r.dtype == np.int32 else np.float32 for r in refs])
+                    dtypes=[r.dtype if r.dtype.kind in "iu" else np.float32 for r in refs])
     ok = True
     for g, r in zip(got, refs):
-        err = float(np.max(np.abs(g - r)))
+        err = float(np.max(np.abs(g.astype(np.float64) - r))) if r.dtype.kind not in "iu" \
+            else float(np.count_nonzero(g != r))  # integers: the number that differ
         scale = float(np.max(np.abs(r)))
         if not err <= tol * max(scale, 1):
             print(f"FAIL {name}: max abs error {err:.3g} (scale {scale:.3g})")

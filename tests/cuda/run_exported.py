@@ -155,20 +155,29 @@ def compare(got, want, rtol, atol):
     return bad == 0, f"max abs error {worst:.3g}, {bad} of {got.size} elements outside"
 
 
-def run_device_api(lib, ctx, ins, outs):
-    """onnxc_run_device on copies of `ins` in device memory, on a new stream; the outputs
-    must equal `outs` (onnxc_run's) bit for bit. Returns an error message or None."""
+def run_device_api(lib, ins, outs):
+    """On a context of its own (whose first run, this one, captures the graph): onnxc_run_device
+    on copies of `ins` in device memory, on a new stream, twice without waiting, then onnxc_run
+    (which must wait for them on the GPU), then onnxc_run_device again and onnxc_destroy
+    without waiting (which must wait). Every result must equal `outs` (onnxc_run's on another
+    context) bit for bit. Returns an error message or None."""
     cu = DRIVER
-    lib.onnxc_run_device.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
-                                     ctypes.c_void_p]
+    vp = ctypes.c_void_p
+    lib.onnxc_run_device.argtypes = [vp, vp, vp, vp]
     cu.cuMemAlloc_v2.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t]
-    cu.cuMemcpyHtoD_v2.argtypes = [ctypes.c_uint64, ctypes.c_void_p, ctypes.c_size_t]
-    cu.cuMemcpyDtoH_v2.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t]
+    cu.cuMemcpyHtoD_v2.argtypes = [ctypes.c_uint64, vp, ctypes.c_size_t]
+    cu.cuMemcpyDtoH_v2.argtypes = [vp, ctypes.c_uint64, ctypes.c_size_t]
     cu.cuMemFree_v2.argtypes = [ctypes.c_uint64]
-    cu.cuStreamSynchronize.argtypes = [ctypes.c_void_p]
-    cu.cuStreamDestroy_v2.argtypes = [ctypes.c_void_p]
+    cu.cuStreamSynchronize.argtypes = [vp]
+    cu.cuStreamDestroy_v2.argtypes = [vp]
     raw = lambda a: a.data if isinstance(a, Raw) else a
-    bufs = []
+    bufs, stream, ctx = [], vp(), vp()
+
+    def fetched(k, p):
+        got = np.zeros_like(raw(outs[k]))
+        cu.cuMemcpyDtoH_v2(got.ctypes.data, p, got.nbytes)
+        return got.tobytes() == raw(outs[k]).tobytes()
+
     try:
         for a in ins + outs:
             p = ctypes.c_uint64(0)
@@ -177,25 +186,49 @@ def run_device_api(lib, ctx, ins, outs):
             bufs.append(p.value)
         for a, p in zip(ins, bufs):
             cu.cuMemcpyHtoD_v2(p, raw(a).ctypes.data, raw(a).nbytes)
-        stream = ctypes.c_void_p()
+        cu.cuCtxSynchronize()  # a pageable upload may return before it lands
         if cu.cuStreamCreate(ctypes.byref(stream), 1) != 0:
             return "cuStreamCreate failed"
+        if lib.onnxc_create(ctypes.byref(ctx)) != 0:
+            return f"onnxc_create: {lib.onnxc_last_error(None).decode()}"
         din = (ctypes.c_uint64 * max(len(ins), 1))(*bufs[:len(ins)])
         dout = (ctypes.c_uint64 * max(len(outs), 1))(*bufs[len(ins):])
-        for _ in range(2):  # the second replays the graph the first captured
+        for _ in range(2):  # the first captures the graph, the second replays it
             st = lib.onnxc_run_device(ctx, stream, din, dout)
             if st != 0:
                 return f"onnxc_run_device: status {st}: {lib.onnxc_last_error(ctx).decode()}"
+        host = [empty_like(o) for o in outs]  # onnxc_run right after, not synchronised
+        tin = (Tensor * max(len(ins), 1))(*[tensor(a) for a in ins])
+        tout = (Tensor * max(len(host), 1))(*[tensor(a) for a in host])
+        if lib.onnxc_run(ctx, tin, len(ins), tout, len(host)) != 0:
+            return f"onnxc_run after onnxc_run_device: {lib.onnxc_last_error(ctx).decode()}"
         if cu.cuStreamSynchronize(stream) != 0:
             return "cuStreamSynchronize failed"
-        cu.cuStreamDestroy_v2(stream)
-        for k, (o, p) in enumerate(zip(outs, bufs[len(ins):])):
-            got = np.zeros_like(raw(o))
-            cu.cuMemcpyDtoH_v2(got.ctypes.data, p, got.nbytes)
-            if got.tobytes() != raw(o).tobytes():
+        for k, p in enumerate(bufs[len(ins):]):
+            if not fetched(k, p):
                 return f"onnxc_run_device: output {k} differs from onnxc_run's"
+            if raw(host[k]).tobytes() != raw(outs[k]).tobytes():
+                return f"onnxc_run after onnxc_run_device: output {k} differs"
+        cu.cuMemsetD8_v2.argtypes = [ctypes.c_uint64, ctypes.c_ubyte, ctypes.c_size_t]
+        for o, p in zip(outs, bufs[len(ins):]):  # destroy right after a run it must wait for
+            cu.cuMemsetD8_v2(p, 0xff, max(raw(o).nbytes, 1))
+        cu.cuCtxSynchronize()
+        if lib.onnxc_run_device(ctx, stream, din, dout) != 0:
+            return f"onnxc_run_device (third): {lib.onnxc_last_error(ctx).decode()}"
+        lib.onnxc_destroy(ctx)
+        ctx = vp()
+        if cu.cuStreamSynchronize(stream) != 0:
+            return "cuStreamSynchronize after onnxc_destroy failed"
+        for k, p in enumerate(bufs[len(ins):]):
+            if not fetched(k, p):
+                return f"onnxc_run_device before onnxc_destroy: output {k} differs"
         return None
     finally:
+        if ctx:
+            lib.onnxc_destroy(ctx)
+        if stream:
+            cu.cuStreamSynchronize(stream)
+            cu.cuStreamDestroy_v2(stream)
         for p in bufs:
             cu.cuMemFree_v2(p)
 
@@ -236,7 +269,7 @@ def run_case(case_dir, backend, device_api=False):
             ok = ok and good
             details.append(f"output {i}: {detail}")
         if device_api:
-            why = run_device_api(lib, ctx, ins, outs)
+            why = run_device_api(lib, ins, outs)
             if why:
                 return "FAIL", why
             details.append("onnxc_run_device: same outputs")
