@@ -52,6 +52,7 @@ typedef struct cuda_driver {
   CUresult (*MemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
   CUresult (*MemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
   CUresult (*MemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+  CUresult (*MemsetD32Async)(CUdeviceptr, unsigned int, size_t, CUstream);
   CUresult (*StreamCreate)(CUstream *, unsigned int);
   CUresult (*StreamDestroy)(CUstream);
   CUresult (*StreamSynchronize)(CUstream);
@@ -124,6 +125,7 @@ static void load_driver_once(void) {
       {(void **)&driver.MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"},
       {(void **)&driver.MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"},
       {(void **)&driver.MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2"},
+      {(void **)&driver.MemsetD32Async, "cuMemsetD32Async"},
       {(void **)&driver.StreamCreate, "cuStreamCreate"},
       {(void **)&driver.StreamDestroy, "cuStreamDestroy_v2"},
       {(void **)&driver.StreamSynchronize, "cuStreamSynchronize"},
@@ -184,7 +186,9 @@ typedef struct cuda_state {
   host_call *host_calls; ///< the graph's host calls (freed on destroy)
   int32_t host_status;   ///< the first failure of a host call in this run (0: none)
   CUevent done;          ///< recorded after each onnxc_run_device's work on the caller's stream
+  CUevent started;       ///< eager runs of onnxc_run_device: the caller's stream's copies done
   int device_pending;    ///< an onnxc_run_device may still run: later work waits for `done`
+  int32_t ctl_status;    ///< eager runs: the first failure of onnxc_rt_device_load / _store
 } cuda_state;
 
 /// Records "CUDA: <what>: <CUDA error name> (<its description>)" and returns RUNTIME.
@@ -335,10 +339,9 @@ static onnxc_status init_state(onnxc_context *ctx, cuda_state *s) {
   }
   if ((r = driver.StreamCreate(&s->stream, CU_STREAM_NON_BLOCKING)) != 0)
     st = cuda_fail(rt, "cuStreamCreate", r);
-  else if ((r = driver.EventCreate(&s->done, CU_EVENT_DISABLE_TIMING)) != 0) {
-    s->done = 0;
+  else if ((r = driver.EventCreate(&s->done, CU_EVENT_DISABLE_TIMING)) != 0 ||
+           (r = driver.EventCreate(&s->started, CU_EVENT_DISABLE_TIMING)) != 0)
     st = cuda_fail(rt, "cuEventCreate", r);
-  }
 done:
   driver.CtxPopCurrent(0);
   return st;
@@ -353,6 +356,8 @@ void onnxc_cuda_destroy(onnxc_context *ctx) {
       driver.EventSynchronize(s->done);
     if (s->done)
       driver.EventDestroy(s->done);
+    if (s->started)
+      driver.EventDestroy(s->started);
     if (s->stream)
       driver.StreamSynchronize(s->stream);
     if (s->graph)
@@ -453,6 +458,66 @@ static void run_host_call(void *data) {
     c->state->host_status = onnxc_rt_node_failed(c->rt, st, c->node);
 }
 
+/// A host region of an eager run (a model with control flow): its tensors copied to the mirror,
+/// the stream synchronised, the kernel run on this thread, the tensors copied back. A kernel's
+/// failure is recorded as a captured run's would be (host_status, reported at the end).
+static int32_t run_host_now(onnxc_rt *rt, cuda_state *s, void *const *tensors, const int64_t *bytes,
+                            int64_t n, int32_t (*fn)(onnxc_rt *, void *const *), const char *node) {
+  void *mirror[ONNXC_CUDA_MAX_ARGS];
+  if (n > ONNXC_CUDA_MAX_ARGS)
+    return onnxc_rt_fail(rt, ONNXC_STATUS_RUNTIME_ERROR, "CUDA: too many host-call tensors");
+  CUresult r;
+  for (int64_t k = 0; k < n; ++k) {
+    CUdeviceptr p = (CUdeviceptr)(uintptr_t)tensors[k];
+    mirror[k] = p >= s->memory && p < s->memory + s->total ? s->mirror + (p - s->memory) : 0;
+    if (bytes[k] > 0 && mirror[k] &&
+        (r = driver.MemcpyDtoHAsync(mirror[k], p, (size_t)bytes[k], s->stream)) != 0)
+      return cuda_fail(rt, "copying a host region's tensor", r);
+  }
+  if ((r = driver.StreamSynchronize(s->stream)) != 0)
+    return cuda_fail(rt, "running the model on the GPU", r);
+  if (s->host_status == 0) {
+    int32_t st = fn(rt, (void *const *)mirror);
+    if (st != 0)
+      s->host_status = onnxc_rt_node_failed(rt, st, node);
+  }
+  for (int64_t k = 0; k < n; ++k)
+    if (bytes[k] > 0 && mirror[k] &&
+        (r = driver.MemcpyHtoDAsync((CUdeviceptr)(uintptr_t)tensors[k], mirror[k], (size_t)bytes[k],
+                                    s->stream)) != 0)
+      return cuda_fail(rt, "copying a host region's tensor", r);
+  return 0;
+}
+
+/// The value of `bytes` (1 or 8) at device address p, zero-extended: a condition, iteration or
+/// trip count of the run's If / Loop / Scan (stream-ordered: after the kernels that computed it).
+/// A failure is recorded (ctl_status) and reads as 0, which ends loops and takes else branches.
+ONNXC_HIDDEN int64_t onnxc_rt_device_load(onnxc_rt *rt, const void *p, int32_t bytes) {
+  cuda_state *s = (cuda_state *)((onnxc_context *)rt)->device;
+  uint64_t v = 0;
+  CUresult r = driver.MemcpyDtoHAsync(&v, (CUdeviceptr)(uintptr_t)p, (size_t)bytes, s->stream);
+  if (r == 0)
+    r = driver.StreamSynchronize(s->stream);
+  if (r != 0) {
+    if (s->ctl_status == 0)
+      s->ctl_status = cuda_fail(rt, "reading a control-flow value back from the GPU", r);
+    return 0;
+  }
+  return bytes == 1 ? (int64_t)(v & 0xff) : (int64_t)v;
+}
+
+/// Writes the int64 v at device address p (a Loop's iteration), stream-ordered, without waiting.
+ONNXC_HIDDEN void onnxc_rt_device_store(onnxc_rt *rt, void *p, int64_t v) {
+  cuda_state *s = (cuda_state *)((onnxc_context *)rt)->device;
+  const uint64_t u = (uint64_t)v;
+  CUdeviceptr d = (CUdeviceptr)(uintptr_t)p;
+  CUresult r = driver.MemsetD32Async(d, (unsigned)u, 1, s->stream);
+  if (r == 0)
+    r = driver.MemsetD32Async(d + 4, (unsigned)(u >> 32), 1, s->stream);
+  if (r != 0 && s->ctl_status == 0)
+    s->ctl_status = cuda_fail(rt, "writing a loop's iteration on the GPU", r);
+}
+
 /// Called by a CUDA-target library's run (while it is captured) for a region that has no CUDA
 /// kernel: copies its `n` tensors' `bytes` (0: not copied; weights are in the mirror already)
 /// from the device to the pinned mirror, runs `fn` (the region's CPU kernel) there as a host
@@ -461,6 +526,8 @@ int32_t onnxc_cuda_host(onnxc_rt *rt, void *const *tensors, const int64_t *bytes
                         int32_t (*fn)(onnxc_rt *, void *const *), const char *node) {
   onnxc_context *ctx = (onnxc_context *)rt;
   cuda_state *s = (cuda_state *)ctx->device;
+  if (onnxc__model.device->control_flow) /* an eager run: the kernel runs here and now */
+    return run_host_now(rt, s, tensors, bytes, n, fn, node);
   host_call *c = (host_call *)malloc(sizeof *c + (size_t)n * sizeof(void *));
   if (!c)
     return onnxc_rt_fail(rt, ONNXC_STATUS_OUT_OF_MEMORY, "CUDA: out of memory (host call)");
@@ -519,6 +586,37 @@ static onnxc_status capture(onnxc_context *ctx, cuda_state *s) {
   return ONNXC_OK;
 }
 
+/// Enqueues the model's kernels after the inputs' copies on `on`: the captured graph (captured
+/// on the first run), or, for a model with control flow, the run itself, eagerly, on the
+/// context's stream (ordered after and before `on` by an event), reading its conditions back as
+/// it goes. Resets the run's host and control-flow statuses; returns the launch's status.
+static onnxc_status replay(onnxc_context *ctx, cuda_state *s, CUstream on) {
+  onnxc_rt *rt = &ctx->rt;
+  CUresult r;
+  s->host_status = 0;
+  s->ctl_status = 0;
+  if (!onnxc__model.device->control_flow) {
+    onnxc_status st = s->graph ? ONNXC_OK : capture(ctx, s);
+    if (st == ONNXC_OK && (r = driver.GraphLaunch(s->graph, on)) != 0)
+      st = cuda_fail(rt, "cuGraphLaunch", r);
+    return st;
+  }
+  if (on != s->stream && ((r = driver.EventRecord(s->started, on)) != 0 ||
+                          (r = driver.StreamWaitEvent(s->stream, s->started, 0)) != 0))
+    return cuda_fail(rt, "ordering the run after its stream", r);
+  onnxc_status st = (onnxc_status)onnxc__model_run(
+      rt, (unsigned char *)(uintptr_t)s->arena, (const unsigned char *)(uintptr_t)s->weights,
+      (const void *const *)s->io, (void *const *)(s->io + onnxc__model.num_inputs));
+  if (st == ONNXC_OK && s->ctl_status != 0)
+    st = s->ctl_status;
+  if (on != s->stream &&
+      ((r = driver.EventRecord(s->started, s->stream)) != 0 ||
+       (r = driver.StreamWaitEvent(on, s->started, 0)) != 0) &&
+      st == ONNXC_OK)
+    st = cuda_fail(rt, "ordering the stream after the run", r);
+  return st;
+}
+
 int32_t onnxc_cuda_run(onnxc_context *ctx) {
   const onnxc_device_desc *d = onnxc__model.device;
   if (ctx->on_cpu)
@@ -538,11 +636,8 @@ int32_t onnxc_cuda_run(onnxc_context *ctx) {
         (r = driver.MemcpyHtoDAsync(s->io[i], ctx->input_ptrs[i],
                                     (size_t)onnxc__model.inputs[i].size_bytes, s->stream)) != 0)
       st = cuda_fail(rt, "copying an input to the GPU", r);
-  if (st == ONNXC_OK && !s->graph)
-    st = capture(ctx, s);
-  s->host_status = 0;
-  if (st == ONNXC_OK && (r = driver.GraphLaunch(s->graph, s->stream)) != 0)
-    st = cuda_fail(rt, "cuGraphLaunch", r);
+  if (st == ONNXC_OK)
+    st = replay(ctx, s, s->stream);
   for (uint32_t i = 0; i < onnxc__model.num_outputs && st == ONNXC_OK; ++i)
     if (onnxc__model.outputs[i].size_bytes > 0 &&
         (r = driver.MemcpyDtoHAsync(ctx->output_ptrs[i], s->io[onnxc__model.num_inputs + i],
@@ -558,8 +653,8 @@ int32_t onnxc_cuda_run(onnxc_context *ctx) {
   return st;
 }
 
-ONNXC_API onnxc_status onnxc_run_device(onnxc_context *ctx, void *stream,
-                                        const void *const *inputs, void *const *outputs) {
+ONNXC_API onnxc_status onnxc_run_device(onnxc_context *ctx, void *stream, const void *const *inputs,
+                                        void *const *outputs) {
   if (!ctx)
     return ONNXC_ERROR_INVALID_ARGUMENT;
   onnxc_rt *rt = &ctx->rt;
@@ -595,20 +690,17 @@ ONNXC_API onnxc_status onnxc_run_device(onnxc_context *ctx, void *stream,
   if (r != 0)
     return cuda_fail(rt, "cuCtxPushCurrent", r);
   onnxc_status st = ONNXC_OK;
-  if (!s->graph)
-    st = capture(ctx, s);
   /* runs on one context are ordered: this one waits (on the GPU) for an earlier one on another
    * stream, since both use the context's buffers */
-  if (st == ONNXC_OK && s->device_pending && (r = driver.StreamWaitEvent(on, s->done, 0)) != 0)
+  if (s->device_pending && (r = driver.StreamWaitEvent(on, s->done, 0)) != 0)
     st = cuda_fail(rt, "cuStreamWaitEvent", r);
   for (uint32_t i = 0; i < onnxc__model.num_inputs && st == ONNXC_OK; ++i)
     if (onnxc__model.inputs[i].size_bytes > 0 &&
         (r = driver.MemcpyDtoDAsync(s->io[i], (CUdeviceptr)(uintptr_t)inputs[i],
                                     (size_t)onnxc__model.inputs[i].size_bytes, on)) != 0)
       st = cuda_fail(rt, "copying an input on the GPU", r);
-  s->host_status = 0;
-  if (st == ONNXC_OK && (r = driver.GraphLaunch(s->graph, on)) != 0)
-    st = cuda_fail(rt, "cuGraphLaunch", r);
+  if (st == ONNXC_OK)
+    st = replay(ctx, s, on);
   for (uint32_t i = 0; i < onnxc__model.num_outputs && st == ONNXC_OK; ++i)
     if (onnxc__model.outputs[i].size_bytes > 0 &&
         (r = driver.MemcpyDtoDAsync((CUdeviceptr)(uintptr_t)outputs[i],

@@ -61,16 +61,17 @@ typedef struct onnxc_profile_node_desc {
 /// One GPU code image of a CUDA-target library (codegen/cuda): a cubin for one architecture, or
 /// PTX that the driver compiles for newer GPUs.
 typedef struct onnxc_device_image {
-  int32_t sm;         ///< compute capability major * 10 + minor (80: sm_80)
-  int32_t ptx;        ///< 1: PTX text (NUL-terminated), 0: a cubin
+  int32_t sm;  ///< compute capability major * 10 + minor (80: sm_80)
+  int32_t ptx; ///< 1: PTX text (NUL-terminated), 0: a cubin
   const void *data;
-  uint64_t size;      ///< bytes of data
+  uint64_t size; ///< bytes of data
 } onnxc_device_image;
 
 /// The device side of a CUDA-target library (runtime_stub/cuda.c): onnxc__model_run then runs
 /// with device addresses (the device arena, the device copy of the weights, device staging
 /// buffers for the inputs and outputs) and its kernel calls are onnxc_k_cuda_launch calls that
-/// launch `kernels` by index; the run is captured once as a CUDA graph and replayed.
+/// launch `kernels` by index; the run is captured once as a CUDA graph and replayed (a run with
+/// control flow runs eagerly: control_flow).
 typedef struct onnxc_device_desc {
   uint32_t num_images;
   uint32_t num_kernels;
@@ -84,6 +85,9 @@ typedef struct onnxc_device_desc {
   /// 1: some calls run a CPU kernel on the host (onnxc_cuda_host): the context keeps a pinned
   /// host mirror of its device memory for them.
   uint32_t host_calls;
+  /// 1: the run branches or loops (If / Loop / Scan) on values the GPU computes, read back with
+  /// onnxc_rt_device_load: it runs eagerly, its kernels launched as it goes, not as a graph.
+  uint32_t control_flow;
 } onnxc_device_desc;
 
 /// The whole model as generated code describes it.

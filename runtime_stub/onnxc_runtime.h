@@ -214,8 +214,8 @@ onnxc_status onnxc_run_buffers(onnxc_context *ctx, const void *const *inputs, vo
 /// declared size_bytes (onnxc_input_info / onnxc_output_info). The inputs are copied device to
 /// device into the library's buffers, the model's CUDA graph is replayed and the outputs are
 /// copied device to device out, all on `stream`; the call returns without waiting (synchronise
-/// the stream before reading the outputs), except for a model with host regions, whose run it
-/// waits for. The buffers must stay valid until the stream has run the call. Runs on one context
+/// the stream before reading the outputs), except for a model with host regions or If / Loop /
+/// Scan, whose run it waits for (it reads values back from the GPU). The buffers must stay valid until the stream has run the call. Runs on one context
 /// are ordered on the GPU (they share its buffers): a run, onnxc_run's too, waits for the
 /// previous onnxc_run_device wherever it was enqueued, and onnxc_destroy waits for it. UNSUPPORTED
 /// on a CPU library or a context that fell back to the CPU; INVALID_ARGUMENT for a NULL ctx or

@@ -195,6 +195,11 @@ ONNXC_HIDDEN onnxc_status onnxc_cuda_create(onnxc_context *ctx);
 ONNXC_HIDDEN void onnxc_cuda_destroy(onnxc_context *ctx);
 /// Runs the model on the context's input_ptrs / output_ptrs (host buffers, validated).
 ONNXC_HIDDEN int32_t onnxc_cuda_run(onnxc_context *ctx);
+/// A CUDA-target library's If / Loop / Scan (generated code, codegen/cpu/control_flow.cpp):
+/// reads `bytes` (1 or 8) at a device address back to the host, zero-extended, after the work
+/// before it on the context's stream; writes an int64 (a loop's iteration) there.
+ONNXC_HIDDEN int64_t onnxc_rt_device_load(onnxc_rt *rt, const void *p, int32_t bytes);
+ONNXC_HIDDEN void onnxc_rt_device_store(onnxc_rt *rt, void *p, int64_t v);
 
 /* ---- dynamic memory (dyn_alloc.c) ---- */
 

@@ -16,8 +16,23 @@ ControlFlowEmitter::Region ControlFlowEmitter::pop(ControlMark expected) {
 }
 
 llvm::Value *ControlFlowEmitter::is_true(llvm::IRBuilder<> &b, const Value *cond) {
+  if (load_)
+    return b.CreateICmpNE(load_(b, pointer_(b, cond), 1), b.getInt64(0));
   llvm::Value *byte = b.CreateLoad(b.getInt8Ty(), pointer_(b, cond), "cond");
   return b.CreateICmpNE(byte, b.getInt8(0));
+}
+
+llvm::Value *ControlFlowEmitter::load_i64(llvm::IRBuilder<> &b, const Value *v) {
+  if (load_)
+    return load_(b, pointer_(b, v), 8);
+  return b.CreateLoad(b.getInt64Ty(), pointer_(b, v));
+}
+
+void ControlFlowEmitter::store_i64(llvm::IRBuilder<> &b, const Value *v, llvm::Value *x) {
+  if (store_)
+    store_(b, pointer_(b, v), x);
+  else
+    b.CreateStore(x, pointer_(b, v));
 }
 
 void ControlFlowEmitter::begin_if(llvm::IRBuilder<> &b, const PlannedCall &pc) {
@@ -28,34 +43,47 @@ void ControlFlowEmitter::begin_if(llvm::IRBuilder<> &b, const PlannedCall &pc) {
   open_.push_back({ControlMark::IfBegin, else_bb, end_bb});
 }
 
-/// iteration = 0; test: iteration < trip_count && cond ? body : exit.
+/// iteration = 0; test: iteration < trip_count && cond ? body : exit. A device run keeps the
+/// iteration on the host too and reads the trip count once (ONNX fixes it for the loop): each
+/// pass reads back only the condition.
 void ControlFlowEmitter::begin_loop(llvm::IRBuilder<> &b, const PlannedCall &pc) {
   const std::vector<Value *> &a = pc.call.args;
-  llvm::Value *iteration = pointer_(b, a.at(0));
-  b.CreateStore(b.getInt64(0), iteration);
+  llvm::Value *host_i = nullptr, *trips = nullptr;
+  if (load_) {
+    llvm::IRBuilder<> entry(&run_->getEntryBlock(), run_->getEntryBlock().begin());
+    host_i = entry.CreateAlloca(b.getInt64Ty(), nullptr, "iteration.host");
+    b.CreateStore(b.getInt64(0), host_i);
+    if (a.at(1))
+      trips = load_i64(b, a[1]);
+  }
+  store_i64(b, a.at(0), b.getInt64(0));
   llvm::BasicBlock *test = block("loop.test"), *body = block("loop.body"),
                    *exit = block("loop.exit");
   b.CreateBr(test);
   b.SetInsertPoint(test);
   llvm::Value *go = b.getTrue();
   if (a.at(1)) {
-    llvm::Value *i = b.CreateLoad(b.getInt64Ty(), pointer_(b, a[0]), "iteration");
-    llvm::Value *trips = b.CreateLoad(b.getInt64Ty(), pointer_(b, a[1]), "trip_count");
-    go = b.CreateAnd(go, b.CreateICmpSLT(i, trips));
+    llvm::Value *i = host_i ? b.CreateLoad(b.getInt64Ty(), host_i) : load_i64(b, a[0]);
+    go = b.CreateAnd(go, b.CreateICmpSLT(i, trips ? trips : load_i64(b, a[1])));
   }
   if (a.at(2))
     go = b.CreateAnd(go, is_true(b, a[2]));
   b.CreateCondBr(go, body, exit);
   b.SetInsertPoint(body);
-  open_.push_back({ControlMark::LoopBegin, test, exit});
+  open_.push_back({ControlMark::LoopBegin, test, exit, host_i});
 }
 
 /// iteration += 1; back to the test.
 void ControlFlowEmitter::end_loop(llvm::IRBuilder<> &b, const PlannedCall &pc) {
   Region r = pop(ControlMark::LoopBegin);
-  llvm::Value *iteration = pointer_(b, pc.call.args.at(0));
-  llvm::Value *i = b.CreateLoad(b.getInt64Ty(), iteration, "iteration");
-  b.CreateStore(b.CreateAdd(i, b.getInt64(1)), iteration);
+  if (r.host_iteration) {
+    llvm::Value *i = b.CreateAdd(b.CreateLoad(b.getInt64Ty(), r.host_iteration), b.getInt64(1));
+    b.CreateStore(i, r.host_iteration);
+    store_i64(b, pc.call.args.at(0), i);
+  } else {
+    llvm::Value *i = load_i64(b, pc.call.args.at(0));
+    store_i64(b, pc.call.args.at(0), b.CreateAdd(i, b.getInt64(1)));
+  }
   b.CreateBr(r.first);
   b.SetInsertPoint(r.second);
 }

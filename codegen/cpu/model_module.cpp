@@ -293,20 +293,23 @@ private:
         return llvm::ConstantPointerNull::get(ptr_);
       return private_constant(llvm::ConstantArray::get(llvm::ArrayType::get(t, v.size()), v), name);
     };
-    bool host_calls = false;
-    for (const PlannedCall &pc : plan_.calls)
+    bool host_calls = false, control_flow = false;
+    for (const PlannedCall &pc : plan_.calls) {
       host_calls = host_calls ||
                    (pc.control == ControlMark::None && pc.call.kernel != device_->launch_kernel);
-    auto *type = llvm::StructType::get(ctx_, {i32_, i32_, ptr_, ptr_, ptr_, ptr_, i32_});
+      control_flow = control_flow || pc.control != ControlMark::None;
+    }
+    auto *type = llvm::StructType::get(ctx_, {i32_, i32_, ptr_, ptr_, ptr_, ptr_, i32_, i32_});
     llvm::Constant *weights =
         weights_ ? static_cast<llvm::Constant *>(weights_) : llvm::ConstantPointerNull::get(ptr_);
-    return private_constant(llvm::ConstantStruct::get(
-                                type, {llvm::ConstantInt::get(i32_, images.size()),
-                                       llvm::ConstantInt::get(i32_, kernels.size()),
-                                       array(image_type, images, "onnxc.device.images"),
-                                       array(ptr_, kernels, "onnxc.device.kernels"), weights,
-                                       run_cpu, llvm::ConstantInt::get(i32_, host_calls ? 1 : 0)}),
-                            "onnxc.device");
+    return private_constant(
+        llvm::ConstantStruct::get(type, {llvm::ConstantInt::get(i32_, images.size()),
+                                         llvm::ConstantInt::get(i32_, kernels.size()),
+                                         array(image_type, images, "onnxc.device.images"),
+                                         array(ptr_, kernels, "onnxc.device.kernels"), weights,
+                                         run_cpu, llvm::ConstantInt::get(i32_, host_calls ? 1 : 0),
+                                         llvm::ConstantInt::get(i32_, control_flow ? 1 : 0)}),
+        "onnxc.device");
   }
 
   // ---- code ------------------------------------------------------------------------------
@@ -659,9 +662,26 @@ private:
       }
     // A run-time count changes during the run: read it at each guard.
     llvm::Value *extent = plan_.extent && !plan_.extent->count ? extent_value(b, run) : nullptr;
-    ControlFlowEmitter flow(run, [this, run](llvm::IRBuilder<> &ib, const Value *v) {
-      return tensor_pointer(ib, run, v);
-    });
+    ControlFlowEmitter::LoadFn device_load;
+    ControlFlowEmitter::StoreFn device_store;
+    if (device_) { // the markers' tensors are in the GPU's memory: read through the runtime
+      llvm::Function *load =
+          declare(kDeviceLoadSymbol, llvm::FunctionType::get(i64_, {ptr_, ptr_, i32_}, false));
+      llvm::Function *store =
+          declare(kDeviceStoreSymbol,
+                  llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr_, ptr_, i64_}, false));
+      device_load = [load, run](llvm::IRBuilder<> &ib, llvm::Value *p, int bytes) {
+        return static_cast<llvm::Value *>(
+            ib.CreateCall(load, {run->getArg(0), p, ib.getInt32(bytes)}));
+      };
+      device_store = [store, run](llvm::IRBuilder<> &ib, llvm::Value *p, llvm::Value *x) {
+        ib.CreateCall(store, {run->getArg(0), p, x});
+      };
+    }
+    ControlFlowEmitter flow(
+        run,
+        [this, run](llvm::IRBuilder<> &ib, const Value *v) { return tensor_pointer(ib, run, v); },
+        device_load, device_store);
     for (size_t i = 0; i < plan_.calls.size(); ++i) {
       if (plan_.calls[i].control != ControlMark::None) { // If/Loop/Scan: control_flow.cpp
         flow.emit(b, plan_.calls[i]);

@@ -55,6 +55,10 @@ struct DeviceCode {
 
 /// Runtime helper (runtime_stub/cuda.c) through which a CUDA-target library runs a CPU kernel.
 inline constexpr char kHostCallSymbol[] = "onnxc_cuda_host";
+/// Runtime helpers (runtime_stub/cuda.c) through which a CUDA-target library's If / Loop / Scan
+/// read a condition, iteration or trip count from the GPU's memory and write the iteration.
+inline constexpr char kDeviceLoadSymbol[] = "onnxc_rt_device_load";
+inline constexpr char kDeviceStoreSymbol[] = "onnxc_rt_device_store";
 
 /// The symbol of the weight blob that WeightsPlacement::Linked leaves to the linker.
 inline constexpr char kLinkedWeightsSymbol[] = "onnxc.weights";

@@ -134,8 +134,11 @@ CpuArtifactInfo compile_cuda(ExecutionPlan &plan, const CudaKernels &kernels,
     fail("run-time dims are not supported with --target cuda yet; bind every dim with --dim "
          "NAME=N or --shape");
   for (const PlannedCall &pc : plan.calls)
-    if (pc.control != ControlMark::None)
-      fail("{}: If/Loop/Scan are not supported with --target cuda yet", pc.node_desc);
+    if (!pc.run_time_data.empty()) // a Loop's scan outputs with a run-time trip count...
+      fail("{}: values whose size the run decides (run-scoped data) are not supported with "
+           "--target cuda yet; compile for the CPU (--target cpu), or give the trip count or "
+           "size as a constant",
+           pc.node_desc);
   kernels.drop_noop_copies(plan);
   const std::string source = kernels.source();
   if (!opts.source_path.empty())

@@ -262,7 +262,58 @@ def template_models(work):
                    xu.reshape(1200, 70).astype(np.float64) @ wu1.T @ wu2,
                    conv_ref(c, wc2, np.zeros(2), stride=2),
                    conv_ref(r3, wc4, np.zeros(2), stride=2)]))
+    cases.append(control_flow_case(work, f))
     return cases
+
+
+def control_flow_case(work, f):
+    """If on a condition the GPU computes, a Loop whose trip count is an input and whose
+    condition its body computes (a while loop), and a Scan (a running sum over 6 steps): the run
+    reads the conditions and counts back from the GPU (no graph)."""
+    x = f(4, 5)
+    T = TensorProto.FLOAT
+    # If: sum(x) > 0 ? Relu(x) * 2 : -x
+    then_g = helper.make_graph([helper.make_node("Relu", ["x"], ["r"]),
+                                helper.make_node("Mul", ["r", "two"], ["ib"])],
+                               "then", [], [vi("ib", [4, 5])])
+    else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["ib"])], "else", [],
+                               [vi("ib", [4, 5])])
+    # Loop: v = v * 0.5 + |x| while the iteration < M and sum(v) < 20 (ends before M = 9)
+    body = helper.make_graph(
+        [helper.make_node("Mul", ["v_in", "half"], ["vh"]),
+         helper.make_node("Add", ["vh", "xa"], ["v_out"]),
+         helper.make_node("ReduceSum", ["v_out"], ["sv"], keepdims=0),
+         helper.make_node("Less", ["sv", "limit"], ["c_out"])],
+        "body", [vi("i", [], TensorProto.INT64), vi("c_in", [], TensorProto.BOOL),
+                 vi("v_in", [4, 5])], [vi("c_out", [], TensorProto.BOOL), vi("v_out", [4, 5])])
+    # Scan over 6 rows: acc += row; output acc per step
+    sbody = helper.make_graph([helper.make_node("Add", ["acc_in", "row"], ["acc_out"]),
+                               helper.make_node("Identity", ["acc_out"], ["step"])],
+                              "sbody", [vi("acc_in", [3]), vi("row", [3])],
+                              [vi("acc_out", [3]), vi("step", [3])])
+    xs, acc0 = f(6, 3), np.zeros(3, np.float32)
+    nodes = [helper.make_node("ReduceSum", ["x"], ["sx"], keepdims=0),
+             helper.make_node("Greater", ["sx", "zero"], ["pos"]),
+             helper.make_node("If", ["pos"], ["y1"], then_branch=then_g, else_branch=else_g),
+             helper.make_node("Abs", ["x"], ["xa"]),
+             helper.make_node("Loop", ["m", "true", "v0"], ["y2"], body=body),
+             helper.make_node("Scan", ["acc0", "xs"], ["y3", "y4"], body=sbody,
+                              num_scan_inputs=1)]
+    inits = dict(two=np.array(2, np.float32), zero=np.array(0, np.float32),
+                 half=np.array(0.5, np.float32), limit=np.array(20, np.float32),
+                 true=np.array(True), v0=np.zeros((4, 5), np.float32), acc0=acc0)
+    p = model(nodes, [vi("x", [4, 5]), vi("m", [], TensorProto.INT64), vi("xs", [6, 3])],
+              [vi("y1", [4, 5]), vi("y2", [4, 5]), vi("y3", [3]), vi("y4", [6, 3])],
+              [numpy_helper.from_array(v, k) for k, v in inits.items()],
+              os.path.join(work, "flownet.onnx"))
+    m = np.array(9, np.int64)
+    y1 = np.maximum(x, 0) * 2 if x.sum() > 0 else -x
+    v = np.zeros((4, 5))
+    for _ in range(int(m)):
+        v = v * 0.5 + np.abs(x)
+        if not v.sum() < 20:
+            break
+    return ("flownet", p, [x, m, xs], [y1, v, xs.sum(0), np.cumsum(xs, 0)])
 
 
 # --precision modes: the products on tensor cores with operands rounded to the type; the
@@ -538,8 +589,20 @@ def check_flags(onnxc, work):
                  os.path.join(work, "relu.onnx"))
     sym = model([helper.make_node("Relu", ["x"], ["y"])], [vi("x", ["n"])], [vi("y", ["n"])], [],
                 os.path.join(work, "relu_sym.onnx"))
+    # a Loop with a run-time trip count and a scan output: its length is the run's
+    body = helper.make_graph([helper.make_node("Identity", ["c_in"], ["c_out"]),
+                              helper.make_node("Cast", ["i"], ["f"], to=TensorProto.FLOAT)],
+                             "body", [vi("i", [], TensorProto.INT64),
+                                      vi("c_in", [], TensorProto.BOOL)],
+                             [vi("c_out", [], TensorProto.BOOL), vi("f", [])])
+    loop = model([helper.make_node("Loop", ["m", "t"], ["ys"], body=body)],
+                 [vi("m", [], TensorProto.INT64)], [vi("ys", None)],
+                 [numpy_helper.from_array(np.array(True), "t")],
+                 os.path.join(work, "loop_scan.onnx"))
     lib = os.path.join(work, "x.so")
     expect = [
+        ([loop, "--target", "cuda"], "values whose size the run decides (run-scoped data) are "
+                                     "not supported with --target cuda"),
         ([path, "--target", "cuda", "--cuda-arch", "sm_20"], "not an architecture"),
         ([path, "--cuda-arch", "sm_90"], "--cuda-arch needs --target cuda"),
         ([path, "--target", "cuda", "--weights-file", os.path.join(work, "w.bin")],
