@@ -86,11 +86,17 @@ template <typename T> inline T pw(T a, T b) {
   else {
     if (b < T(0))
       return a == T(1) ? T(1) : (a == T(-1) ? ((b & 1) ? T(-1) : T(1)) : T(0));
+    /* wrapping products (an overflowing power wraps, as the GPU's does), and no squaring after
+     * the exponent's top bit (2^30 in int32 squared 65536 once too often: signed overflow) */
     T r = 1;
-    for (; b; b >>= 1, a *= a)
+    for (;;) {
       if (b & 1)
-        r *= a;
-    return r;
+        __builtin_mul_overflow(r, a, &r);
+      b >>= 1;
+      if (!b)
+        return r;
+      __builtin_mul_overflow(a, a, &a);
+    }
   }
 }
 

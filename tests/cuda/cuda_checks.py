@@ -168,19 +168,20 @@ def template_models(work):
                helper.make_node("Div", ["xd", "yd"], ["y5"]),
                helper.make_node("Pow", ["xp", "ep"], ["y6"]),
                helper.make_node("Pow", ["xq", "eq"], ["y7"])],
-              [vi("x", [1, 8, 6, 6]), vi("xi", [4], TensorProto.INT32)],
+              [vi("x", [1, 8, 6, 6]), vi("xi", [4], TensorProto.INT32),
+               vi("xd", [4], TensorProto.INT32), vi("xp", [4], TensorProto.INT32),
+               vi("xq", [4], TensorProto.INT64)],
               [vi("y1", [1, 8, 6, 6]), vi("y2", [1, 8, 6, 6]), vi("y3", [1, 8, 8, 8]),
                vi("y4", [4], TensorProto.INT32), vi("y5", [4], TensorProto.INT32),
                vi("y6", [4], TensorProto.INT32), vi("y7", [4], TensorProto.INT64)],
               [numpy_helper.from_array(v, k) for k, v in
                dict(w=w, b=b, w2=w2, six=np.array(6, np.float32),
-                    zero=np.array(0, np.float32), ex=ex, xd=xd, yd=yd, xp=xp, ep=ep, xq=xq,
-                    eq=eq).items()],
+                    zero=np.array(0, np.float32), ex=ex, yd=yd, ep=ep, eq=eq).items()],
               os.path.join(work, "fixes.onnx"))
     r = np.maximum(x, 0)
     y3 = np.zeros((1, 8, 8, 8))
     y3[:, :, 1:7, 1:7] = x
-    cases.append(("fixes", p, [x, xi], [-(conv_ref(r, w, b) + r), np.zeros((1, 8, 6, 6)), y3,
+    cases.append(("fixes", p, [x, xi, xd, xp, xq], [-(conv_ref(r, w, b) + r), np.zeros((1, 8, 6, 6)), y3,
                                         np.array([2, 3, 4, 5], np.int32),
                                         np.array([i32, 0, 0, -7], np.int32),
                                         np.array([81, -8, 1 << 30, 0], np.int32),

@@ -189,6 +189,22 @@ def int_div_cases(out):
         save_case(out, f"div_min_by_minus_one_{np.dtype(dt).name}",
                   [helper.make_node("Div", ["a", "b"], ["y"])], [("a", a), ("b", b)],
                   [("y", y)], [("", 14)])
+    # Integer Pow by squaring (regression, UBSan): 2^30 in int32 squared its base once past the
+    # exponent's top bit (65536 * 65536 overflowed), int64 3^39 likewise; a power that overflows
+    # wraps, as numpy's does; a negative exponent gives 0 (or +-1 for a base of +-1).
+    for dt, base, exp in ((np.int32, [2, 3, -2, 5, 3, -1], [30, 4, 3, -1, 21, -3]),
+                          (np.int64, [3, -3, 7, 2, 10, 1], [39, 3, 0, 62, 19, -2])):
+        a, e = np.array(base, dt), np.array(exp, dt)
+        with np.errstate(over="ignore"):
+            y = np.array([int(p) ** int(q) if q >= 0 else
+                          ((1 if p == 1 else (-1 if q % 2 else 1)) if abs(p) == 1 else 0)
+                          for p, q in zip(base, exp)], dtype=object)
+        y = np.array([int(v) & ((1 << (8 * np.dtype(dt).itemsize)) - 1) for v in y], np.uint64)
+        y = y.astype(np.uint64).view(np.int64) if dt == np.int64 else \
+            (y.astype(np.uint32).view(np.int32))
+        save_case(out, f"pow_by_squaring_{np.dtype(dt).name}",
+                  [helper.make_node("Pow", ["a", "e"], ["y"])], [("a", a), ("e", e)],
+                  [("y", y.astype(dt))], [("", 15)])
 
 
 def make_all(out):
