@@ -275,6 +275,10 @@ struct Launch {
   int64_t scratch = 0; ///< bytes of the scratch buffer, passed after args
 };
 
+/// The SMs of the large GPU the tile choices are sized for (an H100 / H200: 132); the kernels
+/// are correct on any GPU, only their occupancy differs.
+constexpr int64_t kAssumedSms = 132;
+
 /// Split-K for a product of `tiles` 64x64 tiles over K (templates/cuda gemm_tile): slices so
 /// that about two blocks per SM of a large GPU (132 SMs) run, each over at least 64 of K.
 /// With more than one slice, the workspace is the kernel's last parameter (the call's scratch).
@@ -290,7 +294,7 @@ SplitK split_k(int64_t tiles, int64_t K, const std::string &t,
   SplitK r;
   // (measured on an H200, 2026-11-27: 528 or 1056 blocks ran ResNet-50 and the BERT-style
   // encoder at batch 1 no faster)
-  constexpr int64_t kTargetBlocks = 264;
+  constexpr int64_t kTargetBlocks = 2 * kAssumedSms;
   if (tiles < kTargetBlocks / 2)
     r.s = std::clamp<int64_t>((kTargetBlocks + tiles - 1) / tiles, 1,
                               std::max<int64_t>(1, std::min<int64_t>(K / 64, 32)));
@@ -689,7 +693,8 @@ Launch lower_gemm_like(const Node &n, const Region &r, CudaPrecision prec) {
   const int64_t zs = std::max<int64_t>(batch, 1);
   // On tensor cores, a product of many 64x64 tiles (4 per SM of a large GPU and more) runs
   // 128x128 tiles: twice the arithmetic per operand loaded.
-  const bool big = on_tensor_cores(t, prec) && M >= 128 && N >= 128 && l.gx * l.gy * zs >= 4 * 132;
+  const bool big =
+      on_tensor_cores(t, prec) && M >= 128 && N >= 128 && l.gx * l.gy * zs >= 4 * kAssumedSms;
   if (big) {
     l.gx = (N + 127) / 128;
     l.gy = (M + 127) / 128;
