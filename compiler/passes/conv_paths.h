@@ -4,9 +4,12 @@
 // (compiler/ops/nn/nn_util.h); its lowering (compiler/ops/nn/conv.cpp) then runs depthwise
 // convolutions directly (output rows in vector registers), 1x1 stride-1 unpadded ones as a
 // GEMM on the input plane and, when `winograd` is true (the value has kConvWinogradBit), 2-D 3x3
-// stride-1 ones with a constant W as Winograd F(2x2, 3x3). Unmarked Convs run as im2col + GEMM.
+// stride-1 ones with a constant W as Winograd F(2x2, 3x3), and when `dw_channels` is true (the
+// value has kConvDwChannelsBit) float depthwise ones on channel vectors (kConvDwChannels) where
+// that path is the faster. Unmarked Convs run as im2col + GEMM.
 // Optional: `--disable-pass=conv-paths` gives the im2col reference the differential tests
-// compare with; `--disable-pass=winograd` keeps the other paths but not Winograd.
+// compare with; `--disable-pass=winograd` keeps the other paths but not Winograd;
+// `--disable-pass=dw-channels` keeps depthwise Convs on their row-vector path.
 #pragma once
 
 #include "compiler/ir/ir.h"
@@ -14,6 +17,6 @@
 namespace onnxc {
 
 /// Marks the Convs (Winograd allowed when `winograd`); returns the number of nodes marked.
-int mark_conv_paths(Graph &g, bool winograd);
+int mark_conv_paths(Graph &g, bool winograd, bool dw_channels);
 
 } // namespace onnxc

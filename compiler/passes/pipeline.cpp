@@ -72,9 +72,13 @@ std::vector<std::string> pipeline_pass_names() {
 }
 
 std::vector<std::string> optional_pass_names() {
-  return {"fuse-half-casts", "fuse-qdq",      "fold-batchnorm",       "fuse-gelu",    "fuse-scale",
-          "fuse-bias",       "fuse-residual", "fuse-activation",      "pack-weights", "conv-paths",
-          kWinogradPass,     kInplacePass,    kSpecialiseParallelPass};
+  return {"fuse-half-casts", "fuse-qdq",
+          "fold-batchnorm",  "fuse-gelu",
+          "fuse-scale",      "fuse-bias",
+          "fuse-residual",   "fuse-activation",
+          "pack-weights",    "conv-paths",
+          kWinogradPass,     kDwChannelsPass,
+          kInplacePass,      kSpecialiseParallelPass};
 }
 
 bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
@@ -82,9 +86,9 @@ bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
   if (std::find(optional.begin(), optional.end(), pass) == optional.end())
     return true;
   for (const std::string &d : opts.disabled_passes)
-    if (d == pass ||
-        (d == "all-fusion" && pass != kSpecialiseParallelPass && pass != kInplacePass &&
-         pass != "pack-weights" && pass != "conv-paths" && pass != kWinogradPass))
+    if (d == pass || (d == "all-fusion" && pass != kSpecialiseParallelPass &&
+                      pass != kInplacePass && pass != "pack-weights" && pass != "conv-paths" &&
+                      pass != kWinogradPass && pass != kDwChannelsPass))
       return false;
   return true;
 }
@@ -164,7 +168,9 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   // Constant GEMM weights (Conv, Gemm, MatMul) are packed in the kernels' layout when lowered.
   run("pack-weights", [&] { pack_weights(g); });
   // Conv may use its depthwise, pointwise and Winograd paths (else im2col + GEMM for all).
-  run("conv-paths", [&] { mark_conv_paths(g, pass_enabled(opts, kWinogradPass)); });
+  run("conv-paths", [&] {
+    mark_conv_paths(g, pass_enabled(opts, kWinogradPass), pass_enabled(opts, kDwChannelsPass));
+  });
   // The GEMM micro-tile height the target's vector registers allow (not an optimisation).
   mark_gemm_tile_rows(g, opts.gemm_tile_rows);
   // String constants read at run time are unpacked from a packed table into pointer slots.

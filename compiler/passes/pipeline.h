@@ -62,6 +62,9 @@ inline constexpr char kInplacePass[] = "inplace";
 /// conv-paths' Winograd path for 3x3 stride-1 Convs (compiler/passes/conv_paths.h); not a fusion
 /// pass either.
 inline constexpr char kWinogradPass[] = "winograd";
+/// conv-paths' channel-vector path for float depthwise Convs (kConvDwChannels); not a fusion
+/// pass either.
+inline constexpr char kDwChannelsPass[] = "dw-channels";
 
 /// Whether `pass` runs under opts (false if disabled by name or by "all-fusion").
 bool pass_enabled(const PipelineOptions &opts, const std::string &pass);

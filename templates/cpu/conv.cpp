@@ -495,6 +495,264 @@ ONNXC_GEMM_INLINE void conv_depthwise(onnxc_rt *rt, const i64 *params, const Con
   parallel_for(rt, params, items, 1 + 8192 / (work > 0 ? work : 1), body);
 }
 
+/* ---- depthwise on channel vectors (kConvDwChannels, float): see conv_params.h ---- */
+
+/// r[i][j] <- r[j][i] for 16 vectors of 16 floats: four perfect shuffles (each moves element
+/// (i, j)'s 8-bit index i:j one bit to the left, rotating it; four give j:i).
+ONNXC_DW_INLINE void transpose16(vf32 r[16]) {
+  for (int step = 0; step < 4; ++step) {
+    vf32 t[16];
+    for (int i = 0; i < 8; ++i) {
+      t[2 * i] = __builtin_shufflevector(r[i], r[i + 8], 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21,
+                                         6, 22, 7, 23);
+      t[2 * i + 1] = __builtin_shufflevector(r[i], r[i + 8], 8, 24, 9, 25, 10, 26, 11, 27, 12, 28,
+                                             13, 29, 14, 30, 15, 31);
+    }
+    for (int i = 0; i < 16; ++i)
+      r[i] = t[i];
+  }
+}
+
+/// Output pixels [ow0, ow0 + RB) of one output row from its band's scratch rows (srow: the row
+/// of tap row 0, rows `rs` elements apart, pixel 0 at input column -p): RB accumulators, each
+/// tap's weight vector loaded once for all of them (stride S, or g.s[2] when S is 0).
+template <int RB, i64 S>
+ONNXC_DW_INLINE void dwc_pixels(const ConvGeom &g, const vf32 *wv, vf32 bias, const float *srow,
+                                i64 rs, i64 ow0, float *out) {
+  constexpr i64 L = kDwcLanes;
+  const i64 s = S ? S : g.s[2], dw = g.d[2], kW = g.k[2];
+  vf32 acc[RB];
+  for (int r = 0; r < RB; ++r)
+    acc[r] = bias;
+  for (i64 kh = 0; kh < g.k[1]; ++kh) {
+    const float *row = srow + kh * g.d[1] * rs + ow0 * s * L;
+    for (i64 kw = 0; kw < kW; ++kw) {
+      const vf32 w = wv[kh * kW + kw];
+      const float *x = row + kw * dw * L;
+#pragma GCC unroll 8
+      for (int r = 0; r < RB; ++r)
+        acc[r] += w * load_f32(x + r * s * L);
+    }
+  }
+  for (int r = 0; r < RB; ++r)
+    store_f32(out + (ow0 + r) * L, acc[r]);
+}
+
+/// dwc_pixels for a window KW wide, dilation 1 and stride S (all constants): each input
+/// vector is loaded once for the (up to KW) taps and pixels it serves, the loops unrolled here.
+template <int RB, i64 S, int KW>
+ONNXC_DW_INLINE void dwc_pixels_k(const ConvGeom &g, const vf32 *wv, vf32 bias, const float *srow,
+                                  i64 rs, i64 ow0, float *out) {
+  constexpr i64 L = kDwcLanes;
+  constexpr int span = (RB - 1) * S + KW;
+  vf32 acc[RB];
+#pragma GCC unroll 16
+  for (int r = 0; r < RB; ++r)
+    acc[r] = bias;
+  for (i64 kh = 0; kh < g.k[1]; ++kh) {
+    const float *row = srow + kh * g.d[1] * rs + ow0 * S * L;
+    vf32 w[KW];
+#pragma GCC unroll 8
+    for (int kw = 0; kw < KW; ++kw)
+      w[kw] = wv[kh * KW + kw];
+#pragma GCC unroll 64
+    for (int j = 0; j < span; ++j) {
+      const vf32 x = load_f32(row + j * L);
+#pragma GCC unroll 16
+      for (int r = 0; r < RB; ++r) {
+        const int t = j - r * int(S);
+        if (t >= 0 && t < KW)
+          acc[r] += w[t] * x;
+      }
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < RB; ++r)
+    store_f32(out + (ow0 + r) * L, acc[r]);
+}
+
+/// dwc_pixels through dwc_pixels_k where the window is one of the unrolled shapes.
+template <int RB, i64 S>
+ONNXC_DW_INLINE void dwc_block(const ConvGeom &g, const vf32 *wv, vf32 bias, const float *srow,
+                               i64 rs, i64 ow0, float *out) {
+  if constexpr ((S == 1 || S == 2) && RB > 1) {
+    if (g.d[2] == 1 && g.k[2] == 3)
+      return dwc_pixels_k<RB, S, 3>(g, wv, bias, srow, rs, ow0, out);
+    if (g.d[2] == 1 && g.k[2] == 5)
+      return dwc_pixels_k<RB, S, 5>(g, wv, bias, srow, rs, ow0, out);
+  }
+  dwc_pixels<RB, S>(g, wv, bias, srow, rs, ow0, out);
+}
+
+/// One output row (W pixels) into out: blocks of 8 (or 4) pixels, the last block overlapping
+/// the one before (its pixels are computed again, with the same result).
+template <i64 S>
+ONNXC_DW_INLINE void dwc_row(const ConvGeom &g, const vf32 *wv, vf32 bias, const float *srow,
+                             i64 rs, float *out) {
+  const i64 W = g.out[2];
+  if (W >= 8) { /* one call site per block shape: the code exists once */
+    for (i64 o = 0; o < W; o += 8)
+      dwc_block<8, S>(g, wv, bias, srow, rs, o + 8 <= W ? o : W - 8, out);
+  } else if (W >= 4) {
+    for (i64 o = 0; o < W; o += 4)
+      dwc_block<4, S>(g, wv, bias, srow, rs, o + 4 <= W ? o : W - 4, out);
+  } else {
+    for (i64 o = 0; o < W; ++o)
+      dwc_block<1, S>(g, wv, bias, srow, rs, o, out);
+  }
+}
+
+/// Input rows [ih0, ih0 + rows) of channels c0 .. c0 + nc of one image (x: channel c0's plane)
+/// into buf as pixel vectors (rows of `cols` pixels, input column iw at pixel p + iw), lanes of
+/// missing channels, padding columns and rows outside the input zero.
+ONNXC_DW_INLINE void dwc_load_rows(const ConvGeom &g, const float *x, i64 nc, i64 ih0, i64 rows,
+                                   i64 cols, float *buf) {
+  constexpr i64 L = kDwcLanes;
+  const i64 Wi = g.in[2], plane = g.in_size(), pl = g.p[2];
+  const i64 a = ih0 > 0 ? ih0 : 0, b = gemm::min_i(ih0 + rows, g.in[1]);
+  const vf32 zero = {};
+  for (i64 r = 0; r < rows; ++r) { /* zeros: whole rows outside the input, padding columns */
+    float *br = buf + r * cols * L;
+    const bool in = ih0 + r >= a && ih0 + r < b;
+    for (i64 c = 0; c < cols; ++c)
+      if (!in || c < pl || c >= pl + Wi)
+        store_f32(br + c * L, zero);
+  }
+  if (b <= a)
+    return;
+  const float *x0 = x + a * Wi;
+  float *b0 = buf + (a - ih0) * cols * L;
+  if (Wi >= L) { /* row by row, 16 pixels at a time, the last 16 overlapping the ones before */
+    for (i64 r = 0; r < b - a; ++r)
+      for (i64 c = 0; c < Wi; c += L) {
+        const i64 c1 = c + L <= Wi ? c : Wi - L;
+        vf32 v[16];
+        for (i64 l = 0; l < L; ++l)
+          v[l] = l < nc ? load_f32(x0 + l * plane + r * Wi + c1) : zero;
+        transpose16(v);
+        float *d = b0 + (r * cols + pl + c1) * L;
+        for (i64 j = 0; j < L; ++j)
+          store_f32(d + j * L, v[j]);
+      }
+    return;
+  }
+  /* narrow rows: the input rows [a, b) of each channel are one run of (b - a) * Wi elements */
+  const i64 q1 = (b - a) * Wi;
+  i64 q = 0, c = 0;                 /* pixel q is column c of its row */
+  float *d = b0 + pl * L;           /* where pixel q goes */
+  const i64 skip = (cols - Wi) * L; /* from a row's last pixel to the next row's first */
+  for (; q + L <= q1; q += L) {
+    vf32 v[16];
+    for (i64 l = 0; l < L; ++l)
+      v[l] = l < nc ? load_f32(x0 + l * plane + q) : zero;
+    transpose16(v);
+    for (i64 j = 0; j < L; ++j) {
+      store_f32(d, v[j]);
+      d += L;
+      if (++c == Wi) {
+        c = 0;
+        d += skip;
+      }
+    }
+  }
+  for (; q < q1; ++q) {
+    for (i64 l = 0; l < L; ++l)
+      d[l] = l < nc ? x0[l * plane + q] : 0.0f;
+    d += L;
+    if (++c == Wi) {
+      c = 0;
+      d += skip;
+    }
+  }
+}
+
+/// Stores n pixel vectors of out (the band's output pixels) into channels c0 .. c0 + nc of
+/// one image (y: channel c0's plane, at the band's first pixel).
+ONNXC_DW_INLINE void dwc_store_pixels(const float *out, i64 n, i64 nc, i64 plane, float *y) {
+  constexpr i64 L = kDwcLanes;
+  i64 q = 0;
+  for (; q + L <= n; q += L) {
+    vf32 v[16];
+    for (i64 j = 0; j < L; ++j)
+      v[j] = load_f32(out + (q + j) * L);
+    transpose16(v);
+    for (i64 l = 0; l < nc; ++l)
+      store_f32(y + l * plane + q, v[l]);
+  }
+  for (; q < n; ++q)
+    for (i64 l = 0; l < nc; ++l)
+      y[l * plane + q] = out[q * L + l];
+}
+
+/// One work item: image n, channels [c0, c0 + nc), output rows [l0, l1), in scratch buf. Out of
+/// line and shared by every node (one copy per stride class, the hot loops specialised by
+/// template on the window's width and the stride): specialised for each node, every depthwise
+/// node had ~8 KB of its own (twice: the serial and the thread pool's body; tests/static budget).
+template <i64 S>
+__attribute__((noinline)) void dwc_item(const ConvGeom &g, const Act<float> &act,
+                                        const ConvPtrs<float> &t, i64 n, i64 c0, i64 nc, i64 l0,
+                                        i64 l1, i64 cols, float *buf) {
+  constexpr i64 L = kDwcLanes;
+  const i64 ks = g.k_size(), Wo = g.out[2];
+  alignas(64) vf32 gathered[kDwcMaxTaps];
+  const vf32 *wv = gathered;
+  if (g.w_packed) { /* conv_dwc_pack_weights: the block's taps are vectors already */
+    wv = reinterpret_cast<const vf32 *>(t.w + (c0 / L) * ks * L);
+  } else {
+    for (i64 k = 0; k < ks; ++k)
+      for (i64 l = 0; l < L; ++l)
+        gathered[k][l] = l < nc ? t.w[(c0 + l) * ks + k] : 0.0f;
+  }
+  vf32 bias = {};
+  if (t.bias)
+    for (i64 l = 0; l < nc; ++l)
+      bias[l] = t.bias[c0 + l];
+  const i64 rows = (l1 - l0 - 1) * g.s[1] + (g.k[1] - 1) * g.d[1] + 1;
+  dwc_load_rows(g, t.x + (n * g.C + c0) * g.in_size(), nc, l0 * g.s[1] - g.p[1], rows, cols, buf);
+  float *out = buf + rows * cols * L;
+  const i64 rs = cols * L;
+  for (i64 oh = l0; oh < l1; ++oh)
+    dwc_row<S>(g, wv, bias, buf + (oh - l0) * g.s[1] * rs, rs, out + (oh - l0) * Wo * L);
+  const i64 pixels = (l1 - l0) * Wo;
+  if (act.kind != kActNone) /* every kind, on the band's pixels in cache (small code) */
+    apply_act_row(act, out, pixels * L, 1);
+  dwc_store_pixels(out, pixels, nc, g.out_size(), t.y + (n * g.M + c0) * g.out_size() + l0 * Wo);
+}
+
+/// Depthwise on channel vectors: one lane per thread (at most dwc_lanes), each running its
+/// items in turn in its part of the scratch, which stays in cache.
+template <typename T>
+ONNXC_GEMM_INLINE void conv_dw_channels(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t) {
+  if constexpr (is_f32<T>) {
+    const ConvParams cp = params_of<ConvParams>(params);
+    const i64 threads = onnxc_rt_num_threads(rt), most = dwc_lanes(cp, 4);
+    const i64 used = threads < most ? threads : most;
+    auto body = [&](const i64 *pp, i64 lo, i64 hi) {
+      const ConvParams q = params_of<ConvParams>(pp);
+      const ConvGeom g(q);
+      const Act<float> act = make_act<float>(q.act);
+      const i64 blocks = dwc_blocks(q), bands = dwc_bands(q, 4), lines = dwc_band_lines(q, 4);
+      const i64 items = dwc_items(q, 4), lanes = used, cols = dwc_cols(q);
+      for (i64 lane = lo; lane < hi; ++lane) {
+        float *buf = t.packed + lane * dwc_lane_elems(q, 4);
+        for (i64 it = lane; it < items; it += lanes) {
+          const i64 n = it / (blocks * bands), cb = (it / bands) % blocks, band = it % bands;
+          const i64 c0 = cb * kDwcLanes, nc = gemm::min_i(kDwcLanes, g.M - c0);
+          const i64 l0 = band * lines, l1 = gemm::min_i(g.out[1], l0 + lines);
+          if (g.s[2] == 1)
+            dwc_item<1>(g, act, t, n, c0, nc, l0, l1, cols, buf);
+          else if (g.s[2] == 2)
+            dwc_item<2>(g, act, t, n, c0, nc, l0, l1, cols, buf);
+          else
+            dwc_item<0>(g, act, t, n, c0, nc, l0, l1, cols, buf);
+        }
+      }
+    };
+    parallel_for(rt, params, used, 1, body);
+  } else {
+    (void)rt, (void)params, (void)t; /* the lowering chooses kConvDwChannels for float only */
+  }
+}
 } // namespace
 } // namespace onnxc_k
 
@@ -514,6 +772,8 @@ ONNXC_GEMM_INLINE int32_t conv_kernel(onnxc_rt *rt, void *const *t, const i64 *p
                          cp.has_residual ? static_cast<const T *>(t[4]) : nullptr};
   if (cp.algo == kConvDirect)
     conv_depthwise(rt, p, ptrs);
+  else if (cp.algo == kConvDwChannels)
+    conv_dw_channels(rt, p, ptrs);
   else if (cp.algo == kConvWinograd)
     conv_winograd(rt, p, ptrs);
   else

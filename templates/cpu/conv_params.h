@@ -11,10 +11,11 @@ namespace onnxc_k {
 
 /// How the kernel computes the convolution (chosen by the lowering).
 enum ConvAlgo : int64_t {
-  kConvIm2col = 0,    ///< GEMM on im2col panels packed into the scratch buffer
-  kConvDirect = 1,    ///< depthwise (one input channel per group), 1-D/2-D: vector rows
-  kConvPointwise = 2, ///< 1x1, stride 1, no padding: the input plane is the GEMM's B as is
-  kConvWinograd = 3,  ///< 2-D 3x3, stride 1, one group: Winograd F(2x2, 3x3), W transformed
+  kConvIm2col = 0,     ///< GEMM on im2col panels packed into the scratch buffer
+  kConvDirect = 1,     ///< depthwise (one input channel per group), 1-D/2-D: vector rows
+  kConvPointwise = 2,  ///< 1x1, stride 1, no padding: the input plane is the GEMM's B as is
+  kConvWinograd = 3,   ///< 2-D 3x3, stride 1, one group: Winograd F(2x2, 3x3), W transformed
+  kConvDwChannels = 4, ///< depthwise (M == C == G), float, 1-D/2-D: 16 channels per vector
 };
 
 struct ConvParams {
@@ -22,7 +23,8 @@ struct ConvParams {
   WindowGeom w;
   int64_t algo;     ///< ConvAlgo
   int64_t has_bias; ///< 0/1: tensor 2 is the bias
-  int64_t w_packed; ///< 0/1: tensor 1 is W pre-packed per group (conv_pack_weights), GEMM algos
+  int64_t w_packed; ///< 0/1: tensor 1 is W pre-packed per group (conv_pack_weights), GEMM algos,
+                    ///< or per channel block (conv_dwc_pack_weights), kConvDwChannels
   ActParams act;    ///< fused activation, applied as each output element is final
   int64_t gemm_mr;  ///< GEMM micro-tile rows (GemmParams::mr); 0: gemm::kMR
   /// 0/1: tensor 4 is a residual R of Y's shape, Y = act(conv + bias + R) (the fuse-residual
@@ -105,6 +107,100 @@ constexpr int64_t conv_dw_block_lines(const ConvParams &p) {
 }
 constexpr int64_t conv_dw_item_rows(const ConvParams &p) {
   return (conv_dw_block_lines(p) - 1) * p.w.s[1] + (p.w.k[1] - 1) * p.w.d[1] + 1;
+}
+
+/* ---- kConvDwChannels: depthwise on channel vectors. A work item (image, block of kDwcLanes
+   channels, band of output rows) transposes the band's input rows into its lane's scratch as
+   one vector of the block's channels per pixel (zero-padded rows of dwc_cols pixels), computes
+   each output pixel's vector with one FMA per tap (every lane useful, whatever the plane's
+   width or the stride), and transposes the band's output back to the channels' planes. ---- */
+/// Channels per vector (float: 64 bytes).
+constexpr int64_t kDwcLanes = 16;
+/// Taps at most (the block's weights are gathered into kDwcMaxTaps vectors on the stack).
+constexpr int64_t kDwcMaxTaps = 64;
+/// Scratch bytes a band should stay within (input rows and output pixels of one lane: L2).
+constexpr int64_t kDwcBandBytes = 96 * 1024;
+/// At most this many lanes (each lane's scratch is used by its work items in turn).
+constexpr int64_t kDwcMaxLanes = 16;
+/// True when kConvDwChannels can run p: float, 1-D/2-D, one input and one output channel per
+/// group, at most kDwcMaxTaps taps.
+constexpr bool conv_dwc_supported(const ConvParams &p, int64_t elem_bytes) {
+  return elem_bytes == 4 && p.C == p.G && p.M == p.G && conv_dw_supported(p) &&
+         p.w.k_size() <= kDwcMaxTaps;
+}
+/// Where kConvDwChannels beats kConvDirect (measured on one-node models, 1 thread, Zen 4): the
+/// row-vector path wastes lanes on rows narrower than a vector and pays for de-interleaving
+/// stride 2, the channel path pays two transposes per element; so output rows of at most 14
+/// pixels (7x7: 2-3x faster), and stride-2 windows at least 5 wide with rows of at most 28.
+constexpr bool conv_dwc_preferred(const ConvParams &p) {
+  const int64_t W = p.w.out[2];
+  return W <= 14 || (p.w.s[2] >= 2 && p.w.k[2] >= 5 && W <= 28);
+}
+/// Channel blocks of kDwcLanes.
+constexpr int64_t dwc_blocks(const ConvParams &p) { return (p.M + kDwcLanes - 1) / kDwcLanes; }
+/// Elements of W pre-packed for kConvDwChannels: per channel block, one vector of its channels'
+/// weights per tap (channels past M zero).
+constexpr int64_t conv_dwc_packed_w_elems(const ConvParams &p) {
+  return dwc_blocks(p) * p.w.k_size() * kDwcLanes;
+}
+/// Packs W (M x 1 x k...) for kConvDwChannels into dst (conv_dwc_packed_w_elems elements).
+template <typename T> inline void conv_dwc_pack_weights(const ConvParams &p, const T *w, T *dst) {
+  const int64_t ks = p.w.k_size();
+  for (int64_t b = 0; b < dwc_blocks(p); ++b)
+    for (int64_t k = 0; k < ks; ++k)
+      for (int64_t l = 0; l < kDwcLanes; ++l) {
+        const int64_t m = b * kDwcLanes + l;
+        dst[(b * ks + k) * kDwcLanes + l] = m < p.M ? w[m * ks + k] : T(0);
+      }
+}
+/// Pixels of one scratch row: the left padding, the input row and whatever the windows read
+/// past it (right padding).
+constexpr int64_t dwc_cols(const ConvParams &p) {
+  const int64_t reach = (p.w.out[2] - 1) * p.w.s[2] + (p.w.k[2] - 1) * p.w.d[2] + 1;
+  const int64_t row = p.w.p[2] + p.w.in[2];
+  return reach > row ? reach : row;
+}
+/// Input rows that `lines` output rows read.
+constexpr int64_t dwc_in_rows(const ConvParams &p, int64_t lines) {
+  return (lines - 1) * p.w.s[1] + (p.w.k[1] - 1) * p.w.d[1] + 1;
+}
+/// Scratch elements of a band of `lines` output rows: its input rows and its output pixels.
+constexpr int64_t dwc_band_elems(const ConvParams &p, int64_t lines) {
+  return (dwc_in_rows(p, lines) * dwc_cols(p) + lines * p.w.out[2]) * kDwcLanes;
+}
+/// Output rows per band: as many as fit kDwcBandBytes (at least 1), fewer when an image's
+/// channel blocks are too few work items for kConvDirectMinItems (per image, so that the
+/// scratch does not depend on the batch).
+constexpr int64_t dwc_band_lines(const ConvParams &p, int64_t elem_bytes) {
+  const int64_t H = p.w.out[1] > 0 ? p.w.out[1] : 1;
+  int64_t lines = 1;
+  while (lines < H && dwc_band_elems(p, lines + 1) * elem_bytes <= kDwcBandBytes)
+    ++lines;
+  const int64_t planes = dwc_blocks(p);
+  if (planes > 0 && planes < kConvDirectMinItems) {
+    const int64_t want = (kConvDirectMinItems + planes - 1) / planes; /* bands per plane */
+    const int64_t most = (H + want - 1) / want;
+    lines = lines < most ? lines : most;
+  }
+  return lines;
+}
+constexpr int64_t dwc_bands(const ConvParams &p, int64_t elem_bytes) {
+  const int64_t lines = dwc_band_lines(p, elem_bytes);
+  return (p.w.out[1] + lines - 1) / lines;
+}
+/// Work items: (image, channel block, band).
+constexpr int64_t dwc_items(const ConvParams &p, int64_t elem_bytes) {
+  return p.N * dwc_blocks(p) * dwc_bands(p, elem_bytes);
+}
+/// Lanes at most (the kernel uses one per thread): lane l runs items l, l + lanes, ... with its
+/// own scratch. From one image's items, so that the scratch does not depend on the batch.
+constexpr int64_t dwc_lanes(const ConvParams &p, int64_t elem_bytes) {
+  const int64_t items = dwc_blocks(p) * dwc_bands(p, elem_bytes);
+  return items < kDwcMaxLanes ? (items > 0 ? items : 1) : kDwcMaxLanes;
+}
+/// One lane's scratch elements, rounded to whole 64-byte lines.
+constexpr int64_t dwc_lane_elems(const ConvParams &p, int64_t elem_bytes) {
+  return dwc_band_elems(p, dwc_band_lines(p, elem_bytes)) + 64 / elem_bytes;
 }
 
 /* ---- kConvWinograd: F(2x2, 3x3) (Lavin & Gray), Y = A^T [(G g G^T) . (B^T d B)] A per 2x2
@@ -218,6 +314,8 @@ constexpr WinoBlocks wino_blocks(const ConvParams &p, int64_t elem_bytes) {
 /// kConvWinograd the 16 transformed inputs and 16 products of all images, or (blocked) of one
 /// block per lane.
 constexpr int64_t conv_scratch_bytes(const ConvParams &p, int64_t elem_bytes) {
+  if (p.algo == kConvDwChannels)
+    return dwc_lanes(p, elem_bytes) * dwc_lane_elems(p, elem_bytes) * elem_bytes;
   if (p.algo == kConvDirect) {
     const int64_t items = p.N * p.M * conv_dw_splits(p);
     return items * conv_dw_item_rows(p) * conv_dw_row_elems(p, elem_bytes) * elem_bytes;

@@ -13,7 +13,9 @@ Cases named tile_* are also compiled with each forced GEMM micro-tile height
 (--gemm-tile-rows 1, 2, 4, 8) and with --disable-pass=specialise-parallel (the thread pool runs
 the generic GEMM body, whose micro-kernel choice is made at run time instead of folded for the
 node), and compared the same way; cases with "wino" in their name (3x3 stride-1 Convs, which
-run as Winograd F(2x2, 3x3)) also with --disable-pass=winograd (the same Conv through im2col).
+run as Winograd F(2x2, 3x3)) also with --disable-pass=winograd (the same Conv through im2col);
+cases named dw* (depthwise) also with --disable-pass=dw-channels (the row-vector path instead of
+the channel-vector one, where the lowering would choose that).
 """
 import os
 import subprocess
@@ -66,6 +68,8 @@ def main(onnxc, case_dir, work):
         libs["generic_bodies"] = ["--disable-pass=specialise-parallel"]
     if "wino" in os.path.basename(os.path.normpath(case_dir)):
         libs["no_winograd"] = ["--disable-pass=winograd"]
+    if os.path.basename(os.path.normpath(case_dir)).startswith("dw"):
+        libs["no_dw_channels"] = ["--disable-pass=dw-channels"]
     outs = {}
     for name, extra in libs.items():
         lib = os.path.join(work, f"{name}.so")

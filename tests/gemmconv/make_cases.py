@@ -199,6 +199,24 @@ CASES = {
                                 act="SiLU"),
     "dw_clip_narrow_stride2": conv([1, 16, 41, 23], [16, 1, 3, 3], group=16, strides=[2, 2],
                                    pads=[1, 1, 1, 1], act="Clip"),
+    # Depthwise on channel vectors (kConvDwChannels: float, output rows of at most 14 pixels,
+    # or stride-2 windows 5 wide with rows of at most 28): partial channel blocks (37 = 2 x 16
+    # + 5) with a batch; stride 2 at 28 columns; dilation; stride 3 with asymmetric pads; rows
+    # of 13 (transposed as one run with a scalar tail); a tall plane in several bands (one
+    # block: split for the threads); 1-D; rows of 2 and 3 pixels.
+    "dwc_c37_batch_silu": conv([2, 37, 7, 7], [37, 1, 5, 5], group=37, pads=[2, 2, 2, 2],
+                               act="SiLU"),
+    "dwc_stride2_w28_clip": conv([1, 20, 56, 55], [20, 1, 5, 5], group=20, strides=[2, 2],
+                                 pads=[2, 2, 2, 2], act="Clip"),
+    "dwc_dilated": conv([1, 18, 14, 14], [18, 1, 3, 3], group=18, dilations=[2, 2],
+                        pads=[2, 2, 2, 2]),
+    "dwc_stride3_asym": conv([1, 17, 15, 16], [17, 1, 3, 3], group=17, strides=[3, 3],
+                             pads=[0, 1, 2, 0], bias=False),
+    "dwc_rows13": conv([1, 16, 13, 13], [16, 1, 3, 3], group=16, pads=[1, 1, 1, 1], relu=True),
+    "dwc_tall_bands": conv([1, 16, 200, 12], [16, 1, 5, 5], group=16, pads=[2, 2, 2, 2],
+                           act="HardSwish"),
+    "dwc_1d": conv([1, 24, 12], [24, 1, 3], group=24, pads=[1, 1]),
+    "dwc_tiny_rows": conv([1, 33, 6, 3], [33, 1, 3, 2], group=33, pads=[0, 0, 0, 0]),
     "conv_pointwise_grouped": conv([1, 12, 30, 30], [16, 3, 1, 1], group=4),
     # Pointwise B read in place (conv_params.h conv_b_in_place: plane rows a multiple of 64
     # bytes, not of 4096): groups and a batch on the split path (256 columns: 5 panels read in

@@ -54,8 +54,12 @@ onnxc_k::ConvAlgo choose_algo(const Node &n, const ConvShape &s, const onnxc_k::
   if ((paths & kConvWinogradBit) != 0 && attr_int(n, kPackWeightsAttr, 0) != 0 &&
       n.inputs[1]->constant && conv_wino_supported(p))
     return kConvWinograd;
-  if (s.C / s.group == 1 && conv_dw_supported(p))
+  if (s.C / s.group == 1 && conv_dw_supported(p)) {
+    if ((paths & kConvDwChannelsBit) != 0 &&
+        conv_dwc_supported(p, dtype_bits(input_dtype(n, 0)) / 8) && conv_dwc_preferred(p))
+      return kConvDwChannels;
     return kConvDirect;
+  }
   for (int64_t d = 0; d < s.win.rank(); ++d)
     if (s.win.kernel[d] != 1 || s.win.strides[d] != 1 || s.win.pad_begin[d] != 0 ||
         s.win.pad_end[d] != 0)
@@ -76,6 +80,22 @@ void pre_pack_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCall &c
     return t;
   });
   call.derived.push_back({1, std::move(packed), n.inputs[1]->name + ".packed"});
+  call.args[1] = nullptr;
+}
+
+/// W as one vector of a channel block's weights per tap (kConvDwChannels), as a new constant
+/// of call's slot 1.
+void dwc_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCall &call) {
+  const Tensor &w = *n.inputs[1]->constant;
+  const std::string key =
+      fmt::format("{}:conv_dwc:{},{}", static_cast<const void *>(&w), p.M, p.w.k_size());
+  TensorPtr packed = derived_tensor(key, [&] {
+    auto t = std::make_shared<Tensor>(w.dtype(),
+                                      std::vector<int64_t>{onnxc_k::conv_dwc_packed_w_elems(p)});
+    onnxc_k::conv_dwc_pack_weights(p, w.data_as<float>(), t->data_as<float>());
+    return t;
+  });
+  call.derived.push_back({1, std::move(packed), n.inputs[1]->name + ".dwc"});
   call.args[1] = nullptr;
 }
 
@@ -106,7 +126,7 @@ KernelCall lower_conv(const Node &n) {
   call.kernel = kernel_name(n, "conv", dt);
   call.args = {n.inputs[0], n.inputs[1], n.input(2), n.outputs[0]};
   if (attr_int(n, kResidualAttr, 0) != 0) { // fuse-residual: Y = act(conv + B + R)
-    if (!n.input(3) || p.algo == onnxc_k::kConvDirect)
+    if (!n.input(3) || p.algo == onnxc_k::kConvDirect || p.algo == onnxc_k::kConvDwChannels)
       node_fail(n, "internal error: a fused residual needs input 3 and a GEMM or Winograd "
                    "algorithm");
     p.has_residual = 1;
@@ -122,6 +142,11 @@ KernelCall lower_conv(const Node &n) {
       winograd_weights<float>(n, p, call);
     else
       winograd_weights<double>(n, p, call);
+  } else if (p.algo == onnxc_k::kConvDwChannels) {
+    if (attr_int(n, kPackWeightsAttr, 0) != 0 && n.inputs[1]->constant) {
+      p.w_packed = 1;
+      dwc_weights(n, p, call);
+    }
   } else if (p.algo != onnxc_k::kConvDirect && attr_int(n, kPackWeightsAttr, 0) != 0 &&
              n.inputs[1]->constant) {
     p.w_packed = 1;

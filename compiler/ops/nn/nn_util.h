@@ -74,6 +74,9 @@ inline constexpr char kExtentLoweringAttr[] = "onnxc.extent_lowering";
 inline constexpr char kConvPathsAttr[] = "onnxc.conv_paths";
 /// Bit of kConvPathsAttr's value: 3x3 stride-1 Convs may run as Winograd F(2x2, 3x3).
 inline constexpr int64_t kConvWinogradBit = 2;
+/// Bit of kConvPathsAttr's value: float depthwise Convs may run on channel vectors
+/// (kConvDwChannels, templates/cpu/conv_params.h).
+inline constexpr int64_t kConvDwChannelsBit = 4;
 
 /// Int attribute: the GEMM micro-tile rows (1, 2, 4 or 8) for a Conv, Gemm or MatMul, chosen for
 /// the target's vector registers (mark_gemm_tile_rows); absent: the kernels' default.
