@@ -2,8 +2,9 @@
 // Expects: shapes are static; constants are folded.
 // Guarantees: every float/double Conv, Gemm and MatMul whose weight operand (Conv's W, the B of
 // Gemm/MatMul) is a constant carries kPackWeightsAttr (compiler/ops/nn/nn_util.h); its lowering then stores that operand in
-// the GEMM kernel's panel layout (templates/cpu/gemm_params.h) as a new weight, so the kernel
-// never repacks it at run time. Optional: `--disable-pass=pack-weights` keeps the run-time
+// the GEMM kernel's panel layout (templates/cpu/gemm_params.h), or a depthwise Conv on channel
+// vectors its W as one vector per channel block and tap (conv_dwc_pack_weights), as a new
+// weight, so the kernel never repacks it at run time. Optional: `--disable-pass=pack-weights` keeps the run-time
 // packing (the differential tests compare both).
 #pragma once
 
