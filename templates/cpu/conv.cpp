@@ -517,7 +517,7 @@ ONNXC_DW_INLINE void transpose16(vf32 r[16]) {
 /// of tap row 0, rows `rs` elements apart, pixel 0 at input column -p): RB accumulators, each
 /// tap's weight vector loaded once for all of them (stride S, or g.s[2] when S is 0).
 template <int RB, i64 S>
-ONNXC_DW_INLINE void dwc_pixels(const ConvGeom &g, const vf32 *wv, vf32 bias, const float *srow,
+ONNXC_DW_INLINE void dwc_pixels(const ConvGeom &g, const float *wv, vf32 bias, const float *srow,
                                 i64 rs, i64 ow0, float *out) {
   constexpr i64 L = kDwcLanes;
   const i64 s = S ? S : g.s[2], dw = g.d[2], kW = g.k[2];
@@ -527,7 +527,7 @@ ONNXC_DW_INLINE void dwc_pixels(const ConvGeom &g, const vf32 *wv, vf32 bias, co
   for (i64 kh = 0; kh < g.k[1]; ++kh) {
     const float *row = srow + kh * g.d[1] * rs + ow0 * s * L;
     for (i64 kw = 0; kw < kW; ++kw) {
-      const vf32 w = wv[kh * kW + kw];
+      const vf32 w = load_f32(wv + (kh * kW + kw) * L);
       const float *x = row + kw * dw * L;
 #pragma GCC unroll 8
       for (int r = 0; r < RB; ++r)
@@ -541,7 +541,7 @@ ONNXC_DW_INLINE void dwc_pixels(const ConvGeom &g, const vf32 *wv, vf32 bias, co
 /// dwc_pixels for a window KW wide, dilation 1 and stride S (all constants): each input
 /// vector is loaded once for the (up to KW) taps and pixels it serves, the loops unrolled here.
 template <int RB, i64 S, int KW>
-ONNXC_DW_INLINE void dwc_pixels_k(const ConvGeom &g, const vf32 *wv, vf32 bias, const float *srow,
+ONNXC_DW_INLINE void dwc_pixels_k(const ConvGeom &g, const float *wv, vf32 bias, const float *srow,
                                   i64 rs, i64 ow0, float *out) {
   constexpr i64 L = kDwcLanes;
   constexpr int span = (RB - 1) * S + KW;
@@ -554,7 +554,7 @@ ONNXC_DW_INLINE void dwc_pixels_k(const ConvGeom &g, const vf32 *wv, vf32 bias, 
     vf32 w[KW];
 #pragma GCC unroll 8
     for (int kw = 0; kw < KW; ++kw)
-      w[kw] = wv[kh * KW + kw];
+      w[kw] = load_f32(wv + (kh * KW + kw) * L);
 #pragma GCC unroll 64
     for (int j = 0; j < span; ++j) {
       const vf32 x = load_f32(row + j * L);
@@ -573,7 +573,7 @@ ONNXC_DW_INLINE void dwc_pixels_k(const ConvGeom &g, const vf32 *wv, vf32 bias, 
 
 /// dwc_pixels through dwc_pixels_k where the window is one of the unrolled shapes.
 template <int RB, i64 S>
-ONNXC_DW_INLINE void dwc_block(const ConvGeom &g, const vf32 *wv, vf32 bias, const float *srow,
+ONNXC_DW_INLINE void dwc_block(const ConvGeom &g, const float *wv, vf32 bias, const float *srow,
                                i64 rs, i64 ow0, float *out) {
   if constexpr ((S == 1 || S == 2) && RB > 1) {
     if (g.d[2] == 1 && g.k[2] == 3)
@@ -587,7 +587,7 @@ ONNXC_DW_INLINE void dwc_block(const ConvGeom &g, const vf32 *wv, vf32 bias, con
 /// One output row (W pixels) into out: blocks of 8 (or 4) pixels, the last block overlapping
 /// the one before (its pixels are computed again, with the same result).
 template <i64 S>
-ONNXC_DW_INLINE void dwc_row(const ConvGeom &g, const vf32 *wv, vf32 bias, const float *srow,
+ONNXC_DW_INLINE void dwc_row(const ConvGeom &g, const float *wv, vf32 bias, const float *srow,
                              i64 rs, float *out) {
   const i64 W = g.out[2];
   if (W >= 8) { /* one call site per block shape: the code exists once */
@@ -695,9 +695,9 @@ __attribute__((noinline)) void dwc_item(const ConvGeom &g, const Act<float> &act
   constexpr i64 L = kDwcLanes;
   const i64 ks = g.k_size(), Wo = g.out[2];
   alignas(64) vf32 gathered[kDwcMaxTaps];
-  const vf32 *wv = gathered;
+  const float *wv = reinterpret_cast<const float *>(gathered);
   if (g.w_packed) { /* conv_dwc_pack_weights: the block's taps are vectors already */
-    wv = reinterpret_cast<const vf32 *>(t.w + (c0 / L) * ks * L);
+    wv = t.w + (c0 / L) * ks * L;
   } else {
     for (i64 k = 0; k < ks; ++k)
       for (i64 l = 0; l < L; ++l)
