@@ -56,6 +56,12 @@ def cases():
     yield ("depthwise_stride2", [node("Conv", ["x", "w"], ["y"], group=32, strides=[2, 2],
                                       pads=[1, 1, 1, 1])], {"x": x4}, {"w": wd},
            conv_ref(x, wd.astype(np.float64), None, 2, 1, 32))
+    # depthwise on channel vectors (14x14 output rows): 6 channel blocks x 3 bands, one lane of
+    # scratch per thread
+    xc, wc, bc = rand(1, 96, 14, 14), rand(96, 1, 5, 5), rand(96)
+    yield ("depthwise_channels", [node("Conv", ["x", "w", "b"], ["y"], group=96,
+                                       pads=[2, 2, 2, 2])], {"x": xc}, {"w": wc, "b": bc},
+           conv_ref(xc, wc.astype(np.float64), bc.astype(np.float64), 1, 2, 96))
     xm, wm = rand(4, 96, 128), rand(128, 160)
     yield ("matmul_softmax", [node("MatMul", ["x", "w"], ["m"]),
                               node("Softmax", ["m"], ["y"], axis=-1)], {"x": xm}, {"w": wm},
