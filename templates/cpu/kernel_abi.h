@@ -164,13 +164,9 @@ __attribute__((always_inline)) inline void parallel_for(onnxc_rt *rt, const i64 
     }
     return;
   }
-  /* The trampoline is always inlined into its function-pointer thunk, which the CPU backend
-     clones per node with the params folded (specialise_parallel.h): a large body (a conv with
-     every GEMM path) otherwise stays in a generic out-of-line copy that each node's clone
-     merely calls, unspecialised (tests/parallel: specialised_bodies_pointwise_conv). */
   onnxc_parallel_for_params(
       rt, n, grain,
-      [](void *c, const i64 *pp, i64 b, i64 e) __attribute__((always_inline)) {
+      [](void *c, const i64 *pp, i64 b, i64 e) {
 #if defined(__clang__)
         [[clang::always_inline]] (*static_cast<F *>(c))(pp, b, e);
 #else
