@@ -56,6 +56,11 @@ def cases():
     yield ("depthwise_stride2", [node("Conv", ["x", "w"], ["y"], group=32, strides=[2, 2],
                                       pads=[1, 1, 1, 1])], {"x": x4}, {"w": wd},
            conv_ref(x, wd.astype(np.float64), None, 2, 1, 32))
+    # a 1x1 conv on a 40x40 plane: the GEMM schedule that packs its columns per work item
+    # (conv_gemm_fused)
+    wp, bp = rand(64, 32, 1, 1) * 0.2, rand(64)
+    yield ("pointwise_conv", [node("Conv", ["x", "w", "b"], ["y"])], {"x": x4}, {"w": wp, "b": bp},
+           conv_ref(x, wp.astype(np.float64), bp.astype(np.float64), 1, 0))
     # depthwise on channel vectors (14x14 output rows): 6 channel blocks x 3 bands, one lane of
     # scratch per thread
     xc, wc, bc = rand(1, 96, 14, 14), rand(96, 1, 5, 5), rand(96)
