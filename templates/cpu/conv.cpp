@@ -602,6 +602,14 @@ ONNXC_DW_INLINE void dwc_row(const ConvGeom &g, const float *wv, vf32 bias, cons
   }
 }
 
+/// v[j] = the 16 pixels x[j], ... of channels 0 .. nc (planes `plane` apart) as one vector of
+/// channels each (lanes past nc zero).
+ONNXC_DW_INLINE void dwc_load_pixels(const float *x, i64 plane, i64 nc, vf32 v[16]) {
+  for (i64 l = 0; l < kDwcLanes; ++l)
+    v[l] = l < nc ? load_f32(x + l * plane) : vf32{};
+  transpose16(v);
+}
+
 /// Input rows [ih0, ih0 + rows) of channels c0 .. c0 + nc of one image (x: channel c0's plane)
 /// into buf as pixel vectors (rows of `cols` pixels, input column iw at pixel p + iw), lanes of
 /// missing channels, padding columns and rows outside the input zero.
@@ -627,9 +635,7 @@ ONNXC_DW_INLINE void dwc_load_rows(const ConvGeom &g, const float *x, i64 nc, i6
       for (i64 c = 0; c < Wi; c += L) {
         const i64 c1 = c + L <= Wi ? c : Wi - L;
         vf32 v[16];
-        for (i64 l = 0; l < L; ++l)
-          v[l] = l < nc ? load_f32(x0 + l * plane + r * Wi + c1) : zero;
-        transpose16(v);
+        dwc_load_pixels(x0 + r * Wi + c1, plane, nc, v);
         float *d = b0 + (r * cols + pl + c1) * L;
         for (i64 j = 0; j < L; ++j)
           store_f32(d + j * L, v[j]);
@@ -643,9 +649,7 @@ ONNXC_DW_INLINE void dwc_load_rows(const ConvGeom &g, const float *x, i64 nc, i6
   const i64 skip = (cols - Wi) * L; /* from a row's last pixel to the next row's first */
   for (; q + L <= q1; q += L) {
     vf32 v[16];
-    for (i64 l = 0; l < L; ++l)
-      v[l] = l < nc ? load_f32(x0 + l * plane + q) : zero;
-    transpose16(v);
+    dwc_load_pixels(x0 + q, plane, nc, v);
     for (i64 j = 0; j < L; ++j) {
       store_f32(d, v[j]);
       d += L;
@@ -694,15 +698,12 @@ __attribute__((noinline)) void dwc_item(const ConvGeom &g, const Act<float> &act
                                         i64 l1, i64 cols, float *buf) {
   constexpr i64 L = kDwcLanes;
   const i64 ks = g.k_size(), Wo = g.out[2];
-  alignas(64) vf32 gathered[kDwcMaxTaps];
-  const float *wv = reinterpret_cast<const float *>(gathered);
-  if (g.w_packed) { /* conv_dwc_pack_weights: the block's taps are vectors already */
+  alignas(64) float gathered[kDwcMaxTaps * L];
+  const float *wv = gathered;
+  if (g.w_packed) /* conv_dwc_pack_weights: the block's taps are vectors already */
     wv = t.w + (c0 / L) * ks * L;
-  } else {
-    for (i64 k = 0; k < ks; ++k)
-      for (i64 l = 0; l < L; ++l)
-        gathered[k][l] = l < nc ? t.w[(c0 + l) * ks + k] : 0.0f;
-  }
+  else
+    conv_dwc_pack_block(g.M, ks, t.w, c0 / L, gathered);
   vf32 bias = {};
   if (t.bias)
     for (i64 l = 0; l < nc; ++l)

@@ -143,15 +143,20 @@ constexpr int64_t dwc_blocks(const ConvParams &p) { return (p.M + kDwcLanes - 1)
 constexpr int64_t conv_dwc_packed_w_elems(const ConvParams &p) {
   return dwc_blocks(p) * p.w.k_size() * kDwcLanes;
 }
+/// Packs channel block b of W (M x 1 x ks taps) for kConvDwChannels into dst (ks * kDwcLanes
+/// elements: one vector per tap). Also the kernel's gather when W is not pre-packed.
+template <typename T>
+inline void conv_dwc_pack_block(int64_t M, int64_t ks, const T *w, int64_t b, T *dst) {
+  for (int64_t k = 0; k < ks; ++k)
+    for (int64_t l = 0; l < kDwcLanes; ++l) {
+      const int64_t m = b * kDwcLanes + l;
+      dst[k * kDwcLanes + l] = m < M ? w[m * ks + k] : T(0);
+    }
+}
 /// Packs W (M x 1 x k...) for kConvDwChannels into dst (conv_dwc_packed_w_elems elements).
 template <typename T> inline void conv_dwc_pack_weights(const ConvParams &p, const T *w, T *dst) {
-  const int64_t ks = p.w.k_size();
   for (int64_t b = 0; b < dwc_blocks(p); ++b)
-    for (int64_t k = 0; k < ks; ++k)
-      for (int64_t l = 0; l < kDwcLanes; ++l) {
-        const int64_t m = b * kDwcLanes + l;
-        dst[(b * ks + k) * kDwcLanes + l] = m < p.M ? w[m * ks + k] : T(0);
-      }
+    conv_dwc_pack_block(p.M, p.w.k_size(), w, b, dst + b * p.w.k_size() * kDwcLanes);
 }
 /// Pixels of one scratch row: the left padding, the input row and whatever the windows read
 /// past it (right padding).
