@@ -15,7 +15,8 @@
  * parallel loop. With enough columns (kConvFusedBlocks blocks of gemm::kNC), each work item
  * (group, column block) packs the columns it multiplies and runs every row block over them while
  * they are in cache; otherwise B is packed first, in parallel, and the (group, row block, column
- * block) tiles run in a second loop. Every parallel body reads the shapes from its params
+ * block) tiles run in a second loop, for several images at once where the scratch allows
+ * (conv_gemm_images: each row block of W then serves all of them while it is in cache). Every parallel body reads the shapes from its params
  * argument, so the thread pool runs node-specialised code (parallel_for with params). W is
  * normally pre-packed at compile time (w_packed: the pack-weights pass; conv_pack_weights). The
  * fused activation (templates/cpu/activation.h) is applied to each output element when it is
@@ -49,9 +50,6 @@ inline void valid_range(i64 in, i64 out, i64 s, i64 p, i64 off, i64 &lo, i64 &hi
   if (hi < lo)
     hi = lo;
 }
-
-/// Column blocks (of gemm::kNC) from which each work item packs the columns it multiplies.
-constexpr i64 kConvFusedBlocks = 4;
 
 /// d[t] = src[2 t] for t < m, float: 16 at a time from src[2t .. 2t + 30] (two vectors, the
 /// second starting at src[2t + 15], so that nothing past src[2 (m - 1)] is read), the last
@@ -165,14 +163,15 @@ template <typename T> struct ConvPtrs {
   const T *res = nullptr; /* the fused residual (has_residual), Y's shape */
 };
 
-/// The GEMM of image n, group grp: Y block = W block * (packed columns in the group's scratch).
+/// The GEMM of image n, group grp: Y block = W block * (packed columns in the group's scratch,
+/// that of the slot-th image packed at once: conv_gemm_images).
 template <typename T>
 ONNXC_GEMM_INLINE gemm::Problem<T> group_problem(const ConvParams &q, const ConvPtrs<T> &t, i64 n,
-                                                 i64 grp) {
+                                                 i64 grp, i64 slot = 0) {
   using namespace gemm;
   const ConvGeom g(q);
   const i64 Cg = g.C / g.G, Mg = g.M / g.G, K = Cg * g.k_size(), Nsp = g.out_size();
-  T *packed = t.packed + grp * conv_group_cols_elems(q, sizeof(T));
+  T *packed = t.packed + (slot * g.G + grp) * conv_group_cols_elems(q, sizeof(T));
   Problem<T> pr{Mg,
                 Nsp,
                 K,
@@ -244,11 +243,12 @@ inline i64 split_rows(const ConvParams &q) {
   return rows < kMC ? rows : kMC;
 }
 
-/// Few columns: every group's B is packed first (one parallel loop over panels), then the
-/// (group, row block, column block) tiles run in a second one.
+/// Few columns: every group's B of images [n, n + imgs) is packed first (one parallel loop over
+/// panels), then the (group, row block, image, column block) tiles run in a second one; a
+/// thread's consecutive tiles share a row block of W.
 template <typename T>
-ONNXC_GEMM_INLINE void conv_gemm_split(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t,
-                                       i64 n) {
+ONNXC_GEMM_INLINE void conv_gemm_split(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t, i64 n,
+                                       i64 imgs) {
   using namespace gemm;
   const ConvParams cp = params_of<ConvParams>(params);
   constexpr i64 NR = nr<T>();
@@ -258,38 +258,41 @@ ONNXC_GEMM_INLINE void conv_gemm_split(onnxc_rt *rt, const i64 *params, const Co
     const ConvParams q = params_of<ConvParams>(pp);
     const ConvGeom g(q);
     const i64 np = ceil_div(g.out_size(), NR), Cg = g.C / g.G, k = conv_gemm_k(q);
+    const i64 cols = conv_group_cols_elems(q, sizeof(T));
     for (i64 it = lo; it < hi; ++it) {
-      const i64 grp = it / np, pn = it % np;
-      T *dst = t.packed + grp * conv_group_cols_elems(q, sizeof(T));
-      pack_cols(q, t.x + (n * g.C + grp * Cg) * g.in_size(), dst, k, pn * NR,
+      const i64 slot = it / (g.G * np), grp = it / np % g.G, pn = it % np;
+      T *dst = t.packed + (slot * g.G + grp) * cols;
+      pack_cols(q, t.x + ((n + slot) * g.C + grp * Cg) * g.in_size(), dst, k, pn * NR,
                 min_i(g.out_size(), pn * NR + NR));
     }
   };
-  parallel_for(rt, params, cp.G * panels, 1 + 4096 / (kk * NR), pack);
+  parallel_for(rt, params, imgs * cp.G * panels, 1 + 4096 / (kk * NR), pack);
   const i64 mc = split_rows(cp), mb = ceil_div(Mg, mc), nb = ceil_div(Nsp, kNC);
   auto tiles = [&](const i64 *pp, i64 lo, i64 hi) {
     const ConvParams q = params_of<ConvParams>(pp);
     const i64 mg = q.M / q.G, nsp = q.w.out_size(), rows = split_rows(q);
     const i64 rb = ceil_div(mg, rows), cb = ceil_div(nsp, kNC);
     for (i64 it = lo; it < hi; ++it) {
-      const i64 grp = it / (rb * cb), r = it % (rb * cb), bm = r / cb, bn = r % cb;
-      const Problem<T> pr = group_problem(q, t, n, grp);
+      const i64 grp = it / (rb * imgs * cb), r = it % (rb * imgs * cb);
+      const i64 bm = r / (imgs * cb), slot = r / cb % imgs, bn = r % cb;
+      const Problem<T> pr = group_problem(q, t, n + slot, grp, slot);
       block(pr, bm * rows, min_i(mg, bm * rows + rows), bn * kNC, min_i(nsp, bn * kNC + kNC));
     }
   };
-  parallel_for(rt, params, cp.G * mb * nb, 1, tiles);
+  parallel_for(rt, params, cp.G * mb * imgs * nb, 1, tiles);
 }
 
 template <typename T>
 ONNXC_GEMM_INLINE void conv_gemm(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t) {
   const ConvParams cp = params_of<ConvParams>(params);
-  const bool fused = gemm::ceil_div(cp.w.out_size(), gemm::kNC) >= kConvFusedBlocks;
-  for (i64 n = 0; n < cp.N; ++n) {
-    if (fused)
+  if (conv_fused_schedule(cp)) {
+    for (i64 n = 0; n < cp.N; ++n)
       conv_gemm_fused(rt, params, t, n);
-    else
-      conv_gemm_split(rt, params, t, n);
+    return;
   }
+  const i64 imgs = conv_gemm_images(cp, sizeof(T));
+  for (i64 n = 0; n < cp.N; n += imgs)
+    conv_gemm_split(rt, params, t, n, gemm::min_i(imgs, cp.N - n));
 }
 
 /* ---- depthwise (Cg == 1): each output row is computed in vector registers ---- */

@@ -72,6 +72,26 @@ constexpr int64_t conv_group_cols_elems(const ConvParams &p, int64_t elem_bytes)
   return gemm::packed_b_elems(conv_gemm_k(p), N, elem_bytes);
 }
 
+/// GEMM algos: column blocks (of gemm::kNC) from which each work item packs the columns it
+/// multiplies (the fused schedule); with fewer, B is packed first and the tiles run after it.
+constexpr int64_t kConvFusedBlocks = 4;
+constexpr bool conv_fused_schedule(const ConvParams &p) {
+  return gemm::ceil_div(p.w.out_size(), gemm::kNC) >= kConvFusedBlocks;
+}
+/// The few-columns schedule packs the B of several images into at most this many scratch bytes.
+constexpr int64_t kConvBatchScratchBytes = 8 << 20;
+/// GEMM algos: images whose B the few-columns schedule packs at once, so that their tiles run
+/// in one parallel loop (fewer, larger loops) and each row block of W is used for all of them
+/// while it is in cache (resnet50 at batch 4: W of layer3/4 is 1-2 MB per conv); 1 for the
+/// fused schedule.
+constexpr int64_t conv_gemm_images(const ConvParams &p, int64_t elem_bytes) {
+  if (p.N <= 1 || conv_fused_schedule(p))
+    return 1;
+  const int64_t per = p.G * conv_group_cols_elems(p, elem_bytes) * elem_bytes;
+  const int64_t n = per > 0 ? kConvBatchScratchBytes / per : p.N;
+  return n < 1 ? 1 : n > p.N ? p.N : n;
+}
+
 /// kConvDirect: at least this many work items (output rows are split when there are fewer planes).
 constexpr int64_t kConvDirectMinItems = 16;
 
@@ -313,8 +333,9 @@ constexpr WinoBlocks wino_blocks(const ConvParams &p, int64_t elem_bytes) {
   return b;
 }
 
-/// Scratch bytes: every group's packed K x (output plane) matrix of one image (GEMM algos), so
-/// that all groups are packed and multiplied in one parallel loop; for kConvDirect one
+/// Scratch bytes: every group's packed K x (output plane) matrix of one image, or of
+/// conv_gemm_images (GEMM algos), so that all groups are packed and multiplied in one parallel
+/// loop; for kConvDirect one
 /// zero-padded block of input rows per work item (image, channel, block of output rows); for
 /// kConvWinograd the 16 transformed inputs and 16 products of all images, or (blocked) of one
 /// block per lane.
@@ -331,7 +352,7 @@ constexpr int64_t conv_scratch_bytes(const ConvParams &p, int64_t elem_bytes) {
   }
   if (p.algo == kConvWinograd) /* the 16 transformed inputs and the 16 products */
     return 16 * (wino_v_stride(p, elem_bytes) + wino_p_stride(p, elem_bytes)) * elem_bytes;
-  return p.G * conv_group_cols_elems(p, elem_bytes) * elem_bytes;
+  return conv_gemm_images(p, elem_bytes) * p.G * conv_group_cols_elems(p, elem_bytes) * elem_bytes;
 }
 
 } // namespace onnxc_k

@@ -158,6 +158,16 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
      ahead: the next tile's part of this K block, one 64-byte line per 64 bytes used here. */
   const T *a_next = a + kMR * kk;
   constexpr i64 kLine = 64 / (kMR * sizeof(T)) > 0 ? 64 / (kMR * sizeof(T)) : 1;
+  /* The tile's residual rows (read once, by the epilogue of the first K block) are requested
+     now, so that they arrive during the K loop: each row is its own stream at the plane's
+     stride, more streams than the hardware prefetcher follows. */
+  if (p.r && k0 == 0 && cols == NV * VL)
+#pragma GCC unroll 8
+    for (int i = 0; i < R; ++i)
+      if (i < rows)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v)
+          __builtin_prefetch(p.r + (i0 + i) * p.rsr + j0 + v * VL);
   for (i64 k = 0; k < kc; ++k) {
     if (L == kAPacked && k % kLine == 0)
       __builtin_prefetch(a_next + k * kMR);

@@ -171,6 +171,12 @@ CASES = {
     "conv_grouped_fused": conv([1, 16, 40, 40], [32, 4, 3, 3], group=4, pads=[1, 1, 1, 1]),
     "conv_pointwise_fused": conv([1, 24, 40, 40], [40, 24, 1, 1]),
     "conv_pointwise_batch": conv([3, 20, 6, 5], [17, 20, 1, 1]),
+    # The few-columns schedule packs several images' B at once (conv_gemm_images, at most
+    # kConvBatchScratchBytes): K = 3200 on a 14x14 plane is 3 MB per image in float, so 3
+    # images run as 2 + 1; in double (5.5 MB) one at a time.
+    "conv_batch_chunks": conv([3, 128, 14, 14], [8, 128, 5, 5], pads=[2, 2, 2, 2], relu=True),
+    "conv_batch_chunks_double": conv([3, 128, 14, 14], [8, 128, 5, 5], pads=[2, 2, 2, 2],
+                                     dt=np.float64),
     # fused activations, applied in registers on full-width GEMM tiles (N = 1600 columns: whole
     # panels and a remainder) and on depthwise rows narrower than a vector (W 7 and 14: a row's
     # vector spills into the rows after it within a work item, never past the item's last row)
