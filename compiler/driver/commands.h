@@ -41,6 +41,7 @@ struct CompileSummary {
   int64_t arena_size = 0;
   int64_t intermediates_size = 0; ///< all arena tensors, unshared
   int64_t inplace_values = 0;     ///< outputs computed in their input's buffer
+  int64_t concats_in_place = 0;   ///< Concats whose inputs were computed in its output
   int64_t weights_size = 0;
   size_t kernel_calls = 0;
   CpuArtifactInfo budget;  ///< code and stack size (measured for so/obj/static)

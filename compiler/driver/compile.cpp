@@ -356,6 +356,7 @@ static CompileSummary compile_model_unchecked(const CompileOptions &o) {
   s.arena_size = plan.arena_size;
   s.intermediates_size = plan.intermediates_size;
   s.inplace_values = plan.inplace_values;
+  s.concats_in_place = plan.concats_in_place;
   s.weights_size = plan.weights_size;
   s.kernel_calls = plan.calls.size();
   if (batch)
@@ -439,6 +440,10 @@ int cmd_compile(const CompileOptions &o) {
     std::cout << fmt::format("intermediates: {} bytes if no buffer shared memory ({} computed "
                              "in place)\n",
                              s.intermediates_size, s.inplace_values);
+    if (s.concats_in_place > 0)
+      std::cout << fmt::format("concats in place: {} (their inputs computed in their output's "
+                               "buffer, no copy)\n",
+                               s.concats_in_place);
     std::cout << fmt::format("weights: {} bytes\n", s.weights_size);
     if (s.budget.measured)
       std::cout << fmt::format("code size: {} bytes (beyond the weights)\n"

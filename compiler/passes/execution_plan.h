@@ -110,6 +110,7 @@ struct ExecutionPlan {
   int64_t arena_size = 0;         ///< bytes, a multiple of kArenaAlignment
   int64_t intermediates_size = 0; ///< bytes of all arena tensors and scratch buffers, unshared
   int64_t inplace_values = 0;     ///< outputs that took over their input's buffer
+  int64_t concats_in_place = 0;   ///< Concats whose inputs were computed in its output's buffer
   int64_t weights_size = 0;       ///< bytes of the weight blob
   /// A run-time batch (passes/sample_wise.h): the plan is for one sample (the batch dim of
   /// `inputs`/`outputs` is 1) and onnxc_run runs it once per sample.

@@ -72,13 +72,10 @@ std::vector<std::string> pipeline_pass_names() {
 }
 
 std::vector<std::string> optional_pass_names() {
-  return {"fuse-half-casts", "fuse-qdq",
-          "fold-batchnorm",  "fuse-gelu",
-          "fuse-scale",      "fuse-bias",
-          "fuse-residual",   "fuse-activation",
-          "pack-weights",    "conv-paths",
-          kWinogradPass,     kDwChannelsPass,
-          kInplacePass,      kSpecialiseParallelPass};
+  return {"fuse-half-casts", "fuse-qdq",         "fold-batchnorm",       "fuse-gelu",
+          "fuse-scale",      "fuse-bias",        "fuse-residual",        "fuse-activation",
+          "pack-weights",    "conv-paths",       kWinogradPass,          kDwChannelsPass,
+          kInplacePass,      kConcatInPlacePass, kSpecialiseParallelPass};
 }
 
 bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
@@ -86,9 +83,10 @@ bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
   if (std::find(optional.begin(), optional.end(), pass) == optional.end())
     return true;
   for (const std::string &d : opts.disabled_passes)
-    if (d == pass || (d == "all-fusion" && pass != kSpecialiseParallelPass &&
-                      pass != kInplacePass && pass != "pack-weights" && pass != "conv-paths" &&
-                      pass != kWinogradPass && pass != kDwChannelsPass))
+    if (d == pass ||
+        (d == "all-fusion" && pass != kSpecialiseParallelPass && pass != kInplacePass &&
+         pass != kConcatInPlacePass && pass != "pack-weights" && pass != "conv-paths" &&
+         pass != kWinogradPass && pass != kDwChannelsPass))
       return false;
   return true;
 }
@@ -198,6 +196,7 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   run("plan-memory", [&] {
     PlanOptions popts = opts.plan;
     popts.inplace = popts.inplace && pass_enabled(opts, kInplacePass);
+    popts.concat_in_place = popts.concat_in_place && pass_enabled(opts, kConcatInPlacePass);
     plan_memory(plan, popts);
   });
   return plan;

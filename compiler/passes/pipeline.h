@@ -59,6 +59,8 @@ inline constexpr char kSpecialiseParallelPass[] = "specialise-parallel";
 /// plan-memory's in-place reuse of element-wise inputs (PlanOptions::inplace); not a fusion
 /// pass either.
 inline constexpr char kInplacePass[] = "inplace";
+/// plan-memory's Concats computed in place (PlanOptions::concat_in_place); not a fusion pass.
+inline constexpr char kConcatInPlacePass[] = "concat-in-place";
 /// conv-paths' Winograd path for 3x3 stride-1 Convs (compiler/passes/conv_paths.h); not a fusion
 /// pass either.
 inline constexpr char kWinogradPass[] = "winograd";

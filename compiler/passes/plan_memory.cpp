@@ -23,8 +23,8 @@ int64_t align_up(int64_t v) {
 struct Interval {
   int64_t size;
   int first, last;
-  Value *value;    // nullptr for a scratch buffer
-  int scratch_of;  // call index for scratch
+  Value *value;   // nullptr for a scratch buffer
+  int scratch_of; // call index for scratch
   int64_t offset = 0;
 };
 
@@ -107,9 +107,9 @@ std::map<Value *, size_t> last_uses(const ExecutionPlan &plan) {
 
 /// The values whose buffer an output may take over, and what decides it.
 struct InplaceState {
-  std::map<Value *, size_t> last;          ///< last call using each value
-  std::set<Value *> taken;                 ///< inputs whose buffer an output took over
-  std::vector<std::pair<int, int>> loops;  ///< [LoopBegin, LoopEnd] call ranges
+  std::map<Value *, size_t> last;         ///< last call using each value
+  std::set<Value *> taken;                ///< inputs whose buffer an output took over
+  std::vector<std::pair<int, int>> loops; ///< [LoopBegin, LoopEnd] call ranges
   /// True if call c lies in a loop that `first` (the call defining a value) precedes: the
   /// value is read again by the next iteration, so its buffer is not free after c.
   bool reread_by_loop(size_t c, int first) const {
@@ -138,7 +138,78 @@ Value *inplace_source(const PlannedCall &pc, size_t c, size_t out, const Inplace
   return nullptr;
 }
 
+/// An input of a Concat computed in place: the Concat's output and the input's byte offset in it.
+struct Slice {
+  Value *whole;
+  int64_t offset;
+};
+
+/// The Concats whose inputs can be computed in their output's buffer: the output and every
+/// input are intermediates (no graph input or output, no constant), each input is computed by
+/// one call and read by the Concat alone, once (it appears in two calls' operands); nothing but 1s
+/// precedes the axis, so each input is one contiguous run of the output, and every run starts 64
+/// bytes aligned. Not in plans with control flow, a run-time extent or run-scoped data (their
+/// buffers follow other rules). Removes those Concats' calls and returns where each of their inputs
+/// lives.
+std::map<Value *, Slice> place_concats(ExecutionPlan &plan) {
+  std::map<Value *, Slice> slices;
+  if (plan.extent)
+    return slices;
+  std::map<Value *, int> uses; // appearances in calls' operands: its producer's and readers'
+  for (const PlannedCall &pc : plan.calls) {
+    if (pc.control != ControlMark::None || !pc.run_time_data.empty() || pc.guard)
+      return slices;
+    for (Value *v : pc.call.args)
+      if (v)
+        ++uses[v];
+  }
+  std::set<size_t> dropped;
+  for (size_t c = 0; c < plan.calls.size(); ++c) {
+    const PlannedCall &pc = plan.calls[c];
+    const Region &r = plan.regions[pc.region];
+    if (r.kind != Region::Kind::Op || !r.root || r.root->op_type != "Concat" ||
+        !r.root->domain.empty() || !r.fused.empty() || !r.activation.op.empty())
+      continue;
+    const Node &n = *r.root;
+    Value *whole = n.outputs.empty() ? nullptr : n.outputs[0];
+    if (!whole || whole->storage != Storage::Unassigned || !whole->type.is_static() ||
+        pc.call.args.size() != n.inputs.size() + 1 || pc.call.args.back() != whole)
+      continue;
+    const std::vector<int64_t> dims = whole->type.static_dims();
+    const int64_t axis = normalize_axis(n, attr_int(n, "axis", 0), int64_t(dims.size()));
+    bool ok = std::all_of(dims.begin(), dims.begin() + axis, [](int64_t d) { return d == 1; });
+    std::set<Value *> seen;
+    std::map<Value *, Slice> mine;
+    int64_t off = 0;
+    for (size_t i = 0; ok && i < n.inputs.size(); ++i) {
+      Value *v = n.inputs[i];
+      ok = v && pc.call.args[i] == v && v->producer && !v->constant &&
+           v->storage == Storage::Unassigned && seen.insert(v).second && uses[v] == 2 &&
+           !slices.count(v) && off % kAlign == 0 && v->type.is_static() &&
+           v->type.dtype == whole->type.dtype;
+      if (ok) {
+        mine[v] = {whole, off};
+        off += type_bytes(v->type);
+      }
+    }
+    if (!ok || off != type_bytes(whole->type))
+      continue;
+    slices.insert(mine.begin(), mine.end());
+    dropped.insert(c);
+  }
+  std::vector<PlannedCall> kept;
+  kept.reserve(plan.calls.size() - dropped.size());
+  for (size_t c = 0; c < plan.calls.size(); ++c)
+    if (!dropped.count(c))
+      kept.push_back(std::move(plan.calls[c]));
+  plan.calls = std::move(kept);
+  plan.concats_in_place = int64_t(dropped.size());
+  return slices;
+}
+
 void assign_arena(ExecutionPlan &plan, const PlanOptions &opts) {
+  const std::map<Value *, Slice> slices =
+      opts.concat_in_place ? place_concats(plan) : std::map<Value *, Slice>{};
   std::map<Value *, size_t> index;
   InplaceState st{last_uses(plan), {}, loop_ranges(plan.calls)};
   std::vector<Interval> iv;
@@ -146,6 +217,18 @@ void assign_arena(ExecutionPlan &plan, const PlanOptions &opts) {
     PlannedCall &pc = plan.calls[c];
     for (size_t a = 0; a < pc.call.args.size(); ++a) {
       Value *v = pc.call.args[a];
+      if (auto s = v ? slices.find(v) : slices.end(); s != slices.end()) {
+        v = s->second.whole; /* computed in the Concat's output: that buffer is live from here */
+        if (v->storage == Storage::Arena && !index.count(v))
+          continue; /* already given its interval */
+        if (!index.count(v)) {
+          index.emplace(v, iv.size());
+          iv.push_back({type_bytes(v->type), int(c), int(c), v, -1});
+        }
+        iv[index.at(v)].last = std::max(iv[index.at(v)].last, int(c));
+        v->storage = Storage::Arena;
+        continue;
+      }
       if (!v || (v->storage != Storage::Unassigned && !index.count(v)))
         continue;
       auto [it, fresh] = index.emplace(v, iv.size());
@@ -186,6 +269,11 @@ void assign_arena(ExecutionPlan &plan, const PlanOptions &opts) {
     v->offset = iv[i].offset;
     if (v != iv[i].value)
       plan.intermediates_size += align_up(type_bytes(v->type));
+  }
+  for (auto [v, s] : slices) { // a Concat's inputs: their runs of its output
+    v->storage = Storage::Arena;
+    v->offset = s.whole->offset + s.offset;
+    plan.intermediates_size += align_up(type_bytes(v->type));
   }
 }
 

@@ -162,6 +162,10 @@ class Case:
         half = self.scalar_op("Mul", x, 0.5, left=True)
         return self.node("Mul", [half, one], self.val[half] * self.val[one])
 
+    def concat(self, values, axis=1):
+        return self.node("Concat", values, np.concatenate([self.val[v] for v in values], axis),
+                         axis=axis)
+
     def save(self, out_dir, outputs, expect_nodes):
         d = os.path.join(out_dir, self.name)
         os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
@@ -182,7 +186,8 @@ class Case:
             with open(os.path.join(data, fname), "wb") as f:
                 f.write(numpy_helper.from_array(arr, name).SerializeToString())
         with open(os.path.join(d, "expect.json"), "w") as f:
-            json.dump({"nodes": expect_nodes, "unfused": len(self.nodes)}, f)
+            expect = expect_nodes if isinstance(expect_nodes, dict) else {"nodes": expect_nodes}
+            json.dump(dict(expect, unfused=len(self.nodes)), f)
 
 
 def build_cases():
@@ -281,6 +286,21 @@ def build_cases():
         lambda c: (lambda y: [y, c.act("Relu", y)])(c.conv("x", 4)), 2)
     add("conv_two_users", (1, 3, 6, 6),
         lambda c: (lambda y: [c.act("Relu", y), c.act("Sigmoid", y)])(c.conv("x", 4)), 3)
+    # plan-memory's Concat in place (compared with --disable-pass=concat-in-place): a
+    # SqueezeNet fire module, whose expand convs write their halves of the Concat's output
+    # (16 channels of 12x12: 9216 bytes, 64-byte aligned), then a conv reads it; kept where an
+    # input's run would start unaligned (3 channels of 5x5) or is not one run (batch 2).
+    def fire(c, e1, e3):
+        s = c.act("Relu", c.conv("x", 8, k=1, pad=0))
+        cat = c.concat([c.act("Relu", c.conv(s, e1, k=1, pad=0)), c.act("Relu", c.conv(s, e3))])
+        return [c.conv(cat, 8, k=1, pad=0)]
+    off = ["--disable-pass=concat-in-place"]
+    add("concat_fire_in_place", (1, 16, 12, 12), lambda c: fire(c, 16, 16),
+        {"nodes": 5, "off": off, "concats": 1})
+    add("concat_unaligned_kept", (1, 16, 5, 5), lambda c: fire(c, 3, 16),
+        {"nodes": 5, "off": off, "concats": 0})
+    add("concat_batch2_kept", (2, 16, 12, 12), lambda c: fire(c, 16, 16),
+        {"nodes": 5, "off": off, "concats": 0})
     return cases
 
 

@@ -251,6 +251,72 @@ TEST_CASE("memory planner computes element-wise outputs in place of inputs that 
   CHECK(plan.intermediates_size == 4 * 1024);
 }
 
+namespace {
+/// x (1x16x4x4) -> a = Neg(x), b = Relu(x), c = Exp(x) -> Concat(axis) -> Sigmoid -> y, and
+/// optionally b also read by a Neg after the Concat (a second output).
+struct ConcatOfThree {
+  Graph g;
+  Value *a, *b, *c, *cat;
+  ConcatOfThree(int64_t axis, bool b_read_later) {
+    Value *x = input(g, "x", {1, 16, 4, 4});
+    a = op(g, "Neg", {x})->outputs[0];
+    b = op(g, "Relu", {x})->outputs[0];
+    c = op(g, "Exp", {x})->outputs[0];
+    Node *concat = op(g, "Concat", {a, b, c});
+    concat->attrs["axis"].kind = Attribute::Kind::Int;
+    concat->attrs["axis"].i = axis;
+    cat = concat->outputs[0];
+    output(g, op(g, "Sigmoid", {cat})->outputs[0]);
+    if (b_read_later)
+      output(g, op(g, "Neg", {b})->outputs[0]);
+    infer_shapes(g);
+  }
+};
+} // namespace
+
+TEST_CASE("memory planner computes a Concat's inputs in its output's buffer") {
+  ConcatOfThree t(1, false);
+  ExecutionPlan plan = plan_of(t.g, "concat");
+  CHECK(plan.concats_in_place == 1);
+  REQUIRE(plan.calls.size() == 4); // Neg, Relu, Exp, Sigmoid: no copy
+  for (const PlannedCall &pc : plan.calls)
+    CHECK(pc.call.kernel.find("concat") == std::string::npos);
+  REQUIRE(t.cat->storage == Storage::Arena);
+  CHECK(t.a->offset == t.cat->offset);
+  CHECK(t.b->offset == t.cat->offset + 1024);
+  CHECK(t.c->offset == t.cat->offset + 2048);
+  // The output's buffer is live from the first input's call on.
+  CHECK(plan.arena_size == 3 * 1024);
+}
+
+TEST_CASE("memory planner keeps a Concat whose inputs are not whole runs of its output or are "
+          "read elsewhere") {
+  SECTION("axis 2: each input is 16 runs") {
+    ConcatOfThree t(2, false);
+    ExecutionPlan plan = plan_of(t.g, "concat2");
+    CHECK(plan.concats_in_place == 0);
+    CHECK(plan.calls.size() == 5);
+    CHECK_FALSE(overlaps(t.a, t.cat));
+  }
+  SECTION("an input also read after the Concat") {
+    ConcatOfThree t(1, true);
+    ExecutionPlan plan = plan_of(t.g, "concat_reread");
+    CHECK(plan.concats_in_place == 0);
+    CHECK(plan.calls.size() == 6);
+    CHECK_FALSE(overlaps(t.b, t.cat));
+  }
+  SECTION("turned off") {
+    ConcatOfThree t(1, false);
+    ExecutionPlan plan = form_regions(t.g, "concat_off");
+    lower_regions(t.g, plan, lower_region_cpu);
+    PlanOptions o;
+    o.concat_in_place = false;
+    plan_memory(plan, o);
+    CHECK(plan.concats_in_place == 0);
+    CHECK(plan.calls.size() == 5);
+  }
+}
+
 TEST_CASE("memory planner copies constant and input graph outputs") {
   Graph g;
   Value *x = input(g, "x", {3});
