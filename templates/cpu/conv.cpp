@@ -723,8 +723,11 @@ __attribute__((noinline)) void dwc_item(const ConvGeom &g, const Act<float> &act
   dwc_store_pixels(out, pixels, nc, g.out_size(), t.y + (n * g.M + c0) * g.out_size() + l0 * Wo);
 }
 
-/// Depthwise on channel vectors: one lane per thread (at most dwc_lanes), each running its
-/// items in turn in its part of the scratch, which stays in cache.
+/// Depthwise on channel vectors: one lane per thread (at most dwc_lanes), each running a
+/// contiguous range of items in turn in its part of the scratch, which stays in cache. (Items
+/// dealt out in turn, l, l + lanes, ..., interleave the threads' channel blocks, whose rows the
+/// hardware prefetchers then fetch for the wrong core: 1152 channels at 7x7, 5x5, 2 threads
+/// 28.2 -> 26.9 us.)
 template <typename T>
 ONNXC_GEMM_INLINE void conv_dw_channels(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t) {
   if constexpr (is_f32<T>) {
@@ -739,7 +742,7 @@ ONNXC_GEMM_INLINE void conv_dw_channels(onnxc_rt *rt, const i64 *params, const C
       const i64 items = dwc_items(q, 4), lanes = used, cols = dwc_cols(q);
       for (i64 lane = lo; lane < hi; ++lane) {
         float *buf = t.packed + lane * dwc_lane_elems(q, 4);
-        for (i64 it = lane; it < items; it += lanes) {
+        for (i64 it = lane * items / lanes; it < (lane + 1) * items / lanes; ++it) {
           const i64 n = it / (blocks * bands), cb = (it / bands) % blocks, band = it % bands;
           const i64 c0 = cb * kDwcLanes, nc = gemm::min_i(kDwcLanes, g.M - c0);
           const i64 l0 = band * lines, l1 = gemm::min_i(g.out[1], l0 + lines);

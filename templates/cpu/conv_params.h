@@ -217,8 +217,8 @@ constexpr int64_t dwc_bands(const ConvParams &p, int64_t elem_bytes) {
 constexpr int64_t dwc_items(const ConvParams &p, int64_t elem_bytes) {
   return p.N * dwc_blocks(p) * dwc_bands(p, elem_bytes);
 }
-/// Lanes at most (the kernel uses one per thread): lane l runs items l, l + lanes, ... with its
-/// own scratch. From one image's items, so that the scratch does not depend on the batch.
+/// Lanes at most (the kernel uses one per thread): lane l runs the l-th of `lanes` contiguous
+/// ranges of items with its own scratch. From one image's items, so that the scratch does not depend on the batch.
 constexpr int64_t dwc_lanes(const ConvParams &p, int64_t elem_bytes) {
   const int64_t items = dwc_blocks(p) * dwc_bands(p, elem_bytes);
   return items < kDwcMaxLanes ? (items > 0 ? items : 1) : kDwcMaxLanes;
