@@ -97,7 +97,8 @@ void add_codegen_flags(CLI::App *cmd, CompileOptions &o, CompileFlags &f) {
                   "Do not run an optional pass: fuse-half-casts, fuse-qdq, fold-batchnorm, "
                   "fuse-gelu, fuse-bias, fuse-activation, all-fusion (those six), pack-weights, "
                   "conv-paths, "
-                  "winograd, dw-channels, inplace, concat-in-place or specialise-parallel "
+                  "winograd, dw-channels, few-channels, inplace, concat-in-place or "
+                  "specialise-parallel "
                   "(repeatable)");
   cmd->add_option("--gemm-tile-rows", o.pipeline.gemm_tile_rows,
                   "GEMM micro-tile rows for Conv/Gemm/MatMul: 1, 2, 4 or 8 (default: chosen "

@@ -9,7 +9,9 @@
 // that path is the faster. Unmarked Convs run as im2col + GEMM.
 // Optional: `--disable-pass=conv-paths` gives the im2col reference the differential tests
 // compare with; `--disable-pass=winograd` keeps the other paths but not Winograd;
-// `--disable-pass=dw-channels` keeps depthwise Convs on their row-vector path.
+// `--disable-pass=dw-channels` keeps depthwise Convs on their row-vector path;
+// `--disable-pass=few-channels` keeps Convs with few input channels (kConvFewChannels: direct,
+// for a first layer on colour channels; the value's kConvFewChannelsBit) on im2col.
 #pragma once
 
 #include "compiler/ir/ir.h"
@@ -17,6 +19,6 @@
 namespace onnxc {
 
 /// Marks the Convs (Winograd allowed when `winograd`); returns the number of nodes marked.
-int mark_conv_paths(Graph &g, bool winograd, bool dw_channels);
+int mark_conv_paths(Graph &g, bool winograd, bool dw_channels, bool few_channels);
 
 } // namespace onnxc

@@ -72,10 +72,10 @@ std::vector<std::string> pipeline_pass_names() {
 }
 
 std::vector<std::string> optional_pass_names() {
-  return {"fuse-half-casts", "fuse-qdq",         "fold-batchnorm",       "fuse-gelu",
-          "fuse-scale",      "fuse-bias",        "fuse-residual",        "fuse-activation",
-          "pack-weights",    "conv-paths",       kWinogradPass,          kDwChannelsPass,
-          kInplacePass,      kConcatInPlacePass, kSpecialiseParallelPass};
+  return {"fuse-half-casts", "fuse-qdq",   "fold-batchnorm",   "fuse-gelu",
+          "fuse-scale",      "fuse-bias",  "fuse-residual",    "fuse-activation",
+          "pack-weights",    "conv-paths", kWinogradPass,      kDwChannelsPass,
+          kFewChannelsPass,  kInplacePass, kConcatInPlacePass, kSpecialiseParallelPass};
 }
 
 bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
@@ -86,7 +86,7 @@ bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
     if (d == pass ||
         (d == "all-fusion" && pass != kSpecialiseParallelPass && pass != kInplacePass &&
          pass != kConcatInPlacePass && pass != "pack-weights" && pass != "conv-paths" &&
-         pass != kWinogradPass && pass != kDwChannelsPass))
+         pass != kWinogradPass && pass != kDwChannelsPass && pass != kFewChannelsPass))
       return false;
   return true;
 }
@@ -167,7 +167,8 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   run("pack-weights", [&] { pack_weights(g); });
   // Conv may use its depthwise, pointwise and Winograd paths (else im2col + GEMM for all).
   run("conv-paths", [&] {
-    mark_conv_paths(g, pass_enabled(opts, kWinogradPass), pass_enabled(opts, kDwChannelsPass));
+    mark_conv_paths(g, pass_enabled(opts, kWinogradPass), pass_enabled(opts, kDwChannelsPass),
+                    pass_enabled(opts, kFewChannelsPass));
   });
   // The GEMM micro-tile height the target's vector registers allow (not an optimisation).
   mark_gemm_tile_rows(g, opts.gemm_tile_rows);

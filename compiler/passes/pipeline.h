@@ -67,6 +67,9 @@ inline constexpr char kWinogradPass[] = "winograd";
 /// conv-paths' channel-vector path for float depthwise Convs (kConvDwChannels); not a fusion
 /// pass either.
 inline constexpr char kDwChannelsPass[] = "dw-channels";
+/// conv-paths' direct path for float Convs with few input channels (kConvFewChannels); not a
+/// fusion pass either.
+inline constexpr char kFewChannelsPass[] = "few-channels";
 
 /// Whether `pass` runs under opts (false if disabled by name or by "all-fusion").
 bool pass_enabled(const PipelineOptions &opts, const std::string &pass);

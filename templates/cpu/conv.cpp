@@ -16,13 +16,13 @@
  * (group, column block) packs the columns it multiplies and runs every row block over them while
  * they are in cache; otherwise B is packed first, in parallel, and the (group, row block, column
  * block) tiles run in a second loop, for several images at once where the scratch allows
- * (conv_gemm_images: each row block of W then serves all of them while it is in cache). Every parallel body reads the shapes from its params
- * argument, so the thread pool runs node-specialised code (parallel_for with params). W is
- * normally pre-packed at compile time (w_packed: the pack-weights pass; conv_pack_weights). The
- * fused activation (templates/cpu/activation.h) is applied to each output element when it is
- * final.
- * tensors {X, W (or packed W), B (may be null), Y, [R: the fused residual (has_residual)],
- * scratch (GEMM algos: one packed K x N)}. R is added after the bias, before the activation.
+ * (conv_gemm_images: each row block of W then serves all of them while it is in cache). Every
+ * parallel body reads the shapes from its params argument, so the thread pool runs node-specialised
+ * code (parallel_for with params). W is normally pre-packed at compile time (w_packed: the
+ * pack-weights pass; conv_pack_weights). The fused activation (templates/cpu/activation.h) is
+ * applied to each output element when it is final. tensors {X, W (or packed W), B (may be null), Y,
+ * [R: the fused residual (has_residual)], scratch (GEMM algos: one packed K x N)}. R is added after
+ * the bias, before the activation.
  */
 #include "templates/cpu/activation.h"
 #include "templates/cpu/conv_params.h"
@@ -768,6 +768,160 @@ ONNXC_GEMM_INLINE void conv_dw_channels(onnxc_rt *rt, const i64 *params, const C
 namespace onnxc_k {
 namespace {
 
+/* ---- kConvFewChannels (conv_params.h): direct, on stride-phase rows ---- */
+
+/// Writes the S phase rows (pc elements each) of one zero-padded input row at dst: phase q,
+/// element j is the padded row's column q + S j (X's column q + S j - left pad), zero outside
+/// X; xrow null: a padding row, all zeros.
+inline void few_phase_row(const ConvGeom &g, const float *xrow, i64 S, i64 pc, float *dst) {
+  for (i64 q = 0; q < S; ++q) {
+    float *d = dst + q * pc;
+    i64 j0 = 0, j1 = 0; /* the run of j whose column lies in X */
+    if (xrow) {
+      const i64 a = g.p[2] - q, b = g.in[2] - 1 + g.p[2] - q;
+      j0 = a <= 0 ? 0 : (a + S - 1) / S;
+      j1 = b < 0 ? 0 : gemm::min_i(pc, b / S + 1);
+      j1 = j1 < j0 ? j0 : j1;
+    }
+    for (i64 j = 0; j < j0; ++j)
+      d[j] = 0.0f;
+    if (j1 > j0) {
+      const float *src = xrow + (q + S * j0 - g.p[2]);
+      if (S == 1)
+        __builtin_memcpy(d + j0, src, sizeof(float) * (j1 - j0));
+      else if (S == 2)
+        put_stride2(d + j0, j1 - j0, src);
+      else
+        for (i64 j = j0; j < j1; ++j)
+          d[j] = src[(j - j0) * S];
+    }
+    for (i64 j = j1; j < pc; ++j)
+      d[j] = 0.0f;
+  }
+}
+
+/// NV vectors of output row oh's pixels ow0 .. ow0 + npx (npx <= 16 NV) for the kFewMB output
+/// channels of block m0 (nm of them exist): every tap's pixel vectors are loaded once from the
+/// phase rows `ph` (the image's, C x rows x S x pc) and multiplied by each channel's weight
+/// (wb: kFewMB per tap); bias, and the cheap activations in registers (the others are the
+/// caller's, once per band: per call here, their setup cost as much as the vectors).
+template <int NV>
+ONNXC_DW_INLINE void few_pixels(const ConvGeom &g, const Act<float> &act, const float *wb,
+                                const float *bias, const float *ph, i64 rows, i64 pc, i64 oh,
+                                i64 ow0, i64 npx, float *y, i64 m0, i64 nm) {
+  constexpr i64 L = kVecF32;
+  const i64 S = g.s[2];
+  vf32 acc[kFewMB][NV];
+#pragma GCC unroll 8
+  for (int m = 0; m < kFewMB; ++m)
+#pragma GCC unroll 3
+    for (int v = 0; v < NV; ++v)
+      acc[m][v] = vf32{} + bias[m];
+  const float *w = wb;
+  for (i64 c = 0; c < g.C; ++c)
+    for (i64 kh = 0; kh < g.k[1]; ++kh) {
+      const float *prow = ph + (c * rows + oh * g.s[1] + kh) * S * pc + ow0;
+      for (i64 kw = 0; kw < g.k[2]; ++kw, w += kFewMB) {
+        const float *src = prow + (kw % S) * pc + kw / S;
+        vf32 iv[NV];
+#pragma GCC unroll 3
+        for (int v = 0; v < NV; ++v)
+          iv[v] = load_f32(src + v * L);
+#pragma GCC unroll 8
+        for (int m = 0; m < kFewMB; ++m) {
+          const float wm = w[m];
+#pragma GCC unroll 3
+          for (int v = 0; v < NV; ++v)
+            acc[m][v] += wm * iv[v];
+        }
+      }
+    }
+  const bool cheap = act_is_cheap(act.kind);
+  const i64 plane = g.out[1] * g.out[2];
+#pragma GCC unroll 8
+  for (int m = 0; m < kFewMB; ++m) {
+    if (m >= nm)
+      break;
+    float *yr = y + (m0 + m) * plane + oh * g.out[2] + ow0;
+#pragma GCC unroll 3
+    for (int v = 0; v < NV; ++v) {
+      const vf32 o = cheap ? act_vec_cheap(act, acc[m][v]) : acc[m][v];
+      if ((v + 1) * L <= npx)
+        store_f32(yr + v * L, o);
+      else if (v * L < npx)
+        __builtin_memcpy(yr + v * L, &o, sizeof(float) * (npx - v * L));
+    }
+  }
+}
+
+/// kConvFewChannels: per image, the phase rows first (one parallel loop over input rows), then
+/// the (channel block, band of rows) items, block-major so that a thread's items share a
+/// block's weights.
+template <typename T>
+ONNXC_GEMM_INLINE void conv_few_channels(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t) {
+  if constexpr (is_f32<T>) {
+    const ConvParams cp = params_of<ConvParams>(params);
+    const i64 bands = gemm::ceil_div(cp.w.out[1], kFewBandRows);
+    for (i64 n = 0; n < cp.N; ++n) {
+      auto pack = [&](const i64 *pp, i64 lo, i64 hi) {
+        const ConvParams q = params_of<ConvParams>(pp);
+        const ConvGeom g(q);
+        const i64 rows = few_rows(q), pc = few_phase_cols(q), S = g.s[2];
+        for (i64 it = lo; it < hi; ++it) { /* it: channel c, padded row r */
+          const i64 c = it / rows, ih = it % rows - g.p[1];
+          const float *xrow =
+              ih >= 0 && ih < g.in[1] ? t.x + (n * g.C + c) * g.in_size() + ih * g.in[2] : nullptr;
+          few_phase_row(g, xrow, S, pc, t.packed + it * S * pc);
+        }
+      };
+      parallel_for(rt, params, cp.C * few_rows(cp), 16, pack);
+      auto body = [&](const i64 *pp, i64 lo, i64 hi) {
+        const ConvParams q = params_of<ConvParams>(pp);
+        const ConvGeom g(q);
+        const Act<float> act = make_act<float>(q.act);
+        const i64 K = g.C * g.k_size(), rows = few_rows(q), pc = few_phase_cols(q);
+        const i64 W = g.out[2], nb = gemm::ceil_div(g.out[1], kFewBandRows);
+        float *y = t.y + n * g.M * g.out[1] * g.out[2];
+        alignas(64) float gathered[kFewMaxTaps * kFewMB];
+        i64 have = -1;
+        for (i64 it = lo; it < hi; ++it) {
+          const i64 b = it / nb, band = it % nb, m0 = b * kFewMB;
+          const float *wb = gathered;
+          if (g.w_packed) /* conv_few_pack_weights */
+            wb = t.w + b * K * kFewMB;
+          else if (have != b) {
+            conv_few_pack_block(g.M, K, t.w, b, gathered);
+            have = b;
+          }
+          float bias[kFewMB];
+          for (i64 l = 0; l < kFewMB; ++l)
+            bias[l] = t.bias && m0 + l < g.M ? t.bias[m0 + l] : 0.0f;
+          const i64 nm = gemm::min_i(kFewMB, g.M - m0), r0 = band * kFewBandRows;
+          const i64 r1 = gemm::min_i(g.out[1], r0 + kFewBandRows);
+          for (i64 oh = r0; oh < r1; ++oh) {
+            i64 ow = 0;
+            for (; ow + 3 * kVecF32 <= W; ow += 3 * kVecF32)
+              few_pixels<3>(g, act, wb, bias, t.packed, rows, pc, oh, ow, 3 * kVecF32, y, m0, nm);
+            const i64 rest = W - ow;
+            if (rest > 2 * kVecF32)
+              few_pixels<3>(g, act, wb, bias, t.packed, rows, pc, oh, ow, rest, y, m0, nm);
+            else if (rest > kVecF32)
+              few_pixels<2>(g, act, wb, bias, t.packed, rows, pc, oh, ow, rest, y, m0, nm);
+            else if (rest > 0)
+              few_pixels<1>(g, act, wb, bias, t.packed, rows, pc, oh, ow, rest, y, m0, nm);
+          }
+          if (act.kind != kActNone && !act_is_cheap(act.kind)) /* each channel's band rows */
+            for (i64 m = 0; m < nm; ++m)
+              apply_act_row(act, y + (m0 + m) * g.out[1] * W + r0 * W, (r1 - r0) * W, 1);
+        }
+      };
+      parallel_for(rt, params, few_blocks(cp) * bands, 1, body);
+    }
+  } else {
+    (void)rt, (void)params, (void)t; /* the lowering chooses kConvFewChannels for float only */
+  }
+}
+
 template <typename T>
 ONNXC_GEMM_INLINE int32_t conv_kernel(onnxc_rt *rt, void *const *t, const i64 *p) {
   const ConvParams cp = params_of<ConvParams>(p);
@@ -781,6 +935,8 @@ ONNXC_GEMM_INLINE int32_t conv_kernel(onnxc_rt *rt, void *const *t, const i64 *p
     conv_depthwise(rt, p, ptrs);
   else if (cp.algo == kConvDwChannels)
     conv_dw_channels(rt, p, ptrs);
+  else if (cp.algo == kConvFewChannels)
+    conv_few_channels(rt, p, ptrs);
   else if (cp.algo == kConvWinograd)
     conv_winograd(rt, p, ptrs);
   else

@@ -11,11 +11,12 @@ namespace onnxc_k {
 
 /// How the kernel computes the convolution (chosen by the lowering).
 enum ConvAlgo : int64_t {
-  kConvIm2col = 0,     ///< GEMM on im2col panels packed into the scratch buffer
-  kConvDirect = 1,     ///< depthwise (one input channel per group), 1-D/2-D: vector rows
-  kConvPointwise = 2,  ///< 1x1, stride 1, no padding: the input plane is the GEMM's B as is
-  kConvWinograd = 3,   ///< 2-D 3x3, stride 1, one group: Winograd F(2x2, 3x3), W transformed
-  kConvDwChannels = 4, ///< depthwise (M == C == G), float, 1-D/2-D: 16 channels per vector
+  kConvIm2col = 0,      ///< GEMM on im2col panels packed into the scratch buffer
+  kConvDirect = 1,      ///< depthwise (one input channel per group), 1-D/2-D: vector rows
+  kConvPointwise = 2,   ///< 1x1, stride 1, no padding: the input plane is the GEMM's B as is
+  kConvWinograd = 3,    ///< 2-D 3x3, stride 1, one group: Winograd F(2x2, 3x3), W transformed
+  kConvDwChannels = 4,  ///< depthwise (M == C == G), float, 1-D/2-D: 16 channels per vector
+  kConvFewChannels = 5, ///< float, one group, C <= 4 (a first layer), 2-D: direct, phase rows
 };
 
 struct ConvParams {
@@ -218,7 +219,8 @@ constexpr int64_t dwc_items(const ConvParams &p, int64_t elem_bytes) {
   return p.N * dwc_blocks(p) * dwc_bands(p, elem_bytes);
 }
 /// Lanes at most (the kernel uses one per thread): lane l runs the l-th of `lanes` contiguous
-/// ranges of items with its own scratch. From one image's items, so that the scratch does not depend on the batch.
+/// ranges of items with its own scratch. From one image's items, so that the scratch does not
+/// depend on the batch.
 constexpr int64_t dwc_lanes(const ConvParams &p, int64_t elem_bytes) {
   const int64_t items = dwc_blocks(p) * dwc_bands(p, elem_bytes);
   return items < kDwcMaxLanes ? (items > 0 ? items : 1) : kDwcMaxLanes;
@@ -226,6 +228,67 @@ constexpr int64_t dwc_lanes(const ConvParams &p, int64_t elem_bytes) {
 /// One lane's scratch elements, rounded to whole 64-byte lines.
 constexpr int64_t dwc_lane_elems(const ConvParams &p, int64_t elem_bytes) {
   return dwc_band_elems(p, dwc_band_lines(p, elem_bytes)) + 64 / elem_bytes;
+}
+
+/* ---- kConvFewChannels: 2-D float convs with few input channels (a network's first layer
+   on 3 colour channels). As a GEMM, K is only C x taps (27-147), so im2col packing and the
+   epilogue cost as much as the FMAs (resnet's 7x7 stem at 81 GFLOP/s). Direct instead: each
+   image's zero-padded input is first split into stride-phase rows in the scratch (phase q of a
+   padded row holds its columns q, q + s, q + 2s, ...), so that any tap's input for
+   consecutive output pixels is one contiguous run; a work item (block of kFewMB output
+   channels, band of kFewBandRows output rows) accumulates kFewMB x up to 3 vectors of output
+   pixels over all C x kh x kw taps: per tap the pixel vectors are loaded once and each output
+   channel's weight is broadcast. ---- */
+/// Input channels at most.
+constexpr int64_t kFewMaxC = 4;
+/// Output channels per block (one broadcast weight each per tap).
+constexpr int64_t kFewMB = 8;
+/// C x taps at most (the block's weights, kFewMB per tap, stay in L1).
+constexpr int64_t kFewMaxTaps = 256;
+/// Output rows per work item.
+constexpr int64_t kFewBandRows = 4;
+/// True when kConvFewChannels can run p: float, one group, at most kFewMaxC input channels,
+/// 2-D (or 1-D), dilation 1, stride at most 4, no fused residual, at least one channel block
+/// and output rows of at least one vector (narrower planes gain nothing over the GEMM).
+constexpr bool conv_few_supported(const ConvParams &p, int64_t elem_bytes) {
+  return elem_bytes == 4 && p.G == 1 && p.C <= kFewMaxC && conv_dw_supported(p) && p.w.d[1] == 1 &&
+         p.w.d[2] == 1 && p.w.s[1] <= 4 && p.w.s[2] <= 4 && p.C * p.w.k_size() <= kFewMaxTaps &&
+         p.has_residual == 0 && p.M >= kFewMB && p.w.out[2] >= 16;
+}
+/// Phase rows of one input channel: the padded rows the windows read.
+constexpr int64_t few_rows(const ConvParams &p) { return (p.w.out[1] - 1) * p.w.s[1] + p.w.k[1]; }
+/// Elements of one phase row: every output pixel's run for each tap, rounded up to whole
+/// vectors of output pixels (the last vector reads past the plane's width), in whole lines.
+constexpr int64_t few_phase_cols(const ConvParams &p) {
+  const int64_t out = (p.w.out[2] + 15) / 16 * 16, need = out + (p.w.k[2] - 1) / p.w.s[2];
+  return (need + 15) / 16 * 16;
+}
+/// Elements of one image's phase rows (the scratch).
+constexpr int64_t few_scratch_elems(const ConvParams &p) {
+  return p.C * few_rows(p) * p.w.s[2] * few_phase_cols(p);
+}
+/// Channel blocks of kFewMB.
+constexpr int64_t few_blocks(const ConvParams &p) { return (p.M + kFewMB - 1) / kFewMB; }
+/// Elements of W pre-packed for kConvFewChannels: per block, kFewMB weights per tap (channels
+/// past M zero).
+constexpr int64_t conv_few_packed_w_elems(const ConvParams &p) {
+  return few_blocks(p) * p.C * p.w.k_size() * kFewMB;
+}
+/// Packs block b of W (M x C x taps) for kConvFewChannels into dst (C * taps * kFewMB
+/// elements). Also the kernel's gather when W is not pre-packed.
+template <typename T>
+inline void conv_few_pack_block(int64_t M, int64_t K, const T *w, int64_t b, T *dst) {
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t l = 0; l < kFewMB; ++l) {
+      const int64_t m = b * kFewMB + l;
+      dst[k * kFewMB + l] = m < M ? w[m * K + k] : T(0);
+    }
+}
+/// Packs W for kConvFewChannels into dst (conv_few_packed_w_elems elements).
+template <typename T> inline void conv_few_pack_weights(const ConvParams &p, const T *w, T *dst) {
+  const int64_t K = p.C * p.w.k_size();
+  for (int64_t b = 0; b < few_blocks(p); ++b)
+    conv_few_pack_block(p.M, K, w, b, dst + b * K * kFewMB);
 }
 
 /* ---- kConvWinograd: F(2x2, 3x3) (Lavin & Gray), Y = A^T [(G g G^T) . (B^T d B)] A per 2x2
@@ -342,6 +405,8 @@ constexpr WinoBlocks wino_blocks(const ConvParams &p, int64_t elem_bytes) {
 constexpr int64_t conv_scratch_bytes(const ConvParams &p, int64_t elem_bytes) {
   if (p.algo == kConvDwChannels)
     return dwc_lanes(p, elem_bytes) * dwc_lane_elems(p, elem_bytes) * elem_bytes;
+  if (p.algo == kConvFewChannels)
+    return few_scratch_elems(p) * elem_bytes;
   if (p.algo == kConvDirect) {
     const int64_t items = p.N * p.M * conv_dw_splits(p);
     return items * conv_dw_item_rows(p) * conv_dw_row_elems(p, elem_bytes) * elem_bytes;

@@ -15,7 +15,8 @@ the generic GEMM body, whose micro-kernel choice is made at run time instead of 
 node), and compared the same way; cases with "wino" in their name (3x3 stride-1 Convs, which
 run as Winograd F(2x2, 3x3)) also with --disable-pass=winograd (the same Conv through im2col);
 cases named dw* (depthwise) also with --disable-pass=dw-channels (the row-vector path instead of
-the channel-vector one, where the lowering would choose that).
+the channel-vector one, where the lowering would choose that); cases named few* (few input
+channels) also with --disable-pass=few-channels (im2col instead of the direct phase-row path).
 """
 import os
 import subprocess
@@ -70,6 +71,8 @@ def main(onnxc, case_dir, work):
         libs["no_winograd"] = ["--disable-pass=winograd"]
     if os.path.basename(os.path.normpath(case_dir)).startswith("dw"):
         libs["no_dw_channels"] = ["--disable-pass=dw-channels"]
+    if os.path.basename(os.path.normpath(case_dir)).startswith("few"):
+        libs["no_few_channels"] = ["--disable-pass=few-channels"]
     outs = {}
     for name, extra in libs.items():
         lib = os.path.join(work, f"{name}.so")

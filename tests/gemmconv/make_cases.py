@@ -139,6 +139,21 @@ CASES = {
     "conv_pointwise": conv([1, 32, 7, 7], [50, 32, 1, 1], bias=False),
     "conv_pointwise_stride2": conv([1, 16, 9, 9], [8, 16, 1, 1], strides=[2, 2]),
     "conv7x7_stem": conv([1, 3, 32, 32], [16, 3, 7, 7], strides=[2, 2], pads=[3, 3, 3, 3]),
+    # Few input channels, direct on stride-phase rows (kConvFewChannels: float, one group, C <= 4,
+    # output rows of >= 16 pixels): ResNet's stem with Relu (rows of 40 pixels: a partial
+    # 3-vector block); stride 1 with a partial channel block
+    # (13 = 8 + 5) and a 37-pixel row (a 3-vector block, 5 lanes of its last); stride 3 with
+    # asymmetric pads, batch 2, no bias and SiLU (applied per band); one channel, 1-D; stride 2
+    # and 4 channels with HardSwish; W as an input (gathered per block by the kernel).
+    "few_stem7x7_relu": conv([1, 3, 80, 80], [16, 3, 7, 7], strides=[2, 2], pads=[3, 3, 3, 3],
+                             relu=True),
+    "few_s1_m13_w37": conv([1, 2, 9, 37], [13, 2, 3, 3], pads=[1, 1, 1, 1]),
+    "few_s3_asym_batch_silu": conv([2, 3, 20, 70], [9, 3, 5, 4], strides=[3, 3],
+                                   pads=[2, 0, 1, 3], bias=False, act="SiLU"),
+    "few_1d_one_channel": conv([2, 1, 100], [8, 1, 9], pads=[4, 4], act="Clip"),
+    "few_c4_stride2_hardswish": conv([1, 4, 33, 67], [24, 4, 3, 3], strides=[2, 2],
+                                     pads=[1, 1, 1, 1], act="HardSwish"),
+    "few_w_input": conv([1, 3, 12, 40], [10, 3, 3, 3], w_input=True, pads=[1, 1, 1, 1]),
     "conv1d": conv([2, 6, 40], [9, 6, 5], pads=[2, 2]),
     "conv3d": conv([1, 4, 5, 6, 7], [5, 4, 3, 3, 3], pads=[1, 1, 1, 1, 1, 1]),
     "conv_double": conv([1, 6, 10, 10], [11, 6, 3, 3], dt=np.float64, pads=[1, 1, 1, 1]),

@@ -60,6 +60,9 @@ onnxc_k::ConvAlgo choose_algo(const Node &n, const ConvShape &s, const onnxc_k::
       return kConvDwChannels;
     return kConvDirect;
   }
+  if ((paths & kConvFewChannelsBit) != 0 && attr_int(n, kResidualAttr, 0) == 0 &&
+      conv_few_supported(p, dtype_bits(input_dtype(n, 0)) / 8))
+    return kConvFewChannels;
   for (int64_t d = 0; d < s.win.rank(); ++d)
     if (s.win.kernel[d] != 1 || s.win.strides[d] != 1 || s.win.pad_begin[d] != 0 ||
         s.win.pad_end[d] != 0)
@@ -99,6 +102,22 @@ void dwc_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCall &call) 
   call.args[1] = nullptr;
 }
 
+/// W as kFewMB weights per tap and channel block (kConvFewChannels), as a new constant of
+/// call's slot 1.
+void few_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCall &call) {
+  const Tensor &w = *n.inputs[1]->constant;
+  const std::string key =
+      fmt::format("{}:conv_few:{},{},{}", static_cast<const void *>(&w), p.M, p.C, p.w.k_size());
+  TensorPtr packed = derived_tensor(key, [&] {
+    auto t = std::make_shared<Tensor>(w.dtype(),
+                                      std::vector<int64_t>{onnxc_k::conv_few_packed_w_elems(p)});
+    onnxc_k::conv_few_pack_weights(p, w.data_as<float>(), t->data_as<float>());
+    return t;
+  });
+  call.derived.push_back({1, std::move(packed), n.inputs[1]->name + ".few"});
+  call.args[1] = nullptr;
+}
+
 /// W as the 16 Winograd matrices U_xi (conv_wino_weights), as a new constant of call's slot 1.
 template <typename T>
 void winograd_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCall &call) {
@@ -126,7 +145,8 @@ KernelCall lower_conv(const Node &n) {
   call.kernel = kernel_name(n, "conv", dt);
   call.args = {n.inputs[0], n.inputs[1], n.input(2), n.outputs[0]};
   if (attr_int(n, kResidualAttr, 0) != 0) { // fuse-residual: Y = act(conv + B + R)
-    if (!n.input(3) || p.algo == onnxc_k::kConvDirect || p.algo == onnxc_k::kConvDwChannels)
+    if (!n.input(3) || p.algo == onnxc_k::kConvDirect || p.algo == onnxc_k::kConvDwChannels ||
+        p.algo == onnxc_k::kConvFewChannels)
       node_fail(n, "internal error: a fused residual needs input 3 and a GEMM or Winograd "
                    "algorithm");
     p.has_residual = 1;
@@ -146,6 +166,11 @@ KernelCall lower_conv(const Node &n) {
     if (attr_int(n, kPackWeightsAttr, 0) != 0 && n.inputs[1]->constant) {
       p.w_packed = 1;
       dwc_weights(n, p, call);
+    }
+  } else if (p.algo == onnxc_k::kConvFewChannels) {
+    if (attr_int(n, kPackWeightsAttr, 0) != 0 && n.inputs[1]->constant) {
+      p.w_packed = 1;
+      few_weights(n, p, call);
     }
   } else if (p.algo != onnxc_k::kConvDirect && attr_int(n, kPackWeightsAttr, 0) != 0 &&
              n.inputs[1]->constant) {

@@ -77,6 +77,9 @@ inline constexpr int64_t kConvWinogradBit = 2;
 /// Bit of kConvPathsAttr's value: float depthwise Convs may run on channel vectors
 /// (kConvDwChannels, templates/cpu/conv_params.h).
 inline constexpr int64_t kConvDwChannelsBit = 4;
+/// Bit of kConvPathsAttr's value: float Convs with few input channels may run directly
+/// (kConvFewChannels, templates/cpu/conv_params.h).
+inline constexpr int64_t kConvFewChannelsBit = 8;
 
 /// Int attribute: the GEMM micro-tile rows (1, 2, 4 or 8) for a Conv, Gemm or MatMul, chosen for
 /// the target's vector registers (mark_gemm_tile_rows); absent: the kernels' default.
