@@ -1,4 +1,4 @@
-/* Conv (1-D to 3-D, grouped), four algorithms chosen by the lowering (templates/cpu/conv_params.h
+/* Conv (1-D to 3-D, grouped), six algorithms chosen by the lowering (templates/cpu/conv_params.h
  * holds the params struct, the algorithms and the scratch size):
  *   im2col: per image and group, the K = Cg*kD*kH*kW by N = oD*oH*oW patch matrix is packed
  *      straight into GEMM panels (no separate column buffer; contiguous input runs per output
@@ -10,7 +10,9 @@
  *      are (image, channel, block of output rows); each first copies the input rows it reads,
  *      zero-padded, into its part of the scratch, so no vector needs an edge case;
  *   pointwise: 1x1 kernel, stride 1, no padding: the input plane is the GEMM's B, packed;
- *   winograd: 2-D 3x3 stride 1, one group: F(2x2, 3x3) on 16 GEMMs (conv_winograd.h).
+ *   winograd: 2-D 3x3 stride 1, one group: F(2x2, 3x3) on 16 GEMMs (conv_winograd.h);
+ *   dw channels: float depthwise with narrow output rows, 16 channels per vector (transposed);
+ *   few channels: float, one group, C <= 4 (first layers): direct on stride-phase rows.
  * GEMM algos: every group's packed B has its own part of the scratch, so all groups run in one
  * parallel loop. With enough columns (kConvFusedBlocks blocks of gemm::kNC), each work item
  * (group, column block) packs the columns it multiplies and runs every row block over them while

@@ -2,8 +2,9 @@
 // auto_pad and optional bias. float/double. The kernel (templates/cpu/conv.cpp) runs depthwise
 // convolutions directly (output rows in vector registers), 1x1 stride-1 unpadded ones as a GEMM
 // on the input plane, 2-D 3x3 stride-1 ones with a constant W as Winograd F(2x2, 3x3) (W
-// transformed at compile time; also needs pack-weights), and all others as a GEMM on im2col
-// panels packed into the scratch buffer; the first three only when the conv-paths pass marked
+// transformed at compile time; also needs pack-weights), float ones with at most 4 input
+// channels directly on stride-phase rows (kConvFewChannels), and all others as a GEMM on im2col
+// panels packed into the scratch buffer; all but im2col only when the conv-paths pass marked
 // the node (compiler/passes/conv_paths.h). A constant W of the GEMM algorithms is stored
 // pre-packed (the pack-weights pass marks the node; gemm_params.h has the layout). A residual
 // fused by fuse-residual (kResidualAttr, input 3) is added after the bias, before the
