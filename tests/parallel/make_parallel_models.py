@@ -67,6 +67,14 @@ def cases():
     yield ("depthwise_channels", [node("Conv", ["x", "w", "b"], ["y"], group=96,
                                        pads=[2, 2, 2, 2])], {"x": xc}, {"w": wc, "b": bc},
            conv_ref(xc, wc.astype(np.float64), bc.astype(np.float64), 1, 2, 96))
+    # a first layer on 3 channels (kConvFewChannels): phase rows packed in parallel, then 2
+    # channel blocks x 8 bands of output rows
+    xf, wf, bf = rand(1, 3, 64, 64), rand(16, 3, 5, 5) * 0.2, rand(16)
+    yield ("few_channels_stem", [node("Conv", ["x", "w", "b"], ["c"], strides=[2, 2],
+                                      pads=[2, 2, 2, 2]), node("Relu", ["c"], ["y"])],
+           {"x": xf}, {"w": wf, "b": bf},
+           np.maximum(conv_ref(xf.astype(np.float64), wf.astype(np.float64),
+                               bf.astype(np.float64), 2, 2), 0))
     xm, wm = rand(4, 96, 128), rand(128, 160)
     yield ("matmul_softmax", [node("MatMul", ["x", "w"], ["m"]),
                               node("Softmax", ["m"], ["y"], axis=-1)], {"x": xm}, {"w": wm},
