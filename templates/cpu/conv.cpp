@@ -708,7 +708,7 @@ __attribute__((noinline)) void dwc_item(const ConvGeom &g, const Act<float> &act
   if (g.w_packed) /* conv_dwc_pack_weights: the block's taps are vectors already */
     wv = t.w + (c0 / L) * ks * L;
   else
-    conv_dwc_pack_block(g.M, ks, t.w, c0 / L, gathered);
+    conv_pack_channel_block(g.M, ks, L, t.w, c0 / L, gathered);
   vf32 bias = {};
   if (t.bias)
     for (i64 l = 0; l < nc; ++l)
@@ -892,7 +892,7 @@ ONNXC_GEMM_INLINE void conv_few_channels(onnxc_rt *rt, const i64 *params, const 
           if (g.w_packed) /* conv_few_pack_weights */
             wb = t.w + b * K * kFewMB;
           else if (have != b) {
-            conv_few_pack_block(g.M, K, t.w, b, gathered);
+            conv_pack_channel_block(g.M, K, kFewMB, t.w, b, gathered);
             have = b;
           }
           float bias[kFewMB];

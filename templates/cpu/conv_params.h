@@ -164,20 +164,23 @@ constexpr int64_t dwc_blocks(const ConvParams &p) { return (p.M + kDwcLanes - 1)
 constexpr int64_t conv_dwc_packed_w_elems(const ConvParams &p) {
   return dwc_blocks(p) * p.w.k_size() * kDwcLanes;
 }
-/// Packs channel block b of W (M x 1 x ks taps) for kConvDwChannels into dst (ks * kDwcLanes
-/// elements: one vector per tap). Also the kernel's gather when W is not pre-packed.
+/// Packs block b of `lanes` output channels of W (M rows of K weights) into dst, `lanes`
+/// weights per k (channels past M zero): kConvDwChannels' vector per tap (lanes 16, K the
+/// taps) and kConvFewChannels' broadcasts per tap (lanes 8, K = C x taps). Also the kernels'
+/// gather when W is not pre-packed.
 template <typename T>
-inline void conv_dwc_pack_block(int64_t M, int64_t ks, const T *w, int64_t b, T *dst) {
-  for (int64_t k = 0; k < ks; ++k)
-    for (int64_t l = 0; l < kDwcLanes; ++l) {
-      const int64_t m = b * kDwcLanes + l;
-      dst[k * kDwcLanes + l] = m < M ? w[m * ks + k] : T(0);
+inline void conv_pack_channel_block(int64_t M, int64_t K, int64_t lanes, const T *w, int64_t b,
+                                    T *dst) {
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t l = 0; l < lanes; ++l) {
+      const int64_t m = b * lanes + l;
+      dst[k * lanes + l] = m < M ? w[m * K + k] : T(0);
     }
 }
 /// Packs W (M x 1 x k...) for kConvDwChannels into dst (conv_dwc_packed_w_elems elements).
 template <typename T> inline void conv_dwc_pack_weights(const ConvParams &p, const T *w, T *dst) {
   for (int64_t b = 0; b < dwc_blocks(p); ++b)
-    conv_dwc_pack_block(p.M, p.w.k_size(), w, b, dst + b * p.w.k_size() * kDwcLanes);
+    conv_pack_channel_block(p.M, p.w.k_size(), kDwcLanes, w, b, dst + b * p.w.k_size() * kDwcLanes);
 }
 /// Pixels of one scratch row: the left padding, the input row and whatever the windows read
 /// past it (right padding).
@@ -274,21 +277,11 @@ constexpr int64_t few_blocks(const ConvParams &p) { return (p.M + kFewMB - 1) / 
 constexpr int64_t conv_few_packed_w_elems(const ConvParams &p) {
   return few_blocks(p) * p.C * p.w.k_size() * kFewMB;
 }
-/// Packs block b of W (M x C x taps) for kConvFewChannels into dst (C * taps * kFewMB
-/// elements). Also the kernel's gather when W is not pre-packed.
-template <typename T>
-inline void conv_few_pack_block(int64_t M, int64_t K, const T *w, int64_t b, T *dst) {
-  for (int64_t k = 0; k < K; ++k)
-    for (int64_t l = 0; l < kFewMB; ++l) {
-      const int64_t m = b * kFewMB + l;
-      dst[k * kFewMB + l] = m < M ? w[m * K + k] : T(0);
-    }
-}
 /// Packs W for kConvFewChannels into dst (conv_few_packed_w_elems elements).
 template <typename T> inline void conv_few_pack_weights(const ConvParams &p, const T *w, T *dst) {
   const int64_t K = p.C * p.w.k_size();
   for (int64_t b = 0; b < few_blocks(p); ++b)
-    conv_few_pack_block(p.M, K, w, b, dst + b * K * kFewMB);
+    conv_pack_channel_block(p.M, K, kFewMB, w, b, dst + b * K * kFewMB);
 }
 
 /* ---- kConvWinograd: F(2x2, 3x3) (Lavin & Gray), Y = A^T [(G g G^T) . (B^T d B)] A per 2x2

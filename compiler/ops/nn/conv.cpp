@@ -87,35 +87,21 @@ void pre_pack_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCall &c
   call.args[1] = nullptr;
 }
 
-/// W as one vector of a channel block's weights per tap (kConvDwChannels), as a new constant
-/// of call's slot 1.
-void dwc_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCall &call) {
+/// W packed per channel block as a new constant of call's slot 1, float (`tag` names the
+/// layout in the derived-tensor key and the constant's name): elems elements, written by
+/// pack(p, w, dst).
+void channel_block_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCall &call,
+                           const char *tag, int64_t elems,
+                           void (*pack)(const onnxc_k::ConvParams &, const float *, float *)) {
   const Tensor &w = *n.inputs[1]->constant;
-  const std::string key =
-      fmt::format("{}:conv_dwc:{},{}", static_cast<const void *>(&w), p.M, p.w.k_size());
+  const std::string key = fmt::format("{}:conv_{}:{},{},{}", static_cast<const void *>(&w), tag,
+                                      p.M, p.C, p.w.k_size());
   TensorPtr packed = derived_tensor(key, [&] {
-    auto t = std::make_shared<Tensor>(w.dtype(),
-                                      std::vector<int64_t>{onnxc_k::conv_dwc_packed_w_elems(p)});
-    onnxc_k::conv_dwc_pack_weights(p, w.data_as<float>(), t->data_as<float>());
+    auto t = std::make_shared<Tensor>(w.dtype(), std::vector<int64_t>{elems});
+    pack(p, w.data_as<float>(), t->data_as<float>());
     return t;
   });
-  call.derived.push_back({1, std::move(packed), n.inputs[1]->name + ".dwc"});
-  call.args[1] = nullptr;
-}
-
-/// W as kFewMB weights per tap and channel block (kConvFewChannels), as a new constant of
-/// call's slot 1.
-void few_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCall &call) {
-  const Tensor &w = *n.inputs[1]->constant;
-  const std::string key =
-      fmt::format("{}:conv_few:{},{},{}", static_cast<const void *>(&w), p.M, p.C, p.w.k_size());
-  TensorPtr packed = derived_tensor(key, [&] {
-    auto t = std::make_shared<Tensor>(w.dtype(),
-                                      std::vector<int64_t>{onnxc_k::conv_few_packed_w_elems(p)});
-    onnxc_k::conv_few_pack_weights(p, w.data_as<float>(), t->data_as<float>());
-    return t;
-  });
-  call.derived.push_back({1, std::move(packed), n.inputs[1]->name + ".few"});
+  call.derived.push_back({1, std::move(packed), fmt::format("{}.{}", n.inputs[1]->name, tag)});
   call.args[1] = nullptr;
 }
 
@@ -165,13 +151,15 @@ KernelCall lower_conv(const Node &n) {
       winograd_weights<double>(n, p, call);
   } else if (p.algo == onnxc_k::kConvDwChannels) {
     if (attr_int(n, kPackWeightsAttr, 0) != 0 && n.inputs[1]->constant) {
-      p.w_packed = 1;
-      dwc_weights(n, p, call);
+      p.w_packed = 1; // one vector of a channel block's weights per tap
+      channel_block_weights(n, p, call, "dwc", onnxc_k::conv_dwc_packed_w_elems(p),
+                            onnxc_k::conv_dwc_pack_weights<float>);
     }
   } else if (p.algo == onnxc_k::kConvFewChannels) {
     if (attr_int(n, kPackWeightsAttr, 0) != 0 && n.inputs[1]->constant) {
-      p.w_packed = 1;
-      few_weights(n, p, call);
+      p.w_packed = 1; // kFewMB weights per tap and channel block
+      channel_block_weights(n, p, call, "few", onnxc_k::conv_few_packed_w_elems(p),
+                            onnxc_k::conv_few_pack_weights<float>);
     }
   } else if (p.algo != onnxc_k::kConvDirect && attr_int(n, kPackWeightsAttr, 0) != 0 &&
              n.inputs[1]->constant) {
