@@ -98,8 +98,7 @@ void add_codegen_flags(CLI::App *cmd, CompileOptions &o, CompileFlags &f) {
                   "fuse-gelu, fuse-bias, fuse-activation, all-fusion (those six), pack-weights, "
                   "conv-paths, "
                   "winograd, dw-channels, few-channels, inplace, concat-in-place or "
-                  "specialise-parallel "
-                  "(repeatable)");
+                  "specialise-parallel (repeatable)");
   cmd->add_option("--gemm-tile-rows", o.pipeline.gemm_tile_rows,
                   "GEMM micro-tile rows for Conv/Gemm/MatMul: 1, 2, 4 or 8 (default: chosen "
                   "for the target's vector registers)")

@@ -185,8 +185,7 @@ std::map<Value *, Slice> place_concats(ExecutionPlan &plan) {
       Value *v = n.inputs[i];
       ok = v && pc.call.args[i] == v && v->producer && !v->constant &&
            v->storage == Storage::Unassigned && seen.insert(v).second && uses[v] == 2 &&
-           !slices.count(v) && off % kAlign == 0 && v->type.is_static() &&
-           v->type.dtype == whole->type.dtype;
+           off % kAlign == 0 && v->type.is_static() && v->type.dtype == whole->type.dtype;
       if (ok) {
         mine[v] = {whole, off};
         off += type_bytes(v->type);
@@ -219,13 +218,10 @@ void assign_arena(ExecutionPlan &plan, const PlanOptions &opts) {
       Value *v = pc.call.args[a];
       if (auto s = v ? slices.find(v) : slices.end(); s != slices.end()) {
         v = s->second.whole; /* computed in the Concat's output: that buffer is live from here */
-        if (v->storage == Storage::Arena && !index.count(v))
-          continue; /* already given its interval */
-        if (!index.count(v)) {
-          index.emplace(v, iv.size());
+        auto [it, fresh] = index.emplace(v, iv.size());
+        if (fresh)
           iv.push_back({type_bytes(v->type), int(c), int(c), v, -1});
-        }
-        iv[index.at(v)].last = std::max(iv[index.at(v)].last, int(c));
+        iv[it->second].last = std::max(iv[it->second].last, int(c));
         v->storage = Storage::Arena;
         continue;
       }

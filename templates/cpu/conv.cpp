@@ -778,13 +778,9 @@ namespace {
 inline void few_phase_row(const ConvGeom &g, const float *xrow, i64 S, i64 pc, float *dst) {
   for (i64 q = 0; q < S; ++q) {
     float *d = dst + q * pc;
-    i64 j0 = 0, j1 = 0; /* the run of j whose column lies in X */
-    if (xrow) {
-      const i64 a = g.p[2] - q, b = g.in[2] - 1 + g.p[2] - q;
-      j0 = a <= 0 ? 0 : (a + S - 1) / S;
-      j1 = b < 0 ? 0 : gemm::min_i(pc, b / S + 1);
-      j1 = j1 < j0 ? j0 : j1;
-    }
+    i64 j0 = 0, j1 = 0; /* the run of j whose column S j - p + q lies in X */
+    if (xrow)
+      valid_range(g.in[2], pc, S, g.p[2], q, j0, j1);
     for (i64 j = 0; j < j0; ++j)
       d[j] = 0.0f;
     if (j1 > j0) {

@@ -391,8 +391,8 @@ constexpr WinoBlocks wino_blocks(const ConvParams &p, int64_t elem_bytes) {
 
 /// Scratch bytes: every group's packed K x (output plane) matrix of one image, or of
 /// conv_gemm_images (GEMM algos), so that all groups are packed and multiplied in one parallel
-/// loop; for kConvDirect one
-/// zero-padded block of input rows per work item (image, channel, block of output rows); for
+/// loop; for kConvFewChannels one image's phase rows; for kConvDirect one zero-padded block of
+/// input rows per work item (image, channel, block of output rows); for
 /// kConvWinograd the 16 transformed inputs and 16 products of all images, or (blocked) of one
 /// block per lane.
 constexpr int64_t conv_scratch_bytes(const ConvParams &p, int64_t elem_bytes) {

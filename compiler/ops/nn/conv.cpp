@@ -61,7 +61,7 @@ onnxc_k::ConvAlgo choose_algo(const Node &n, const ConvShape &s, const onnxc_k::
       return kConvDwChannels;
     return kConvDirect;
   }
-  if ((paths & kConvFewChannelsBit) != 0 && attr_int(n, kResidualAttr, 0) == 0 &&
+  if ((paths & kConvFewChannelsBit) != 0 &&
       conv_few_supported(p, dtype_bits(input_dtype(n, 0)) / 8))
     return kConvFewChannels;
   for (int64_t d = 0; d < s.win.rank(); ++d)
@@ -125,18 +125,18 @@ KernelCall lower_conv(const Node &n) {
   ConvShape s = conv_shape(n);
   const onnxc_k::WindowGeom geom = window_geom(n, s.win);
   onnxc_k::ConvParams p{s.N, s.C, s.M, s.group, geom, 0, n.has_input(2), 0, activation(n), 0, 0};
-  p.algo = choose_algo(n, s, p); /* reads the window geometry from p */
+  p.has_residual = attr_int(n, kResidualAttr, 0) != 0 ? 1 : 0;
+  p.algo = choose_algo(n, s, p); /* reads the window geometry and has_residual from p */
   p.gemm_mr = attr_int(n, kGemmTileRowsAttr, 0);
   KernelCall call;
   const DType dt = input_dtype(n, 0);
   call.kernel = kernel_name(n, "conv", dt);
   call.args = {n.inputs[0], n.inputs[1], n.input(2), n.outputs[0]};
-  if (attr_int(n, kResidualAttr, 0) != 0) { // fuse-residual: Y = act(conv + B + R)
+  if (p.has_residual != 0) { // fuse-residual: Y = act(conv + B + R)
     if (!n.input(3) || p.algo == onnxc_k::kConvDirect || p.algo == onnxc_k::kConvDwChannels ||
         p.algo == onnxc_k::kConvFewChannels)
       node_fail(n, "internal error: a fused residual needs input 3 and a GEMM or Winograd "
                    "algorithm");
-    p.has_residual = 1;
     call.args.push_back(n.inputs[3]);
     // Each element of R is read just before Y's is written, so Y may take R's buffer, unless R
     // is also the Conv's input X, which the kernel reads throughout (y = conv(x) + x).
