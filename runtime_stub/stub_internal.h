@@ -60,12 +60,14 @@ typedef struct onnxc_pool {
   int32_t num_threads;          ///< workers + the caller
   onnxc_pthread_t *threads;     ///< num_threads - 1 workers
   struct onnxc_worker *workers; ///< their arguments (pool, index)
-  uint32_t *claimed;   ///< per chunk of the current job: 1 once a thread took it (affinity)
-  uint32_t generation; ///< futex word: bumped to post a job (or shut down)
-  uint32_t pending;    ///< futex word: workers that have not finished the current job
-  uint32_t shutdown;   ///< set before the last generation bump on destroy
-  uint32_t busy;       ///< 1 while a parallel_for runs (nested calls run serially)
-  uint32_t sleepers;   ///< threads in (or about to enter) a futex wait on either word
+  uint32_t *claimed;        ///< per chunk of the current job: 1 once a thread took it (affinity)
+  uint32_t generation;      ///< futex word: bumped to post a job (or shut down)
+  uint32_t pending;         ///< futex word: workers that have not finished the current job
+  uint32_t shutdown;        ///< set before the last generation bump on destroy
+  uint32_t busy;            ///< 1 while a parallel_for runs (nested calls run serially)
+  uint32_t sleepers;        ///< threads in (or about to enter) a futex wait on either word
+  int32_t generation_waker; ///< CPU of the thread that last woke sleepers on generation, or -1
+  int32_t pending_waker;    ///< the same for pending
   /* the current job */
   onnxc_range_fn fn;
   void *fn_ctx;

@@ -4,10 +4,14 @@
  * twice_y int64[1] = 2 * y. Works in the arena (checks its alignment), uses nested
  * onnxc_parallel_for (rows, then columns), and fails with INDEX_OUT_OF_RANGE on a NaN in x.
  */
+#define _GNU_SOURCE
 #include "runtime_stub/model_desc.h"
 #include "runtime_stub/onnxc_runtime.h"
 
+#include <pthread.h>
+#include <sched.h>
 #include <string.h>
+#include <time.h>
 
 #define ROWS 4
 #define COLS 256
@@ -50,6 +54,20 @@ const onnxc_model_desc onnxc__model = {
 
 /// Number of outer chunks the last run executed (tests check the pool really splits work).
 int stub_fake_outer_chunks;
+/// Set by the test: the application thread that calls onnxc_run.
+pthread_t stub_fake_app_thread;
+/// Per run: outer chunks executed by a pool worker (not the application thread), and the
+/// smallest number of CPUs such a worker was allowed to run on (sched_getaffinity).
+int stub_fake_worker_chunks, stub_fake_worker_min_cpus;
+/// Set by the test: each outer chunk first waits this many microseconds (time for a sleeping
+/// worker to wake and take a chunk).
+int stub_fake_chunk_us;
+
+static double now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
+}
 
 struct job {
   onnxc_rt *rt;
@@ -81,6 +99,18 @@ static void cols_body(void *c, int64_t begin, int64_t end) {
 static void rows_body(void *c, int64_t begin, int64_t end) {
   struct job *j = (struct job *)c;
   __atomic_add_fetch(&stub_fake_outer_chunks, 1, __ATOMIC_RELAXED);
+  const double until = now_us() + stub_fake_chunk_us;
+  while (now_us() < until) {
+  }
+  if (!pthread_equal(pthread_self(), stub_fake_app_thread)) {
+    cpu_set_t set;
+    int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+    __atomic_add_fetch(&stub_fake_worker_chunks, 1, __ATOMIC_RELAXED);
+    int seen = __atomic_load_n(&stub_fake_worker_min_cpus, __ATOMIC_RELAXED);
+    while (cpus < seen && !__atomic_compare_exchange_n(&stub_fake_worker_min_cpus, &seen, cpus, 0,
+                                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+  }
   for (int64_t r = begin; r < end; ++r) {
     struct row_job rj = {j, r};
     onnxc_parallel_for(j->rt, COLS, 16, cols_body, &rj); /* nested: runs serially */
@@ -95,6 +125,8 @@ int32_t onnxc__model_run(onnxc_rt *rt, unsigned char *arena, const unsigned char
   int64_t y = *(const int64_t *)in[1];
   struct job j = {rt, (const float *)in[0], (float *)arena, 1.0f + (float)y, 0};
   __atomic_store_n(&stub_fake_outer_chunks, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&stub_fake_worker_chunks, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&stub_fake_worker_min_cpus, 1 << 30, __ATOMIC_RELAXED);
   onnxc_parallel_for(rt, ROWS, 1, rows_body, &j);
   if (__atomic_load_n(&j.failed, __ATOMIC_RELAXED))
     return onnxc_rt_node_failed(rt, ONNXC_STATUS_INDEX_OUT_OF_RANGE, "node 'add1' (Add, #0)");

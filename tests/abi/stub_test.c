@@ -1,19 +1,24 @@
 /* stub_test.c — exercises every function of the runtime ABI (runtime_stub/onnxc_runtime.h)
  * against the hand-written fake model in stub_fake_model.c, linked with onnxc_runtime_native. */
+#define _GNU_SOURCE
 #include "runtime_stub/onnxc_runtime.h"
 
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define ROWS 4
 #define COLS 256
 #define N (ROWS * COLS)
 
 extern int stub_fake_outer_chunks;
+extern pthread_t stub_fake_app_thread;
+extern int stub_fake_worker_chunks, stub_fake_worker_min_cpus, stub_fake_chunk_us;
 static int failures;
 
 #define CHECK(cond)                                                                                \
@@ -279,6 +284,63 @@ static void test_concurrent_contexts(void) {
   CHECK(!args[0].bad && !args[1].bad);
 }
 
+/// Runs ctx (2 threads) with a pause before each run, so that the pool's worker sleeps in between
+/// and is woken by the run (the path where it may move off its waker's CPU), until a worker ran
+/// `want` chunks; checks every result. Returns the fewest CPUs a worker was allowed, or 0 if no
+/// worker ran a chunk.
+static int run_with_pauses(onnxc_context *ctx, int want) {
+  io *b = malloc(sizeof *b);
+  int worker_chunks = 0, min_cpus = 1 << 30;
+  for (int r = 0; r < 400 && worker_chunks < want; ++r) {
+    struct timespec pause = {0, 2000000}; /* 2 ms: longer than the pool's spin */
+    nanosleep(&pause, NULL);
+    io_init(b, r % 7, (float)r);
+    CHECK_STATUS(run_io(ctx, b), ONNXC_OK);
+    CHECK(io_ok(b));
+    if (stub_fake_worker_chunks > 0) {
+      worker_chunks += stub_fake_worker_chunks;
+      min_cpus = stub_fake_worker_min_cpus < min_cpus ? stub_fake_worker_min_cpus : min_cpus;
+    }
+  }
+  free(b);
+  return worker_chunks > 0 ? min_cpus : 0;
+}
+
+/// Pool threads are spread over the CPUs (thread_pool.c: a worker that starts or wakes on its
+/// creator's or waker's CPU moves to another) but never pinned: a worker may run on every CPU
+/// the application thread may; and where the application restricted its thread to one CPU, the
+/// workers stay within that.
+static void test_worker_cpus(void) {
+  stub_fake_app_thread = pthread_self();
+  stub_fake_chunk_us = 500;
+  cpu_set_t all;
+  CHECK(sched_getaffinity(0, sizeof all, &all) == 0);
+  const int allowed = CPU_COUNT(&all);
+  onnxc_context *ctx;
+  CHECK_STATUS(onnxc_create(&ctx), ONNXC_OK);
+  CHECK_STATUS(onnxc_set_num_threads(ctx, 2), ONNXC_OK);
+  const int spread = run_with_pauses(ctx, 20);
+  CHECK(spread == allowed);
+  if (spread != allowed)
+    fprintf(stderr, "a pool worker was allowed %d CPUs, the application %d\n", spread, allowed);
+  onnxc_destroy(ctx);
+
+  int first = 0;
+  while (!CPU_ISSET(first, &all))
+    ++first;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  CHECK(pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0);
+  CHECK_STATUS(onnxc_create(&ctx), ONNXC_OK);
+  CHECK_STATUS(onnxc_set_num_threads(ctx, 2), ONNXC_OK); /* workers inherit {first} */
+  const int pinned = run_with_pauses(ctx, 20);
+  CHECK(pinned == 1);
+  onnxc_destroy(ctx);
+  CHECK(pthread_setaffinity_np(pthread_self(), sizeof all, &all) == 0);
+  stub_fake_chunk_us = 0;
+}
+
 /// onnxc_last_error(NULL) is per thread.
 static void *failing_create(void *p) {
   (void)p;
@@ -306,6 +368,7 @@ int main(void) {
   test_run_errors(2);
   test_run_errors(4);
   test_concurrent_contexts();
+  test_worker_cpus();
   test_create_error_per_thread();
   if (failures) {
     fprintf(stderr, "stub_test: %d failure(s)\n", failures);
