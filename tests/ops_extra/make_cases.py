@@ -13,7 +13,9 @@ CumProd exclusive/reverse; BatchNormalization in training mode (float 3-D, doubl
 default and given momentum); RoiAlign with several channels, images and regions (partly or
 wholly outside), adaptive and fixed sampling, avg and max, both coordinate modes, 2 threads;
 Col2Im's image/block shapes, MaxUnpool's output_shape and SplitToSequence's 1-D sizes given at
-run time (one library, a data set per shape). Then invalid attribute/shape combinations, which `onnxc compile`
+run time (one library, a data set per shape); float MaxPool on the shapes of real networks
+(ResNet's and SqueezeNet's stems, U-Net's 2x2) and edge geometries, with NaN and infinities
+among the values, at 1 and 2 threads. Then invalid attribute/shape combinations, which `onnxc compile`
 must reject with exit status 1 and a message naming the node.
 
 Usage: make_cases.py OUT_DIR --onnxc ONNXC [--group GROUP]
@@ -470,8 +472,70 @@ def runtime_shape_cases(out_dir, rng):
             (name, 1)]
 
 
+# ---- MaxPool --------------------------------------------------------------------------------
+
+def maxpool_ref(x, k, s, pads, ceil):
+    """float64 MaxPool over the last len(k) dims in onnxc's order: each window's first position
+    inside X (row-major), then every later one that is strictly greater (a NaN that comes first
+    stays; later NaNs are never taken); -inf where no position is inside."""
+    nd = len(k)
+    sp = x.shape[-nd:]
+    out = []
+    for i in range(nd):
+        span = sp[i] + pads[i] + pads[i + nd] - k[i]
+        o = (-(-span // s[i]) if ceil else span // s[i]) + 1
+        if ceil and (o - 1) * s[i] >= sp[i] + pads[i]:  # a last window starting in the end pad
+            o -= 1
+        out.append(o)
+    y = np.full(x.shape[:-nd] + tuple(out), -np.inf)
+    for o in itertools.product(*[range(n) for n in out]):
+        best = None
+        for t in itertools.product(*[range(n) for n in k]):
+            at = [o[i] * s[i] - pads[i] + t[i] for i in range(nd)]
+            if any(a < 0 or a >= sp[i] for i, a in enumerate(at)):
+                continue
+            v = x[(Ellipsis,) + tuple(at)].astype(np.float64)
+            best = v.copy() if best is None else np.where(v > best, v, best)
+        if best is not None:
+            y[(Ellipsis,) + o] = best
+    return y
+
+
+def maxpool_cases(out_dir, rng):
+    """Float MaxPools through the vector-row path (templates/cpu/pool.cpp max_rows_f32: 2-D and
+    1-D, column stride 1 or 2) and around it: the stems of ResNet (3x3 s2 p1 at 112) and
+    SqueezeNet (3x3 s2 ceil at 111 and 27), U-Net's 2x2 s2, 3x3 s1 'same', asymmetric pads,
+    rows narrower than a vector, one vector plus an overlapping last one, a 1-D pool, a stride 3
+    (the general path), and NaN, -inf and +inf among the values; at 1 and 2 threads."""
+    cases = []
+    shapes = [("resnet_stem", (2, 5, 112, 112), [3, 3], [2, 2], [1, 1, 1, 1], 0),
+              ("squeezenet_ceil_111", (1, 4, 111, 111), [3, 3], [2, 2], [0, 0, 0, 0], 1),
+              ("squeezenet_ceil_27", (2, 3, 27, 27), [3, 3], [2, 2], [0, 0, 0, 0], 1),
+              ("unet_2x2", (1, 6, 64, 64), [2, 2], [2, 2], [0, 0, 0, 0], 0),
+              ("same_3x3_s1", (1, 3, 40, 37), [3, 3], [1, 1], [1, 1, 1, 1], 0),
+              ("asym_pads_5x5", (2, 2, 23, 45), [5, 5], [1, 2], [2, 1, 0, 3], 0),
+              ("narrow_rows", (1, 3, 20, 9), [3, 3], [2, 2], [1, 1, 1, 1], 0),
+              ("one_vector_and_overlap", (1, 2, 9, 35), [3, 3], [2, 2], [0, 1, 0, 1], 1),
+              ("stride3_general", (1, 2, 30, 50), [3, 3], [3, 3], [1, 1, 1, 1], 0),
+              ("pool_1d", (2, 3, 100), [3], [2], [1, 1], 0)]
+    for name, shape, k, s, pads, ceil in shapes:
+        x = rng.standard_normal(shape).astype(np.float32)
+        flat = x.reshape(-1)
+        for v in (np.nan, -np.inf, np.inf):
+            flat[rng.choice(flat.size, max(1, flat.size // 500), replace=False)] = v
+        y = maxpool_ref(x, k, s, pads, ceil).astype(np.float32)
+        node = helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=k, strides=s, pads=pads,
+                                ceil_mode=ceil)
+        for threads in (1, 2):
+            case = f"maxpool_{name}_t{threads}"
+            save_case(out_dir, case, node, [("x", x)], [("y", y)], 12)
+            cases.append((case, threads))
+    return cases
+
+
 GROUPS = {"gridsample": gridsample_cases, "loss": loss_cases, "misc": misc_cases,
-          "roialign": roi_align_cases, "runtime_shapes": runtime_shape_cases}
+          "roialign": roi_align_cases, "runtime_shapes": runtime_shape_cases,
+          "maxpool": maxpool_cases}
 
 
 def main():
