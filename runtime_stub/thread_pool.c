@@ -55,10 +55,10 @@ static void futex_wake_all(uint32_t *word) {
    does so when the CPU it last ran on does not look idle, e.g. a virtual CPU its host has
    descheduled), and a new thread starts on its creator's CPU; the scheduler can then leave both
    there for many runs, every parallel loop taking as long as on one thread or longer (measured
-   on a 2-vCPU VM: a 384-channel 14x14 depthwise conv, 0.026 ms at 2 threads when spread, 0.045
-   or 0.13 when not). So a thread that finds itself on its waker's (or creator's) CPU moves to
-   another one it may run on, then is allowed all of them again: one migration, no pinning.
-   Only the paths that slept or started pay the system calls. ---- */
+   on a 2-vCPU VM: a 384-channel 14x14 depthwise conv at 2 threads, 0.026 ms when spread, 0.045
+   over a new context's first 100 runs before this). So a thread that finds itself on its waker's
+   (or creator's) CPU moves to another one it may run on, then is allowed all of them again: one
+   migration, no pinning. Only the paths that slept or started pay the system calls. ---- */
 
 /// CPUs a mask has room for (1024, as glibc's cpu_set_t).
 #define ONNXC_MASK_WORDS 16
