@@ -231,12 +231,12 @@ __attribute__((always_inline)) inline void max_rows(const PoolGeom &g, const T *
     }
 }
 
-/// The output columns [lo, hi) whose windows lie inside the input's columns (no dilation).
+/// The output columns [lo, hi) whose windows lie inside the input's columns (no dilation): those
+/// where the first tap (kw 0) and the last (kw k - 1) both do.
 inline void interior_cols(const PoolGeom &g, i64 &lo, i64 &hi) {
-  const i64 S = g.s[2], span = g.in[2] - g.k[2] + g.pb[2];
-  hi = span < 0 ? 0 : span / S + 1;
-  hi = hi < g.out[2] ? hi : g.out[2];
-  lo = (g.pb[2] + S - 1) / S;
+  i64 unused;
+  valid_range(g.in[2], g.s[2], -g.pb[2], 0, g.out[2], lo, unused);
+  valid_range(g.in[2], g.s[2], g.k[2] - 1 - g.pb[2], 0, g.out[2], unused, hi);
   lo = lo < hi ? lo : hi;
 }
 
@@ -276,20 +276,20 @@ __attribute__((always_inline)) inline void max_rows_f32(const PoolGeom &g, const
         yrow[o] = lowest<float>();
       continue;
     }
-    auto column = [&](i64 o) { /* max_rows's order for one column */
-                               const i64 c0 = o * S - pb, k0 = c0 < 0 ? -c0 : 0,
-                                         k1 = Wi - c0 < kW ? Wi - c0 : kW;
-                               if (k1 <= k0) {
-                                 yrow[o] = lowest<float>();
-                                 return;
-                               }
-                               float best = xp[r0 * Wi + c0 + k0];
-                               for (i64 r = r0; r < r1; ++r)
-                                 for (i64 kw = k0; kw < k1; ++kw) {
-                                   const float v = xp[r * Wi + c0 + kw];
-                                   best = v > best ? v : best;
-                                 }
-                               yrow[o] = best;
+    /* max_rows's order for one column */
+    auto column = [&](i64 o) {
+      const i64 c0 = o * S - pb, k0 = c0 < 0 ? -c0 : 0, k1 = Wi - c0 < kW ? Wi - c0 : kW;
+      if (k1 <= k0) {
+        yrow[o] = lowest<float>();
+        return;
+      }
+      float best = xp[r0 * Wi + c0 + k0];
+      for (i64 r = r0; r < r1; ++r)
+        for (i64 kw = k0; kw < k1; ++kw) {
+          const float v = xp[r * Wi + c0 + kw];
+          best = v > best ? v : best;
+        }
+      yrow[o] = best;
     };
     auto vector = [&](i64 o) {
       const float *base = xp + o * S - pb;
