@@ -35,14 +35,22 @@ constexpr int64_t panel_width(int64_t elem_bytes) { return kNV * kVecBytes / ele
 constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 constexpr int64_t min_i(int64_t a, int64_t b) { return a < b ? a : b; }
 
+/// 64-byte vectors per row of a micro-tile of `mr` rows: a whole panel (kNV) for kMR rows, one
+/// for fewer (the tile then walks the panel's kNV vectors one column slice at a time, so that
+/// a target with few registers keeps its accumulators and B's slice in registers and the
+/// slice, KC x one vector, in L1).
+constexpr int64_t tile_vectors(int64_t mr) { return mr >= kMR ? kNV : 1; }
+
 /// Micro-tile rows (a divisor of kMR) for a target with `vector_regs` SIMD registers of
-/// `vector_bytes` each: the mr x kNV accumulator vectors take at most 3/4 of the registers, the
-/// rest holds B and the broadcast A (AVX-512: 8; AVX2 and AArch64 NEON: 2; SSE, ARMv7: 1).
+/// `vector_bytes` each: the largest mr whose mr x tile_vectors(mr) accumulator vectors, the
+/// tile_vectors(mr) vectors of B and the broadcast A all fit in registers (AVX-512: 8 x 3
+/// zmm; AVX2: 4 x 1 (8 + 2 + 1 ymm); AArch64 NEON: 4 x 1 (16 + 4 + 1 q); SSE, ARMv7 NEON: 2
+/// x 1). A tile that does not fit spills accumulators to the stack in the K loop.
 constexpr int64_t gemm_tile_rows(int64_t vector_regs, int64_t vector_bytes) {
   const int64_t per_vec =
       vector_bytes > 0 && vector_bytes < kVecBytes ? kVecBytes / vector_bytes : 1;
   int64_t mr = kMR;
-  while (mr > 1 && mr * kNV * per_vec > vector_regs * 3 / 4)
+  while (mr > 1 && (mr + 1) * tile_vectors(mr) * per_vec + 1 > vector_regs)
     mr /= 2;
   return mr;
 }

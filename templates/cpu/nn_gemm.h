@@ -9,10 +9,12 @@
  * is read with its strides, or as kMR-row panels when pre-packed (a_packed); the A layout is a
  * template parameter of the micro-kernel, so its inner loop has constant offsets.
  *
- * Micro-kernel: an R x NR tile of Y in R x kNV 64-byte accumulator vectors (R = Problem::mr, up
- * to kMR = 8, chosen by the lowering for the target: 8 x 3 = 24 zmm on AVX-512, 2 x 3 x 2 = 12
- * ymm on AVX2, 2 x 3 x 4 = 24 q registers on AArch64 NEON), K loop outermost: per k, kNV loads
- * of B and R broadcasts of A feed R x kNV independent FMAs, enough to hide the FMA latency. M
+ * Micro-kernel: an R x (NV vectors) tile of Y in R x NV 64-byte accumulator vectors (R =
+ * Problem::mr, up to kMR = 8, chosen by the lowering for the target's registers; NV =
+ * tile_vectors(R): 8 x 3 = 24 zmm on AVX-512, a whole panel; 4 x 1 x 2 = 8 ymm on AVX2 and 4 x
+ * 1 x 4 = 16 q registers on AArch64 NEON, which walk each panel in column slices of one
+ * vector), K loop outermost: per k, NV loads of B and R broadcasts of A feed R x NV
+ * independent FMAs, enough to hide the FMA latency. M
  * and N remainders use smaller tiles (R a power of two, fewer vectors). Each micro-kernel
  * variant (T, R, vectors, A layout) is one out-of-line function shared by every node; the
  * callers (run() with node params, conv.cpp's bodies) are node-specialised, so the layout, tile
@@ -151,9 +153,11 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
   const i64 csa = L == kAPacked ? kMR : L == kARowMajor ? 1 : p.csa;
   const T *a =
       L == kAPacked ? p.a + (i0 / kMR) * kMR * kk + k0 * kMR + i0 % kMR : p.a + i0 * rsa + k0 * csa;
-  const bool in_place = p.bd && j0 + NR <= p.N;
+  /* j0 may start a column slice inside its panel (tile_vectors() < kNV) */
+  const bool in_place = p.bd && (j0 / NR) * NR + NR <= p.N;
   const i64 ldb = in_place ? p.ldb : NR;
-  const T *b = in_place ? p.bd + k0 * ldb + j0 : p.bp + (p.bd ? 0 : (j0 / NR) * kk * NR) + k0 * NR;
+  const T *b =
+      in_place ? p.bd + k0 * ldb + j0 : p.bp + (p.bd ? 0 : (j0 / NR) * kk * NR) + k0 * NR + j0 % NR;
   /* A packed A (constant weights, often streamed from memory) is prefetched one row tile
      ahead: the next tile's part of this K block, one 64-byte line per 64 bytes used here. */
   const T *a_next = a + kMR * kk;
@@ -184,9 +188,10 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
     }
   }
   const bool last = k0 + kc >= p.K;
-  if (NV == kNV && cols == NV * VL && p.csy == 1 && (!p.c || k0 > 0 || p.csc <= 1)) {
-    /* A whole panel's tile of contiguous Y rows (the narrower variants, used for the last
-       columns only, keep the code small): stored straight from the accumulators as
+  if ((NV == kNV || NV == 1) && cols == NV * VL && p.csy == 1 && (!p.c || k0 > 0 || p.csc <= 1)) {
+    /* A whole tile of contiguous Y rows (a panel's, or a column slice's when tiles are
+       narrower than panels; the other narrow variants, used for the last columns only, keep
+       the code small): stored straight from the accumulators as
        vectors, Relu/Clip/LeakyRelu applied in registers, the other activations to the stored
        rows by the shared apply_act_rows() (the expressions of store_row() and apply_act(), so
        the results are the same). */
@@ -271,7 +276,7 @@ __attribute__((noinline)) void micro_narrow(const Problem<T> &p, i64 i0, i64 row
   constexpr int U = C == 1 ? 8 : C == 2 ? 4 : 2;
   const i64 kk = p.K > 0 ? p.K : 1;
   const T *a = p.a + (i0 / kMR) * kMR * kk + k0 * kMR;
-  const T *b = p.bp + (p.bd ? 0 : (j0 / NR) * kk * NR) + k0 * NR;
+  const T *b = p.bp + (p.bd ? 0 : (j0 / NR) * kk * NR) + k0 * NR + j0 % NR;
   VA acc[U][C];
 #pragma GCC unroll 8
   for (int u = 0; u < U; ++u)
@@ -366,10 +371,18 @@ struct Tiling {
   i64 M, N, K;
   i64 mr;     /* micro-tile rows: 1, 2, 4 or kMR (Problem::mr; anything else is kMR) */
   i64 layout; /* ALayout of A */
+  i64 slice;  /* columns per micro-tile: tile_vectors(mr) vectors */
 };
 template <typename T> ONNXC_GEMM_INLINE Tiling tiling(const Problem<T> &p) {
   const i64 mr = p.mr == 1 || p.mr == 2 || p.mr == 4 ? p.mr : kMR;
-  return {p.M, p.N, p.K, mr, p.a_packed ? kAPacked : p.csa == 1 ? kARowMajor : kAStrided};
+  return {p.M,
+          p.N,
+          p.K,
+          mr,
+          p.a_packed   ? kAPacked
+          : p.csa == 1 ? kARowMajor
+                       : kAStrided,
+          tile_vectors(mr) * (kVecBytes / i64(sizeof(T)))};
 }
 
 /// Rows [i0, i1) x one panel in layout L: tiles of mr rows, then (only when i1 == M; blocks
@@ -399,7 +412,7 @@ ONNXC_GEMM_INLINE void panel_rows_in(const Problem<T> &p, const Tiling &t, i64 i
 /// Rows [i0, i1) x one panel (columns j0 .., cols of them) from K range [k0, k0+kc), in the
 /// micro-kernel for A's layout (a constant in a node-specialised body).
 template <typename T>
-ONNXC_GEMM_INLINE void panel_rows(const Problem<T> &p, const Tiling &t, i64 i0, i64 i1, i64 j0,
+ONNXC_GEMM_INLINE void slice_rows(const Problem<T> &p, const Tiling &t, i64 i0, i64 i1, i64 j0,
                                   i64 cols, i64 k0, i64 kc) {
   if (t.layout == kAPacked)
     panel_rows_in<T, kAPacked>(p, t, i0, i1, j0, cols, k0, kc);
@@ -407,6 +420,15 @@ ONNXC_GEMM_INLINE void panel_rows(const Problem<T> &p, const Tiling &t, i64 i0, 
     panel_rows_in<T, kARowMajor>(p, t, i0, i1, j0, cols, k0, kc);
   else
     panel_rows_in<T, kAStrided>(p, t, i0, i1, j0, cols, k0, kc);
+}
+
+/// slice_rows() for each column slice of the panel in turn (one slice when tiles are as wide
+/// as panels): the slice's KC x slice part of B stays in L1 for all the rows.
+template <typename T>
+ONNXC_GEMM_INLINE void panel_rows(const Problem<T> &p, const Tiling &t, i64 i0, i64 i1, i64 j0,
+                                  i64 cols, i64 k0, i64 kc) {
+  for (i64 s = 0; s < cols; s += t.slice)
+    slice_rows(p, t, i0, i1, j0 + s, min_i(t.slice, cols - s), k0, kc);
 }
 
 /// Writes Y[i, j] = act(alpha * acc + beta * C[i, j]) (the epilogue of the direct path).

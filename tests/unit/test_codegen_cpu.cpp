@@ -122,12 +122,12 @@ TEST_CASE("GEMM micro-tile rows follow the target's vector registers", "[codegen
   const VectorRegisters neon = regs("aarch64-unknown-linux-gnu", "generic");
   CHECK(neon.count == 32);
   CHECK(neon.bytes == 16);
-  // 3/4 of the registers hold the mr x 3 accumulator vectors of 64 bytes.
-  CHECK(gemm_tile_rows(sse.count, sse.bytes) == 1);
-  CHECK(gemm_tile_rows(avx2.count, avx2.bytes) == 2);
+  // mr x tile_vectors(mr) accumulator vectors of 64 bytes, B's vectors and A's broadcast fit.
+  CHECK(gemm_tile_rows(sse.count, sse.bytes) == 2);
+  CHECK(gemm_tile_rows(avx2.count, avx2.bytes) == 4);
   CHECK(gemm_tile_rows(32, 64) == 8);
   CHECK(gemm_tile_rows(32, 32) == 4);
-  CHECK(gemm_tile_rows(neon.count, neon.bytes) == 2);
+  CHECK(gemm_tile_rows(neon.count, neon.bytes) == 4);
   CHECK(gemm_tile_rows(0, 0) == 1);
 }
 
@@ -261,8 +261,8 @@ TEST_CASE("weights file: the library runs with the file and refuses to run witho
   onnxc_context *ctx = nullptr;
   CHECK(sym<onnxc_status (*)(onnxc_context **)>(lib.get(), "onnxc_create")(&ctx) ==
         ONNXC_ERROR_BAD_WEIGHTS);
-  auto create = sym<onnxc_status (*)(const char *, onnxc_context **)>(
-      lib.get(), "tiny_create_with_weights");
+  auto create =
+      sym<onnxc_status (*)(const char *, onnxc_context **)>(lib.get(), "tiny_create_with_weights");
   REQUIRE(create(weights.c_str(), &ctx) == ONNXC_OK);
   float x[6] = {0, 1, 2, 3, 4, 5}, y[6] = {};
   const void *ins[] = {x};
