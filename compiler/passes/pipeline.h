@@ -24,7 +24,7 @@ struct PipelineOptions {
   /// (bindings.keep_symbolic) and lower-regions lowers for every value of its range; empty:
   /// every dim is static.
   std::string extent_symbol;
-  /// GEMM micro-tile rows for Conv/Gemm/MatMul (1, 2, 4 or 8: the target's, see
+  /// GEMM micro-tile rows for Conv/Gemm/MatMul (1, 2, 4, 6 or 8: the target's, see
   /// gemm_tile_rows in templates/cpu/gemm_params.h); 0: the kernels' default (8)
   int64_t gemm_tile_rows = 0;
   std::string print_after; ///< pass name, or "all": dump the IR after it

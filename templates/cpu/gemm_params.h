@@ -9,9 +9,9 @@
  *     zero-padded past N; panel p starts at p * max(K, 1) * NR.
  *   packed A (M x K): panel q holds rows [q*MR, q*MR+MR) as K columns of MR contiguous elements,
  *     zero-padded past M; panel q starts at q * MR * max(K, 1).
- * The micro-kernel (nn_gemm.h) computes tiles of `mr` rows (GemmParams::mr, a divisor of kMR
- * chosen by the lowering for the target's vector registers: gemm_tile_rows) x NR columns, so
- * the packed layouts are the same for every target.
+ * The micro-kernel (nn_gemm.h) computes tiles of `mr` rows (GemmParams::mr, chosen by the
+ * lowering for the target's vector registers: gemm_tile_rows) x tile_vectors(mr) vectors of
+ * columns, so the packed layouts are the same for every target.
  */
 #ifndef ONNXC_GEMM_PARAMS_H
 #define ONNXC_GEMM_PARAMS_H
@@ -41,18 +41,21 @@ constexpr int64_t min_i(int64_t a, int64_t b) { return a < b ? a : b; }
 /// slice, KC x one vector, in L1).
 constexpr int64_t tile_vectors(int64_t mr) { return mr >= kMR ? kNV : 1; }
 
-/// Micro-tile rows (a divisor of kMR) for a target with `vector_regs` SIMD registers of
+/// Micro-tile rows (kMR, 6, 4, 2 or 1) for a target with `vector_regs` SIMD registers of
 /// `vector_bytes` each: the largest mr whose mr x tile_vectors(mr) accumulator vectors, the
 /// tile_vectors(mr) vectors of B and the broadcast A all fit in registers (AVX-512: 8 x 3
-/// zmm; AVX2: 4 x 1 (8 + 2 + 1 ymm); AArch64 NEON: 4 x 1 (16 + 4 + 1 q); SSE, ARMv7 NEON: 2
-/// x 1). A tile that does not fit spills accumulators to the stack in the K loop.
+/// zmm; AVX2: 6 x 1 (12 + 2 + 1 ymm); AArch64 NEON: 6 x 1 (24 + 4 + 1 q); SSE, ARMv7 NEON: 2
+/// x 1). A tile that does not fit spills accumulators to the stack in the K loop; fewer
+/// accumulators than FMA latency x FMA units leave the units idle. 6-row tiles do not line up
+/// with packed A's kMR-row panels: the kernels then address packed A row by row.
 constexpr int64_t gemm_tile_rows(int64_t vector_regs, int64_t vector_bytes) {
   const int64_t per_vec =
       vector_bytes > 0 && vector_bytes < kVecBytes ? kVecBytes / vector_bytes : 1;
-  int64_t mr = kMR;
-  while (mr > 1 && (mr + 1) * tile_vectors(mr) * per_vec + 1 > vector_regs)
-    mr /= 2;
-  return mr;
+  const int64_t rows[] = {kMR, 6, 4, 2};
+  for (int64_t mr : rows)
+    if ((mr + 1) * tile_vectors(mr) * per_vec + 1 <= vector_regs)
+      return mr;
+  return 1;
 }
 
 /// Elements of one packed B (K x N) for elements of `elem_bytes`.
@@ -121,7 +124,7 @@ struct GemmParams {
   int64_t direct;          ///< 0/1: small M, B read as it is (no packing, no scratch)
   int64_t b_packed;        ///< 0/1: tensor 1 holds the b_count matrices already packed
   int64_t rank;            ///< batch dims
-  int64_t mr;              ///< micro-tile rows: 1, 2, 4 or kMR (gemm_tile_rows); 0: kMR
+  int64_t mr;              ///< micro-tile rows: 1, 2, 4, 6 or kMR (gemm_tile_rows); 0: kMR
   ActParams act;
   int64_t batch[kMaxRank], a_bs[kMaxRank], b_bs[kMaxRank]; ///< dims, A strides (elements),
                                                            ///< B strides (matrices)

@@ -76,7 +76,7 @@ template <typename T> struct Problem {
   i64 rsc, csc;
   Act<T> act;       /* applied to the finished Y elements */
   i64 a_packed = 0; /* 1: a is packed A (gemm_params.h), rsa/csa unused */
-  i64 mr = kMR;     /* micro-tile rows: 1, 2, 4 or kMR (GemmParams::mr) */
+  i64 mr = kMR;     /* micro-tile rows: 1, 2, 4, 6 or kMR (GemmParams::mr) */
   /* A residual R (row stride rsr, columns contiguous) added after the C term, before the
      activation: Y = act(alpha * A B + beta * C + R) (a Conv's fused residual Add). */
   const T *r = nullptr;
@@ -101,7 +101,9 @@ template <> struct Vec<double> { typedef double type __attribute__((vector_size(
 
 /// How the micro-kernel addresses A: a compile-time layout, so that the inner loop has constant
 /// offsets (the Problem reaches it through the thread pool, so its fields are not constants).
-enum ALayout { kAPacked, kARowMajor, kAStrided };
+/// kAPackedRows: packed A read through one pointer per row, for tiles that do not line up with
+/// its kMR-row panels (6-row tiles: a row tile may start in one panel and end in the next).
+enum ALayout { kAPacked, kARowMajor, kAStrided, kAPackedRows };
 
 /// Stores `cols` finished accumulator elements r[0..cols) of row i, columns j0.. of Y: the first
 /// K block writes alpha*acc + beta*C, later ones add alpha*acc; the last applies the activation.
@@ -153,6 +155,11 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
   const i64 csa = L == kAPacked ? kMR : L == kARowMajor ? 1 : p.csa;
   const T *a =
       L == kAPacked ? p.a + (i0 / kMR) * kMR * kk + k0 * kMR + i0 % kMR : p.a + i0 * rsa + k0 * csa;
+  const T *ar[R]; /* kAPackedRows: row i's element k is ar[i][k * kMR] */
+  if constexpr (L == kAPackedRows)
+#pragma GCC unroll 8
+    for (int i = 0; i < R; ++i)
+      ar[i] = p.a + ((i0 + i) / kMR) * kMR * kk + k0 * kMR + (i0 + i) % kMR;
   /* j0 may start a column slice inside its panel (tile_vectors() < kNV) */
   const bool in_place = p.bd && (j0 / NR) * NR + NR <= p.N;
   const i64 ldb = in_place ? p.ldb : NR;
@@ -181,17 +188,17 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
       __builtin_memcpy(&bv[v], b + k * ldb + v * VL, sizeof(V));
 #pragma GCC unroll 8
     for (int i = 0; i < R; ++i) {
-      const T av = a[i * rsa + k * csa];
+      const T av = L == kAPackedRows ? ar[i][k * kMR] : a[i * rsa + k * csa];
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v)
         acc[i][v] += av * bv[v];
     }
   }
   const bool last = k0 + kc >= p.K;
-  if ((NV == kNV || NV == 1) && cols == NV * VL && p.csy == 1 && (!p.c || k0 > 0 || p.csc <= 1)) {
-    /* A whole tile of contiguous Y rows (a panel's, or a column slice's when tiles are
-       narrower than panels; the other narrow variants, used for the last columns only, keep
-       the code small): stored straight from the accumulators as
+  if ((NV == kNV || (NV == 1 && R == 6)) && cols == NV * VL && p.csy == 1 && (!p.c || k0 > 0 || p.csc <= 1)) {
+    /* A whole tile of contiguous Y rows (a panel's, or a 6-row tile's column slice; the
+       other narrow variants, used for the last columns or rows only, keep the code small):
+       stored straight from the accumulators as
        vectors, Relu/Clip/LeakyRelu applied in registers, the other activations to the stored
        rows by the shared apply_act_rows() (the expressions of store_row() and apply_act(), so
        the results are the same). */
@@ -369,20 +376,42 @@ ONNXC_GEMM_INLINE void micro_rows(const Problem<T> &p, i64 R, i64 i0, i64 rows, 
 /// not constants even in a node-specialised body).
 struct Tiling {
   i64 M, N, K;
-  i64 mr;     /* micro-tile rows: 1, 2, 4 or kMR (Problem::mr; anything else is kMR) */
+  i64 mr;     /* micro-tile rows: 1, 2, 4, 6 or kMR (Problem::mr; anything else is kMR) */
   i64 layout; /* ALayout of A */
   i64 slice;  /* columns per micro-tile: tile_vectors(mr) vectors */
 };
 template <typename T> ONNXC_GEMM_INLINE Tiling tiling(const Problem<T> &p) {
-  const i64 mr = p.mr == 1 || p.mr == 2 || p.mr == 4 ? p.mr : kMR;
+  const i64 mr = p.mr == 1 || p.mr == 2 || p.mr == 4 || p.mr == 6 ? p.mr : kMR;
   return {p.M,
           p.N,
           p.K,
           mr,
-          p.a_packed   ? kAPacked
+          p.a_packed   ? (mr == 6 ? kAPackedRows : kAPacked)
           : p.csa == 1 ? kARowMajor
                        : kAStrided,
           tile_vectors(mr) * (kVecBytes / i64(sizeof(T)))};
+}
+
+/// Rows [i0, i1) x one column slice (at most one vector) with 6-row tiles, then tiles of 4, 2
+/// and 1 rows as the bits of the rest say: every tile exact (no zero-padded rows), for blocks of
+/// any number of rows. Out of line, so that the bodies that do not fold the tile height (and the
+/// AVX-512 ones, which never run it) carry one call, not this code.
+template <typename T, ALayout L>
+__attribute__((noinline)) void rows6(const Problem<T> &p, i64 i0, i64 i1, i64 j0, i64 cols, i64 k0,
+                                     i64 kc) {
+  i64 i = i0;
+  for (; i + 6 <= i1; i += 6)
+    micro<T, 6, 1, L>(p, i, 6, j0, cols, k0, kc);
+  if ((i1 - i) & 4) {
+    micro<T, 4, 1, L>(p, i, 4, j0, cols, k0, kc);
+    i += 4;
+  }
+  if ((i1 - i) & 2) {
+    micro<T, 2, 1, L>(p, i, 2, j0, cols, k0, kc);
+    i += 2;
+  }
+  if ((i1 - i) & 1)
+    micro<T, 1, 1, L>(p, i, 1, j0, cols, k0, kc);
 }
 
 /// Rows [i0, i1) x one panel in layout L: tiles of mr rows, then (only when i1 == M; blocks
@@ -392,6 +421,9 @@ template <typename T> ONNXC_GEMM_INLINE Tiling tiling(const Problem<T> &p) {
 template <typename T, ALayout L>
 ONNXC_GEMM_INLINE void panel_rows_in(const Problem<T> &p, const Tiling &t, i64 i0, i64 i1, i64 j0,
                                      i64 cols, i64 k0, i64 kc) {
+  if constexpr (L != kAPacked) /* (packed A with 6-row tiles is kAPackedRows) */
+    if (t.mr == 6)
+      return rows6<T, L>(p, i0, i1, j0, cols, k0, kc);
   const i64 mr = t.mr, rest = i1 == t.M ? t.M % mr : 0, full = i1 - rest;
   i64 i = i0;
   for (; i < full; i += mr)
@@ -416,6 +448,8 @@ ONNXC_GEMM_INLINE void slice_rows(const Problem<T> &p, const Tiling &t, i64 i0, 
                                   i64 cols, i64 k0, i64 kc) {
   if (t.layout == kAPacked)
     panel_rows_in<T, kAPacked>(p, t, i0, i1, j0, cols, k0, kc);
+  else if (t.layout == kAPackedRows) /* only with 6-row tiles (tiling()) */
+    rows6<T, kAPackedRows>(p, i0, i1, j0, cols, k0, kc);
   else if (t.layout == kARowMajor)
     panel_rows_in<T, kARowMajor>(p, t, i0, i1, j0, cols, k0, kc);
   else

@@ -10,7 +10,7 @@ the pack-weights pass; depthwise and pointwise Convs on their own paths), with
 (every Conv as im2col + GEMM); runs each with `onnxc run` at 1 and 2 threads, and compares every
 output with the numpy reference (output_0.pb) and the other libraries with the first.
 Cases named tile_* are also compiled with each forced GEMM micro-tile height
-(--gemm-tile-rows 1, 2, 4, 8) and with --disable-pass=specialise-parallel (the thread pool runs
+(--gemm-tile-rows 1, 2, 4, 6, 8; 6-row tiles straddle packed A's 8-row panels) and with --disable-pass=specialise-parallel (the thread pool runs
 the generic GEMM body, whose micro-kernel choice is made at run time instead of folded for the
 node), and compared the same way; cases with "wino" in their name (3x3 stride-1 Convs, which
 run as Winograd F(2x2, 3x3)) also with --disable-pass=winograd (the same Conv through im2col);
@@ -64,7 +64,7 @@ def main(onnxc, case_dir, work):
     libs = {"packed": [], "unpacked": ["--disable-pass=pack-weights"],
             "im2col": ["--disable-pass=conv-paths"]}
     if os.path.basename(os.path.normpath(case_dir)).startswith("tile_"):
-        for rows in (1, 2, 4, 8):
+        for rows in (1, 2, 4, 6, 8):
             libs[f"tile_rows_{rows}"] = [f"--gemm-tile-rows={rows}"]
         libs["generic_bodies"] = ["--disable-pass=specialise-parallel"]
     if "wino" in os.path.basename(os.path.normpath(case_dir)):

@@ -81,7 +81,7 @@ inline constexpr int64_t kConvDwChannelsBit = 4;
 /// (kConvFewChannels, templates/cpu/conv_params.h).
 inline constexpr int64_t kConvFewChannelsBit = 8;
 
-/// Int attribute: the GEMM micro-tile rows (1, 2, 4 or 8) for a Conv, Gemm or MatMul, chosen for
+/// Int attribute: the GEMM micro-tile rows (1, 2, 4, 6 or 8) for a Conv, Gemm or MatMul, chosen for
 /// the target's vector registers (mark_gemm_tile_rows); absent: the kernels' default.
 inline constexpr char kGemmTileRowsAttr[] = "onnxc.gemm_tile_rows";
 
