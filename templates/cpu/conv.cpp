@@ -798,23 +798,25 @@ inline void few_phase_row(const ConvGeom &g, const float *xrow, i64 S, i64 pc, f
   }
 }
 
-/// NV vectors of output row oh's pixels ow0 .. ow0 + npx (npx <= 16 NV) for the kFewMB output
-/// channels of block m0 (nm of them exist): every tap's pixel vectors are loaded once from the
-/// phase rows `ph` (the image's, C x rows x S x pc) and multiplied by each channel's weight
-/// (wb: kFewMB per tap); bias, and the cheap activations in registers (the others are the
-/// caller's, once per band: per call here, their setup cost as much as the vectors).
-template <int NV>
+/// NV vectors of output row oh's pixels ow0 .. ow0 + npx (npx <= 16 NV) for output channels
+/// MB0 .. MB0 + MBN of the kFewMB of block m0 (nm of them exist): every tap's pixel vectors are
+/// loaded once from the phase rows `ph` (the image's, C x rows x S x pc) and multiplied by each
+/// channel's weight (wb: kFewMB per tap); bias, and the cheap activations in registers (the
+/// others are the caller's, once per band: per call here, their setup cost as much as the
+/// vectors). The MBN x NV accumulators must fit in the target's registers: 8 x 3 zmm with
+/// AVX-512; targets with fewer (GEMM tiles under kMR rows) run 4 x 1 (8 ymm with AVX2) twice.
+template <int NV, int MB0 = 0, int MBN = kFewMB>
 ONNXC_DW_INLINE void few_pixels(const ConvGeom &g, const Act<float> &act, const float *wb,
                                 const float *bias, const float *ph, i64 rows, i64 pc, i64 oh,
                                 i64 ow0, i64 npx, float *y, i64 m0, i64 nm) {
   constexpr i64 L = kVecF32;
   const i64 S = g.s[2];
-  vf32 acc[kFewMB][NV];
+  vf32 acc[MBN][NV];
 #pragma GCC unroll 8
-  for (int m = 0; m < kFewMB; ++m)
+  for (int m = 0; m < MBN; ++m)
 #pragma GCC unroll 3
     for (int v = 0; v < NV; ++v)
-      acc[m][v] = vf32{} + bias[m];
+      acc[m][v] = vf32{} + bias[MB0 + m];
   const float *w = wb;
   for (i64 c = 0; c < g.C; ++c)
     for (i64 kh = 0; kh < g.k[1]; ++kh) {
@@ -826,8 +828,8 @@ ONNXC_DW_INLINE void few_pixels(const ConvGeom &g, const Act<float> &act, const 
         for (int v = 0; v < NV; ++v)
           iv[v] = load_f32(src + v * L);
 #pragma GCC unroll 8
-        for (int m = 0; m < kFewMB; ++m) {
-          const float wm = w[m];
+        for (int m = 0; m < MBN; ++m) {
+          const float wm = w[MB0 + m];
 #pragma GCC unroll 3
           for (int v = 0; v < NV; ++v)
             acc[m][v] += wm * iv[v];
@@ -837,10 +839,10 @@ ONNXC_DW_INLINE void few_pixels(const ConvGeom &g, const Act<float> &act, const 
   const bool cheap = act_is_cheap(act.kind);
   const i64 plane = g.out[1] * g.out[2];
 #pragma GCC unroll 8
-  for (int m = 0; m < kFewMB; ++m) {
-    if (m >= nm)
+  for (int m = 0; m < MBN; ++m) {
+    if (MB0 + m >= nm)
       break;
-    float *yr = y + (m0 + m) * plane + oh * g.out[2] + ow0;
+    float *yr = y + (m0 + MB0 + m) * plane + oh * g.out[2] + ow0;
 #pragma GCC unroll 3
     for (int v = 0; v < NV; ++v) {
       const vf32 o = cheap ? act_vec_cheap(act, acc[m][v]) : acc[m][v];
@@ -898,6 +900,15 @@ ONNXC_GEMM_INLINE void conv_few_channels(onnxc_rt *rt, const i64 *params, const 
           const i64 r1 = gemm::min_i(g.out[1], r0 + kFewBandRows);
           for (i64 oh = r0; oh < r1; ++oh) {
             i64 ow = 0;
+            if (q.gemm_mr > 0 && q.gemm_mr < gemm::kMR) { /* few registers: 4 channels x 1 */
+              for (; ow < W; ow += kVecF32) {
+                const i64 n = gemm::min_i(kVecF32, W - ow);
+                few_pixels<1, 0, 4>(g, act, wb, bias, t.packed, rows, pc, oh, ow, n, y, m0, nm);
+                if (nm > 4)
+                  few_pixels<1, 4, 4>(g, act, wb, bias, t.packed, rows, pc, oh, ow, n, y, m0, nm);
+              }
+              continue;
+            }
             for (; ow + 3 * kVecF32 <= W; ow += 3 * kVecF32)
               few_pixels<3>(g, act, wb, bias, t.packed, rows, pc, oh, ow, 3 * kVecF32, y, m0, nm);
             const i64 rest = W - ow;

@@ -16,7 +16,8 @@ node), and compared the same way; cases with "wino" in their name (3x3 stride-1 
 run as Winograd F(2x2, 3x3)) also with --disable-pass=winograd (the same Conv through im2col);
 cases named dw* (depthwise) also with --disable-pass=dw-channels (the row-vector path instead of
 the channel-vector one, where the lowering would choose that); cases named few* (few input
-channels) also with --disable-pass=few-channels (im2col instead of the direct phase-row path).
+channels) also with --disable-pass=few-channels (im2col instead of the direct phase-row path)
+and with --gemm-tile-rows=6 (the direct path's 4-channel x 1-vector tiles, as on AVX2).
 """
 import os
 import subprocess
@@ -73,6 +74,7 @@ def main(onnxc, case_dir, work):
         libs["no_dw_channels"] = ["--disable-pass=dw-channels"]
     if os.path.basename(os.path.normpath(case_dir)).startswith("few"):
         libs["no_few_channels"] = ["--disable-pass=few-channels"]
+        libs["few_4x1"] = ["--gemm-tile-rows=6"]  # the 4-channel x 1-vector path (AVX2's)
     outs = {}
     for name, extra in libs.items():
         lib = os.path.join(work, f"{name}.so")
