@@ -164,9 +164,12 @@ __attribute__((always_inline)) inline void parallel_for(onnxc_rt *rt, const i64 
     }
     return;
   }
+  /* The trampoline's operator() always inlined too: its static invoker (the function pointer
+     the pool calls, which SpecialiseParallelPass clones per node with the constant params) must
+     hold the body itself, not a call of a generic copy (a large GEMM body was left out of line,
+     unspecialised, carrying every micro-kernel variant). */
   onnxc_parallel_for_params(
-      rt, n, grain,
-      [](void *c, const i64 *pp, i64 b, i64 e) {
+      rt, n, grain, [](void *c, const i64 *pp, i64 b, i64 e) __attribute__((always_inline)) {
 #if defined(__clang__)
         [[clang::always_inline]] (*static_cast<F *>(c))(pp, b, e);
 #else
