@@ -11,19 +11,18 @@
  *
  * Micro-kernel: an R x (NV vectors) tile of Y in R x NV 64-byte accumulator vectors (R =
  * Problem::mr, up to kMR = 8, chosen by the lowering for the target's registers; NV =
- * tile_vectors(R): 8 x 3 = 24 zmm on AVX-512, a whole panel; 4 x 1 x 2 = 8 ymm on AVX2 and 4 x
- * 1 x 4 = 16 q registers on AArch64 NEON, which walk each panel in column slices of one
- * vector), K loop outermost: per k, NV loads of B and R broadcasts of A feed R x NV
- * independent FMAs, enough to hide the FMA latency. M
- * and N remainders use smaller tiles (R a power of two, fewer vectors). Each micro-kernel
- * variant (T, R, vectors, A layout) is one out-of-line function shared by every node; the
- * callers (run() with node params, conv.cpp's bodies) are node-specialised, so the layout, tile
- * rows and the M/N remainders are constants there and a node calls only the variants it needs,
- * and LLVM never inlines all of them into one body. The vectors are written
- * with the generic vector extension rather than left to the auto-vectoriser, because the bitcode
- * is optimised before the target's vector width is known; LLVM legalises them for the target
- * when the model is compiled. The fused activation (templates/cpu/activation.h) is applied when
- * the last K block of a tile is stored.
+ * tile_vectors(R): 8 x 3 = 24 zmm on AVX-512, a whole panel; 6 x 1 x 2 = 12 ymm on AVX2 and 6 x
+ * 1 x 4 = 24 q registers on AArch64 NEON, which walk each panel in column slices of one
+ * vector, reading packed A row by row: rows6()), K loop outermost: per k, NV loads of B and R
+ * broadcasts of A feed R x NV independent FMAs, enough to hide the FMA latency. M and N remainders
+ * use smaller tiles (R a power of two, fewer vectors). Each micro-kernel variant (T, R, vectors, A
+ * layout) is one out-of-line function shared by every node; the callers (run() with node params,
+ * conv.cpp's bodies) are node-specialised, so the layout, tile rows and the M/N remainders are
+ * constants there and a node calls only the variants it needs, and LLVM never inlines all of them
+ * into one body. The vectors are written with the generic vector extension rather than left to the
+ * auto-vectoriser, because the bitcode is optimised before the target's vector width is known; LLVM
+ * legalises them for the target when the model is compiled. The fused activation
+ * (templates/cpu/activation.h) is applied when the last K block of a tile is stored.
  *
  * Blocking: K in blocks of KC (the R x KC panel of A stays in L1, a KC x NR panel of B in L1/L2
  * and is reused for every micro-tile of the MC rows before the next panel); parallel work items
@@ -195,7 +194,8 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
     }
   }
   const bool last = k0 + kc >= p.K;
-  if ((NV == kNV || (NV == 1 && R == 6)) && cols == NV * VL && p.csy == 1 && (!p.c || k0 > 0 || p.csc <= 1)) {
+  if ((NV == kNV || (NV == 1 && R == 6)) && cols == NV * VL && p.csy == 1 &&
+      (!p.c || k0 > 0 || p.csc <= 1)) {
     /* A whole tile of contiguous Y rows (a panel's, or a 6-row tile's column slice; the
        other narrow variants, used for the last columns or rows only, keep the code small):
        stored straight from the accumulators as
