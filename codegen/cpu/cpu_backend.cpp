@@ -208,8 +208,7 @@ CpuArtifactInfo compile_cpu(const ExecutionPlan &plan, const CpuCodegenOptions &
   restrict_exports(*module, name,
                    opts.emit != EmitKind::Object && opts.emit != EmitKind::StaticLibrary);
   timer.done("link bitcode");
-  optimize_module(*module, *tm, opts.opt_level, opts.time_passes, opts.sanitize,
-                  opts.specialise_parallel);
+  optimize_module(*module, *tm, opts);
   timer.done("optimise");
   if (text) {
     write_file_atomically(out_path, opts.emit == EmitKind::LlvmIr

@@ -34,12 +34,16 @@ struct CpuCodegenOptions {
   CpuTarget target;
   int opt_level = 3; ///< 0..3, as -O0..-O3 (LLVM pass pipeline and code generator)
   EmitKind emit = EmitKind::SharedLibrary;
-  bool time_passes = false; ///< print phase and LLVM pass timings to stderr
+  bool time_passes = false;             ///< print phase and LLVM pass timings to stderr
   Sanitizer sanitize = Sanitizer::None; ///< instrument the model, kernels and runtime
   bool profile = false; ///< time every kernel call (onnxc_profile_*); off: nothing emitted
   /// Give each node's parallel loops their own copy specialised for its constant params
   /// (codegen/cpu/specialise_parallel.h); off with --disable-pass=specialise-parallel.
   bool specialise_parallel = true;
+  /// Inline kernels into their nodes and fold the nodes' params before the LLVM pipeline, and
+  /// simplify the kernel templates only inside nodes (codegen/cpu/optimize_emit.cpp): a faster
+  /// compile, the same code; off with --disable-pass=specialise-first.
+  bool specialise_first = true;
   /// Non-empty: write the weights to this file (runtime_stub/weights_format.h) instead of
   /// embedding them; contexts are then created with NAME_create_with_weights[_buffer].
   std::string weights_file;

@@ -16,6 +16,7 @@
 #include <llvm/Transforms/IPO/Internalize.h>
 
 #include <algorithm>
+#include <set>
 #include <vector>
 
 namespace onnxc {
@@ -130,6 +131,10 @@ void link_runtime_and_kernels(llvm::Module &model, const EmbeddedBitcode &bitcod
   // The bitcode's triple spelling and layout are the reference; the model module uses both.
   std::string model_triple = model.getTargetTriple();
   model.setTargetTriple(runtime->getTargetTriple());
+  std::set<const llvm::Function *> own; // the model's functions, before linking
+  for (const llvm::Function &f : model)
+    if (!f.isDeclaration())
+      own.insert(&f);
   std::vector<std::string> runtime_functions;
   for (const llvm::Function &f : *runtime)
     if (!f.isDeclaration())
@@ -141,6 +146,9 @@ void link_runtime_and_kernels(llvm::Module &model, const EmbeddedBitcode &bitcod
   check_all_defined(model, triple);
   strip_target_attributes(model);
   keep_runtime_as_compiled(model, runtime_functions);
+  for (llvm::Function &f : model)
+    if (!f.isDeclaration() && !own.count(&f))
+      f.addFnAttr(kTemplateCodeAttr);
 }
 
 void restrict_exports(llvm::Module &model, const std::string &model_name, bool generic_abi) {

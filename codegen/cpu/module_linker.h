@@ -16,7 +16,13 @@ namespace onnxc {
 /// `model` calls. Afterwards every onnxc_* function is defined; throws Error naming the missing
 /// kernel or runtime function otherwise. Removes the per-function target-cpu/target-features
 /// the bitcode was compiled with, so that the TargetMachine's CPU applies everywhere.
+/// Every function it links gets the string attribute kTemplateCodeAttr.
 void link_runtime_and_kernels(llvm::Module &model, const EmbeddedBitcode &bitcode);
+
+/// Marks a function linked from the kernel or runtime bitcode: code clang already optimised
+/// (-O2) and not specialised for any node. optimize_module does not simplify it again on its
+/// own, only once it is inlined into a node's code (codegen/cpu/optimize_emit.cpp).
+inline constexpr char kTemplateCodeAttr[] = "onnxc-template-code";
 
 /// Internalizes every symbol except the ABI (kCpuAbiSymbols) and adds default-visibility
 /// aliases "<model_name>_<name minus onnxc_>" for each ABI function (skipped where the alias

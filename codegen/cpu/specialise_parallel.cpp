@@ -1,5 +1,7 @@
 #include "codegen/cpu/specialise_parallel.h"
 
+#include "codegen/cpu/module_linker.h"
+
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
@@ -51,6 +53,7 @@ llvm::PreservedAnalyses SpecialiseParallelPass::run(llvm::Module &m,
       copy = llvm::CloneFunction(body, map);
       copy->setName(body->getName() + ".node");
       copy->setLinkage(llvm::GlobalValue::InternalLinkage);
+      copy->removeFnAttr(kTemplateCodeAttr); // the node's code now, not the template's
       copy->getArg(1)->replaceAllUsesWith(params);
       fresh.push_back(copy);
     }

@@ -158,6 +158,7 @@ void finish_codegen_flags(CompileOptions &o, const CompileFlags &f) {
   o.codegen.opt_level = f.opt;
   o.codegen.time_passes = o.pipeline.time_passes;
   o.codegen.specialise_parallel = pass_enabled(o.pipeline, kSpecialiseParallelPass);
+  o.codegen.specialise_first = pass_enabled(o.pipeline, kSpecialiseFirstPass);
   if (f.emit == "so")
     o.codegen.emit = EmitKind::SharedLibrary;
   else if (f.emit == "obj")

@@ -72,10 +72,11 @@ std::vector<std::string> pipeline_pass_names() {
 }
 
 std::vector<std::string> optional_pass_names() {
-  return {"fuse-half-casts", "fuse-qdq",   "fold-batchnorm",   "fuse-gelu",
-          "fuse-scale",      "fuse-bias",  "fuse-residual",    "fuse-activation",
-          "pack-weights",    "conv-paths", kWinogradPass,      kDwChannelsPass,
-          kFewChannelsPass,  kInplacePass, kConcatInPlacePass, kSpecialiseParallelPass};
+  return {"fuse-half-casts",   "fuse-qdq",   "fold-batchnorm",   "fuse-gelu",
+          "fuse-scale",        "fuse-bias",  "fuse-residual",    "fuse-activation",
+          "pack-weights",      "conv-paths", kWinogradPass,      kDwChannelsPass,
+          kFewChannelsPass,    kInplacePass, kConcatInPlacePass, kSpecialiseParallelPass,
+          kSpecialiseFirstPass};
 }
 
 bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
@@ -84,9 +85,10 @@ bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
     return true;
   for (const std::string &d : opts.disabled_passes)
     if (d == pass ||
-        (d == "all-fusion" && pass != kSpecialiseParallelPass && pass != kInplacePass &&
-         pass != kConcatInPlacePass && pass != "pack-weights" && pass != "conv-paths" &&
-         pass != kWinogradPass && pass != kDwChannelsPass && pass != kFewChannelsPass))
+        (d == "all-fusion" && pass != kSpecialiseParallelPass && pass != kSpecialiseFirstPass &&
+         pass != kInplacePass && pass != kConcatInPlacePass && pass != "pack-weights" &&
+         pass != "conv-paths" && pass != kWinogradPass && pass != kDwChannelsPass &&
+         pass != kFewChannelsPass))
       return false;
   return true;
 }

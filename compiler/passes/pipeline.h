@@ -56,6 +56,10 @@ std::vector<std::string> optional_pass_names();
 /// The CPU backend's optional pass that specialises parallel loop bodies per node; not a fusion
 /// pass, so `all-fusion` leaves it on.
 inline constexpr char kSpecialiseParallelPass[] = "specialise-parallel";
+/// The CPU backend's inlining of kernels into their nodes and folding of the nodes' params
+/// before LLVM's pipeline, which then simplifies kernel template code only inside nodes
+/// (CpuCodegenOptions::specialise_first); a compile-time saving, not a fusion pass.
+inline constexpr char kSpecialiseFirstPass[] = "specialise-first";
 /// plan-memory's in-place reuse of element-wise inputs (PlanOptions::inplace); not a fusion
 /// pass either.
 inline constexpr char kInplacePass[] = "inplace";

@@ -98,6 +98,9 @@ template <typename T, typename F> inline void visit_act(i64 kind, T a, T b, F &&
 template <typename T> struct Act {
   i64 kind = kActNone;
   T a = T(0), b = T(0);
+  /// apply_act() on `rows` rows of n elements at stride s, rows rs apart, out of line and
+  /// compiled for this kind only (act_rows_for; set by make_act and read_act, null for none).
+  void (*rows)(const Act &, T *, i64 rows, i64 n, i64 rs, i64 s) = nullptr;
 
   /// One element (per-element paths; apply_act() is the vectorisable form for rows).
   T operator()(T x) const {
@@ -136,19 +139,57 @@ template <typename T> inline void apply_act(const Act<T> &act, T *y, i64 n, i64 
   visit_act(act.kind, act.a, act.b, [&](auto g) { map_strided(y, n, s, g); });
 }
 
-/// apply_act() out of line: the GEMM micro-kernel variants (nn_gemm.h) share this one copy of
-/// the transcendental activations instead of each inlining them (code size: the edge budget).
+/// Act::rows for one kind: apply_act() with the kind a constant, out of line. Code that knows
+/// its node's activation (every kernel, once its params are constants) references only its
+/// kind's copy: the generic apply_act() holds every transcendental activation (17 KB of code
+/// on AVX2), which the shared GEMM micro-kernels, reached with a run-time Act, used to pull
+/// into every model.
+template <typename T, i64 Kind>
+__attribute__((noinline)) void act_rows_of(const Act<T> &act, T *y, i64 rows, i64 n, i64 rs,
+                                           i64 s) {
+  Act<T> k = act;
+  k.kind = Kind;
+  for (i64 i = 0; i < rows; ++i) {
+#if defined(__clang__) /* inlined, so that only Kind's branch is compiled */
+    [[clang::always_inline]] apply_act(k, y + i * rs, n, s);
+#else
+    apply_act(k, y + i * rs, n, s);
+#endif
+  }
+}
+
+/// Act::rows by kind (kActNone's null): a constant table, so that where the kind is a constant
+/// the lookup folds to one function, with no code at the lookup.
 template <typename T>
-__attribute__((noinline)) void apply_act_row(const Act<T> &act, T *y, i64 n, i64 s) {
-  apply_act(act, y, n, s);
+inline constexpr decltype(Act<T>::rows) kActRows[] = {nullptr,
+                                                      act_rows_of<T, kActRelu>,
+                                                      act_rows_of<T, kActClip>,
+                                                      act_rows_of<T, kActLeakyRelu>,
+                                                      act_rows_of<T, kActSigmoid>,
+                                                      act_rows_of<T, kActHardSigmoid>,
+                                                      act_rows_of<T, kActHardSwish>,
+                                                      act_rows_of<T, kActSilu>,
+                                                      act_rows_of<T, kActGelu>,
+                                                      act_rows_of<T, kActGeluTanh>};
+
+/// The Act::rows of `kind`.
+template <typename T> inline auto act_rows_for(i64 kind) -> decltype(Act<T>::rows) {
+  return kind > kActNone && kind <= kActGeluTanh ? kActRows<T>[kind] : nullptr;
+}
+
+/// apply_act() out of line (Act::rows): the GEMM micro-kernel variants (nn_gemm.h) share one
+/// copy of the transcendental activations instead of each inlining them (code size: the edge
+/// budget).
+template <typename T> inline void apply_act_row(const Act<T> &act, T *y, i64 n, i64 s) {
+  if (act.rows)
+    act.rows(act, y, 1, n, 0, s);
 }
 
 /// apply_act() on `rows` rows of n contiguous elements, `rs` apart, out of line: one call for a
 /// micro-tile's rows, so that the transcendental activations run many vectors per call.
-template <typename T>
-__attribute__((noinline)) void apply_act_rows(const Act<T> &act, T *y, i64 rows, i64 n, i64 rs) {
-  for (i64 i = 0; i < rows; ++i)
-    apply_act(act, y + i * rs, n, 1);
+template <typename T> inline void apply_act_rows(const Act<T> &act, T *y, i64 rows, i64 n, i64 rs) {
+  if (act.rows)
+    act.rows(act, y, rows, n, rs, 1);
 }
 
 /// Whether act_vec_cheap() handles `kind`: a few compares and selects (Relu, Clip, LeakyRelu),
@@ -190,6 +231,7 @@ template <typename T> inline Act<T> make_act(const ActParams &p) {
   act.kind = p.kind;
   act.a = T(p.a);
   act.b = T(p.b);
+  act.rows = act_rows_for<T>(act.kind);
   return act;
 }
 
@@ -199,6 +241,7 @@ template <typename T> inline Act<T> read_act(const i64 *p, int i) {
   act.kind = p[i];
   act.a = T(param_f64(p, i + 1));
   act.b = T(param_f64(p, i + 2));
+  act.rows = act_rows_for<T>(act.kind);
   return act;
 }
 

@@ -627,9 +627,10 @@ ONNXC_GEMM_INLINE void run_item(const Split &s, i64 w, ProblemOf &&problem) {
 /// Runs `batches` GEMMs of the same M x N; problem(params, b) gives batch b's Problem from the
 /// node's params (read every shape, stride, layout and the tile rows from that argument: the
 /// parallel body is then specialised for the node and the micro-kernel dispatch folds).
+/// Always inlined: on the path from the kernel's entry to parallel_for (kernel_abi.h).
 template <typename T, typename ProblemOf>
-inline void run(onnxc_rt *rt, const i64 *params, i64 batches, i64 M, i64 N, bool packed,
-                ProblemOf &problem) {
+ONNXC_GEMM_INLINE void run(onnxc_rt *rt, const i64 *params, i64 batches, i64 M, i64 N, bool packed,
+                           ProblemOf &problem) {
   if (M <= 0 || N <= 0 || batches <= 0)
     return;
   const Split s = split<T>(rt, batches, M, N, packed);

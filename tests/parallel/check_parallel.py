@@ -3,8 +3,10 @@
 
   check_parallel.py ONNXC CASE_DIR verify
       `onnxc verify` at 1, 2 and 4 threads, and at 2 threads with the per-node specialisation
-      of parallel loops off (--disable-pass=specialise-parallel) and with in-place element-wise
-      outputs off (--disable-pass=inplace): every run must match the numpy reference.
+      of parallel loops off (--disable-pass=specialise-parallel), with kernels optimised as
+      templates before they are inlined into nodes (--disable-pass=specialise-first) and with
+      in-place element-wise outputs off (--disable-pass=inplace): every run must match the
+      numpy reference.
   check_parallel.py ONNXC CASE_DIR specialised WORK_DIR
       the LLVM IR has node-specialised parallel bodies (functions named *.node) with the pass
       on, and none with it off.
@@ -24,6 +26,7 @@ def verify(onnxc, case):
     model, data = os.path.join(case, "model.onnx"), os.path.join(case, "test_data_set_0")
     failed = False
     for threads, extra in ((1, []), (2, []), (4, []), (2, ["--disable-pass=specialise-parallel"]),
+                           (2, ["--disable-pass=specialise-first"]),
                            (2, ["--disable-pass=inplace"])):
         rc, out = run([onnxc, "verify", model, data, "--threads", str(threads), "--atol", "1e-5"]
                       + extra)
