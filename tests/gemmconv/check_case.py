@@ -14,11 +14,11 @@ Cases named tile_* are also compiled with each forced GEMM micro-tile height
 --disable-pass=specialise-parallel (the thread pool runs the generic GEMM body, whose
 micro-kernel choice is made at run time instead of folded for the node) and with
 --disable-pass=specialise-first (LLVM simplifies the kernel templates before inlining them into
-the node, as its default pipeline does), and compared the same way; cases with "wino" in their name (3x3 stride-1 Convs, which
-run as Winograd F(2x2, 3x3)) also with --disable-pass=winograd (the same Conv through im2col);
+the node, as its default pipeline does), and compared the same way; cases with "wino" in their
+name (3x3 stride-1 Convs, which run as Winograd F(2x2, 3x3)) also with --disable-pass=winograd
+(the same Conv through im2col);
 cases named dw* (depthwise) also with --disable-pass=dw-channels (the row-vector path instead of
-the channel-vector one, where the lowering would choose that) and with --gemm-tile-rows=6 and 8
-(the channel-vector path's 4-pixel blocks, as on AVX2, and its 8-pixel ones, as on AVX-512); cases named few* (few input
+the channel-vector one, where the lowering would choose that); cases named few* (few input
 channels) also with --disable-pass=few-channels (im2col instead of the direct phase-row path)
 and with --gemm-tile-rows=6 (the direct path's 4-channel x 1-vector tiles, as on AVX2).
 """
@@ -76,8 +76,6 @@ def main(onnxc, case_dir, work):
         libs["no_winograd"] = ["--disable-pass=winograd"]
     if os.path.basename(os.path.normpath(case_dir)).startswith("dw"):
         libs["no_dw_channels"] = ["--disable-pass=dw-channels"]
-        libs["dw_4px"] = ["--gemm-tile-rows=6"]  # channel-vector blocks of 4 pixels (AVX2's)
-        libs["dw_8px"] = ["--gemm-tile-rows=8"]  # and of 8 (AVX-512's)
     if os.path.basename(os.path.normpath(case_dir)).startswith("few"):
         libs["no_few_channels"] = ["--disable-pass=few-channels"]
         libs["few_4x1"] = ["--gemm-tile-rows=6"]  # the 4-channel x 1-vector path (AVX2's)
