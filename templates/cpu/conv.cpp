@@ -355,8 +355,15 @@ ONNXC_DW_INLINE void dw_buf_vectors(const ConvGeom &g, const Act<T> &act, const 
     const T *xb = rows + j * rstride + o * s;
     for (i64 kw = 0; kw < g.k[2]; ++kw) {
       V x[NV];
-      for (int v = 0; v < NV; ++v)
-        x[v] = load_strided<T, S>(xb + kw * g.d[2] + v * L * s, s);
+      if constexpr (S == 2) { /* dw_split_row: tap kw's columns are contiguous in one half */
+        const i64 c = kw * g.d[2];
+        const T *h = rows + j * rstride + ((c & 1) ? (rstride + 1) / 2 : 0) + (c >> 1) + o;
+        for (int v = 0; v < NV; ++v)
+          __builtin_memcpy(&x[v], h + v * L, sizeof(V));
+      } else {
+        for (int v = 0; v < NV; ++v)
+          x[v] = load_strided<T, S>(xb + kw * g.d[2] + v * L * s, s);
+      }
       for (int r = 0; r < RB; ++r) {
         const i64 t = j - r * sh;
         if (t < 0 || t % dh != 0 || t / dh >= kH)
@@ -380,9 +387,37 @@ ONNXC_DW_INLINE void dw_buf_vectors(const ConvGeom &g, const Act<T> &act, const 
   }
 }
 
-/// Copies input rows [ih0, ih0 + rows) of plane xp, zero-padded (rows outside the input and
-/// columns outside [p, p + in W) are zeros), into buf (rows of `wb` elements).
+/// Stride 2: padded row xr (columns [c0, c1) from xr, the others zeros; null: all zeros) as its
+/// even columns, then its odd ones from br + (wb + 1) / 2, so that each tap's strided input
+/// vector is one contiguous load (dw_buf_vectors) instead of two loads and a shuffle per use.
 template <typename T>
+ONNXC_DW_INLINE void dw_split_row(const T *xr, i64 c0, i64 c1, i64 wb, T *br) {
+  const i64 half = (wb + 1) / 2;
+  T *ev = br, *od = br + half;
+  auto at = [&](i64 c) { return xr && c >= c0 && c < c1 ? xr[c] : T(0); };
+  const i64 i0 = xr ? gemm::min_i((c0 + 1) / 2, half) : half;
+  const i64 i1 = xr ? gemm::min_i(c1 / 2, half) : half; /* pairs wholly inside [c0, c1) */
+  i64 i = 0;
+  for (; i < i0; ++i) {
+    ev[i] = at(2 * i);
+    if (2 * i + 1 < wb)
+      od[i] = at(2 * i + 1);
+  }
+  for (; i < i1; ++i) {
+    ev[i] = xr[2 * i];
+    od[i] = xr[2 * i + 1];
+  }
+  for (; i < half; ++i) {
+    ev[i] = at(2 * i);
+    if (2 * i + 1 < wb)
+      od[i] = at(2 * i + 1);
+  }
+}
+
+/// Copies input rows [ih0, ih0 + rows) of plane xp, zero-padded (rows outside the input and
+/// columns outside [p, p + in W) are zeros), into buf (rows of `wb` elements; stride 2: split
+/// into even and odd columns, dw_split_row).
+template <typename T, i64 S>
 ONNXC_DW_INLINE void dw_copy_rows(const ConvGeom &g, const T *xp, i64 ih0, i64 rows, i64 wb,
                                   T *buf) {
   const i64 c0 = gemm::min_i(g.p[2], wb), c1 = gemm::min_i(g.p[2] + g.in[2], wb);
@@ -390,6 +425,11 @@ ONNXC_DW_INLINE void dw_copy_rows(const ConvGeom &g, const T *xp, i64 ih0, i64 r
     const i64 ih = ih0 + r;
     T *br = buf + r * wb;
     const bool in = ih >= 0 && ih < g.in[1];
+    if constexpr (S == 2) {
+      dw_split_row(in ? xp + ih * g.in[2] - g.p[2] : static_cast<const T *>(nullptr), c0, c1, wb,
+                   br);
+      continue;
+    }
     for (i64 c = 0; c < (in ? c0 : wb); ++c)
       br[c] = T(0);
     if (!in)
@@ -410,8 +450,8 @@ ONNXC_DW_INLINE void dw_padded_block(const ConvGeom &g, const Act<T> &act, const
                                      T b0, T *yp, i64 l0, i64 l1, T *buf, i64 wb) {
   constexpr i64 L = kLanes<T>;
   const i64 W = g.out[2];
-  dw_copy_rows(g, xp, l0 * g.s[1] - g.p[1], (l1 - l0 - 1) * g.s[1] + (g.k[1] - 1) * g.d[1] + 1, wb,
-               buf);
+  dw_copy_rows<T, S>(g, xp, l0 * g.s[1] - g.p[1],
+                     (l1 - l0 - 1) * g.s[1] + (g.k[1] - 1) * g.d[1] + 1, wb, buf);
   i64 oh = l0;
   /* 4 rows at a time: 4 independent accumulators per column vector, each input vector loaded
      once for the rows it serves (one row at a time, a row narrower than 4 vectors had one
