@@ -83,12 +83,14 @@ bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
   auto optional = optional_pass_names();
   if (std::find(optional.begin(), optional.end(), pass) == optional.end())
     return true;
+  // The optional passes that are not fusions: `all-fusion` leaves them on.
+  static const std::vector<std::string> kNotFusion = {
+      kSpecialiseParallelPass, kSpecialiseFirstPass, kInplacePass,
+      kConcatInPlacePass,      "pack-weights",       "conv-paths",
+      kWinogradPass,           kDwChannelsPass,      kFewChannelsPass};
+  const bool fusion = std::find(kNotFusion.begin(), kNotFusion.end(), pass) == kNotFusion.end();
   for (const std::string &d : opts.disabled_passes)
-    if (d == pass ||
-        (d == "all-fusion" && pass != kSpecialiseParallelPass && pass != kSpecialiseFirstPass &&
-         pass != kInplacePass && pass != kConcatInPlacePass && pass != "pack-weights" &&
-         pass != "conv-paths" && pass != kWinogradPass && pass != kDwChannelsPass &&
-         pass != kFewChannelsPass))
+    if (d == pass || (d == "all-fusion" && fusion))
       return false;
   return true;
 }

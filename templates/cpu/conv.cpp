@@ -352,7 +352,6 @@ ONNXC_DW_INLINE void dw_buf_vectors(const ConvGeom &g, const Act<T> &act, const 
   const i64 sh = g.s[1], dh = g.d[1], kH = g.k[1];
   const i64 in_rows = (RB - 1) * sh + (kH - 1) * dh + 1;
   for (i64 j = 0; j < in_rows; ++j) {
-    const T *xb = rows + j * rstride + o * s;
     for (i64 kw = 0; kw < g.k[2]; ++kw) {
       V x[NV];
       if constexpr (S == 2) { /* dw_split_row: tap kw's columns are contiguous in one half */
@@ -361,8 +360,9 @@ ONNXC_DW_INLINE void dw_buf_vectors(const ConvGeom &g, const Act<T> &act, const 
         for (int v = 0; v < NV; ++v)
           __builtin_memcpy(&x[v], h + v * L, sizeof(V));
       } else {
+        const T *xb = rows + j * rstride + o * s + kw * g.d[2];
         for (int v = 0; v < NV; ++v)
-          x[v] = load_strided<T, S>(xb + kw * g.d[2] + v * L * s, s);
+          x[v] = load_strided<T, S>(xb + v * L * s, s);
       }
       for (int r = 0; r < RB; ++r) {
         const i64 t = j - r * sh;
@@ -395,23 +395,22 @@ ONNXC_DW_INLINE void dw_split_row(const T *xr, i64 c0, i64 c1, i64 wb, T *br) {
   const i64 half = (wb + 1) / 2;
   T *ev = br, *od = br + half;
   auto at = [&](i64 c) { return xr && c >= c0 && c < c1 ? xr[c] : T(0); };
+  auto pair = [&](i64 i) { /* columns 2i and 2i + 1, either of them maybe padding */
+                           ev[i] = at(2 * i);
+                           if (2 * i + 1 < wb)
+                             od[i] = at(2 * i + 1);
+  };
   const i64 i0 = xr ? gemm::min_i((c0 + 1) / 2, half) : half;
   const i64 i1 = xr ? gemm::min_i(c1 / 2, half) : half; /* pairs wholly inside [c0, c1) */
   i64 i = 0;
-  for (; i < i0; ++i) {
-    ev[i] = at(2 * i);
-    if (2 * i + 1 < wb)
-      od[i] = at(2 * i + 1);
-  }
+  for (; i < i0; ++i)
+    pair(i);
   for (; i < i1; ++i) {
     ev[i] = xr[2 * i];
     od[i] = xr[2 * i + 1];
   }
-  for (; i < half; ++i) {
-    ev[i] = at(2 * i);
-    if (2 * i + 1 < wb)
-      od[i] = at(2 * i + 1);
-  }
+  for (; i < half; ++i)
+    pair(i);
 }
 
 /// Copies input rows [ih0, ih0 + rows) of plane xp, zero-padded (rows outside the input and
