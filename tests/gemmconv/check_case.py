@@ -4,11 +4,12 @@
 
   check_case.py ONNXC CASE_DIR WORK_DIR
 
-compiles CASE_DIR/model.onnx three times: as is (constant weights pre-packed at compile time by
-the pack-weights pass; depthwise and pointwise Convs on their own paths), with
---disable-pass=pack-weights (packed by the kernel at run time) and with --disable-pass=conv-paths
-(every Conv as im2col + GEMM); runs each with `onnxc run` at 1 and 2 threads, and compares every
-output with the numpy reference (output_0.pb) and the other libraries with the first.
+compiles CASE_DIR/model.onnx as is (constant weights pre-packed at compile time by the
+pack-weights pass; depthwise and pointwise Convs on their own paths), with
+--disable-pass=pack-weights (packed by the kernel at run time) and, when the model has a Conv
+node, with --disable-pass=conv-paths (every Conv as im2col + GEMM); runs each with `onnxc run` at
+1 and 2 threads, and compares every output with the numpy reference (output_0.pb) and the other
+libraries with the first.
 Cases named tile_* are also compiled with each forced GEMM micro-tile height
 (--gemm-tile-rows 1, 2, 4, 6, 8; 6-row tiles straddle packed A's 8-row panels), with
 --disable-pass=specialise-parallel (the thread pool runs the generic GEMM body, whose
@@ -65,8 +66,9 @@ def main(onnxc, case_dir, work):
     os.makedirs(work, exist_ok=True)
     model, data = os.path.join(case_dir, "model.onnx"), os.path.join(case_dir, "test_data_set_0")
     want = numpy_helper.to_array(onnx.load_tensor(os.path.join(data, "output_0.pb")))
-    libs = {"packed": [], "unpacked": ["--disable-pass=pack-weights"],
-            "im2col": ["--disable-pass=conv-paths"]}
+    libs = {"packed": [], "unpacked": ["--disable-pass=pack-weights"]}
+    if any(n.op_type == "Conv" for n in onnx.load(model).graph.node):
+        libs["im2col"] = ["--disable-pass=conv-paths"]  # the pass marks Conv nodes only
     if os.path.basename(os.path.normpath(case_dir)).startswith("tile_"):
         for rows in (1, 2, 4, 6, 8):
             libs[f"tile_rows_{rows}"] = [f"--gemm-tile-rows={rows}"]
