@@ -1,8 +1,9 @@
 // Node-specialised parallel loops: after inlining, a kernel's call
 //   onnxc_parallel_for_params(rt, n, grain, @body, <constant params>, ctx)
 // gets its own copy of @body with the params argument replaced by that constant, which is
-// then simplified, so the code the thread pool runs is specialised for the node exactly like the
-// serial path (templates/cpu/kernel_abi.h). Identical (body, params) pairs share one copy.
+// then simplified, so the code the thread pool (and, with one thread, the caller) runs is
+// specialised for the node (templates/cpu/kernel_abi.h). Identical (body, params) pairs share
+// one copy.
 #pragma once
 
 #include <llvm/IR/PassManager.h>

@@ -52,17 +52,25 @@ std::string wrong_arity(const Node &n) {
   auto out_of = [&](size_t count, int lo, int hi, const char *what) -> std::string {
     if (count >= static_cast<size_t>(lo) && count <= static_cast<size_t>(hi))
       return {};
-    std::string allowed = lo == hi ? std::to_string(lo)
-                          : hi == std::numeric_limits<int>::max()
-                              ? fmt::format("at least {}", lo)
-                              : fmt::format("{} to {}", lo, hi);
+    std::string allowed = lo == hi                                ? std::to_string(lo)
+                          : hi == std::numeric_limits<int>::max() ? fmt::format("at least {}", lo)
+                                                                  : fmt::format("{} to {}", lo, hi);
     return fmt::format("has {} {}, but {} (opset {}) takes {}; the model is malformed (check "
                        "it with onnx.checker)",
                        count, what, n.op_type, n.opset, allowed);
   };
   std::string why = out_of(n.inputs.size(), s->min_input(), s->max_input(), "inputs");
-  return why.empty() ? out_of(n.outputs.size(), s->min_output(), s->max_output(), "outputs")
-                     : why;
+  if (!why.empty())
+    return why;
+  // An input the schema requires (not optional, not variadic) given as '' (no value): the
+  // count is right, but the op's rule would read a value that is not there.
+  const auto &formal = s->inputs();
+  for (size_t i = 0; i < n.inputs.size() && i < formal.size(); ++i)
+    if (!n.inputs[i] && formal[i].GetOption() == onnx::OpSchema::Single)
+      return fmt::format("has no value for input {} ('{}'), which {} (opset {}) requires; the "
+                         "model is malformed (check it with onnx.checker)",
+                         i, formal[i].GetName(), n.op_type, n.opset);
+  return out_of(n.outputs.size(), s->min_output(), s->max_output(), "outputs");
 }
 
 /// ai.onnx, ai.onnx.ml and ai.onnx.preview.* are standard ONNX domains; anything else is custom.

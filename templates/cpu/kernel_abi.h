@@ -33,8 +33,9 @@ void onnxc_parallel_for_owned(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_rang
 typedef void (*onnxc_params_range_fn)(void *ctx, const int64_t *params, int64_t begin, int64_t end);
 /// onnxc_parallel_for for a body that reads the node's constant params through its argument.
 /// The CPU backend gives every call site whose params are a constant its own copy of `fn` with
-/// those params substituted (codegen/cpu/specialise_parallel.cpp), so the pool runs code
-/// specialised for the node, exactly like the serial path.
+/// those params substituted (codegen/cpu/specialise_parallel.cpp), so the pool and the serial
+/// case (one thread, or n small: fn(ctx, params, 0, n) on the caller's thread) run code
+/// specialised for the node.
 void onnxc_parallel_for_params(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_params_range_fn fn,
                                const int64_t *params, void *ctx);
 /// Threads a parallel_for may use now: 1 for a serial context and inside a parallel loop.
@@ -147,27 +148,20 @@ template <typename F> inline void parallel_for_owned(onnxc_rt *rt, i64 n, i64 gr
   parallel_run(rt, n, grain, f, onnxc_parallel_for_owned);
 }
 
-/// parallel_for whose body f(params, begin, end) is specialised for the node also when it runs
-/// on the thread pool (see onnxc_parallel_for_params). Read every shape and parameter inside f
-/// from its `params` argument, not from locals captured by reference: only those fold. Always
-/// inlined, so that the params are the node's constant at the call (else nothing is specialised).
+/// parallel_for whose body f(params, begin, end) is specialised for the node (see
+/// onnxc_parallel_for_params). Read every shape and parameter inside f from its `params`
+/// argument, not from locals captured by reference: only those fold. Always inlined, so that the
+/// params are the node's constant at the call (else nothing is specialised). The serial case
+/// (one thread, or n small) runs the same node copy of f, called by the runtime: inlining f here
+/// as well gave every such node a second, equally large copy of its body (mnist-8's first Conv
+/// 5.5 KB twice), compiled and shipped for no speed-up.
 template <typename F>
 __attribute__((always_inline)) inline void parallel_for(onnxc_rt *rt, const i64 *params, i64 n,
                                                         i64 grain, F &f) {
-  if (n <= grain || onnxc_rt_num_threads(rt) <= 1) {
-    if (n > 0) {
-#if defined(__clang__)
-      [[clang::always_inline]] f(params, i64(0), n);
-#else
-      f(params, i64(0), n);
-#endif
-    }
-    return;
-  }
   /* The trampoline's operator() always inlined too: its static invoker (the function pointer
-     the pool calls, which SpecialiseParallelPass clones per node with the constant params) must
-     hold the body itself, not a call of a generic copy (a large GEMM body was left out of line,
-     unspecialised, carrying every micro-kernel variant). */
+     the runtime calls, which SpecialiseParallelPass clones per node with the constant params)
+     must hold the body itself, not a call of a generic copy (a large GEMM body was left out of
+     line, unspecialised, carrying every micro-kernel variant). */
   onnxc_parallel_for_params(
       rt, n, grain, [](void *c, const i64 *pp, i64 b, i64 e) __attribute__((always_inline)) {
 #if defined(__clang__)

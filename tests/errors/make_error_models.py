@@ -272,6 +272,12 @@ CASES = {
     # More inputs than the op's ONNX schema allows (the kernel would read one as its output).
     "extra_input": lambda: model([helper.make_node("Exp", ["x", "x"], ["y"], name="n0")],
                                  [vi("x", [2, 3])], [vi("y", None)]),
+    # A required input given as '' (the count is right): found by fuzz.smoke, Slice's shape rule
+    # read the missing data input (tests/fuzz/regressions/slice_empty_required_input.onnx).
+    "empty_required_input": lambda: model(
+        [helper.make_node("Slice", ["", "s", "e"], ["y"], name="n0")],
+        [vi("x", [4]), vi("s", [1], TensorProto.INT64), vi("e", [1], TensorProto.INT64)],
+        [vi("y", None)]),
     # The same at an opset newer than libonnx's schemas: onnxc's own bound (OpDef::max_inputs).
     "extra_input_new_opset": lambda: model(
         [helper.make_node("Exp", ["x", "x"], ["y"], name="n0")], [vi("x", [2, 3])],
