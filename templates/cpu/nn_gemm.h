@@ -557,9 +557,6 @@ template <typename T> inline void small_m(const Problem<T> &p, i64 n0, i64 n1) {
   }
 }
 
-/// B bytes (K x kNC) up to which block() runs row tiles outermost: float K <= 32.
-constexpr i64 kRowsFirstBytes = 24 * 1024;
-
 /// Rows [m0, m1) x columns [n0, n1) of Y (m0 a multiple of kMR, n0 of NR). Per K block, each
 /// packed B panel (KC x NR) is used for every micro-tile of the rows before the next.
 template <typename T>
@@ -574,18 +571,12 @@ ONNXC_GEMM_INLINE void block(const Problem<T> &p, i64 m0, i64 m1, i64 n0, i64 n1
   i64 k0 = 0;
   do { /* runs once when K == 0 so that Y = beta*C */
     const i64 kc = min_i(kKC, t.K - k0);
-    /* Row tiles outermost with one panel and a remainder at most (a 7x7 plane: each tile's
-       part of A is read once, not per panel), and with a short K (a pointwise Conv after a
-       16-channel layer): the item's whole B (K x kNC at most) then stays in L1 for every
-       tile, and each tile writes its rows left to right, a few output streams at a time; panel
-       by panel, every slice would write all of the block's rows at once (64 streams of one
-       line each), stores the hardware cannot keep in flight when the K loop is too short to
-       hide them. Each Y element's sum is the same either way. */
-    if (full - n0 <= NR || t.K * kNC * i64(sizeof(T)) <= kRowsFirstBytes) {
+    if (full - n0 <= NR) { /* one panel and a remainder at most (a 7x7 plane): row tiles
+                              outermost, so each tile's part of A is read once, not per panel */
       for (i64 i = m0; i < m1; i += t.mr) {
         const i64 i1 = min_i(i + t.mr, m1);
-        for (i64 j0 = n0; j0 < full; j0 += NR)
-          panel_rows(p, t, i, i1, j0, NR, k0, kc);
+        if (full > n0)
+          panel_rows(p, t, i, i1, n0, NR, k0, kc);
         if (rest)
           panel_rows(p, t, i, i1, full, rest, k0, kc);
       }

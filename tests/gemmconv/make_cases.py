@@ -186,11 +186,6 @@ CASES = {
     "conv_grouped_fused": conv([1, 16, 40, 40], [32, 4, 3, 3], group=4, pads=[1, 1, 1, 1]),
     "conv_pointwise_fused": conv([1, 24, 40, 40], [40, 24, 1, 1]),
     "conv_pointwise_batch": conv([3, 20, 6, 5], [17, 20, 1, 1]),
-    # short K (float K <= 32, double K <= 16): block() runs row tiles outermost over all of a
-    # work item's panels; K = 32 at the limit with a non-cheap activation (applied per tile
-    # after the stores), M = 70 (a 64-row block and 6 rows), N = 2500 (a partial last panel)
-    "pw_short_k_limit": conv([1, 32, 50, 50], [70, 32, 1, 1], act="HardSwish"),
-    "pw_short_k_double": conv([2, 12, 20, 21], [19, 12, 1, 1], dt=np.float64, relu=True),
     # The few-columns schedule packs several images' B at once (conv_gemm_images, at most
     # kConvBatchScratchBytes): K = 3200 on a 14x14 plane is 3 MB per image in float, so 3
     # images run as 2 + 1; in double (5.5 MB) one at a time.
