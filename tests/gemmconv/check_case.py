@@ -66,19 +66,20 @@ def main(onnxc, case_dir, work):
     os.makedirs(work, exist_ok=True)
     model, data = os.path.join(case_dir, "model.onnx"), os.path.join(case_dir, "test_data_set_0")
     want = numpy_helper.to_array(onnx.load_tensor(os.path.join(data, "output_0.pb")))
+    case = os.path.basename(os.path.normpath(case_dir))
     libs = {"packed": [], "unpacked": ["--disable-pass=pack-weights"]}
     if any(n.op_type == "Conv" for n in onnx.load(model).graph.node):
         libs["im2col"] = ["--disable-pass=conv-paths"]  # the pass marks Conv nodes only
-    if os.path.basename(os.path.normpath(case_dir)).startswith("tile_"):
+    if case.startswith("tile_"):
         for rows in (1, 2, 4, 6, 8):
             libs[f"tile_rows_{rows}"] = [f"--gemm-tile-rows={rows}"]
         libs["generic_bodies"] = ["--disable-pass=specialise-parallel"]
         libs["templates_first"] = ["--disable-pass=specialise-first"]
-    if "wino" in os.path.basename(os.path.normpath(case_dir)):
+    if "wino" in case:
         libs["no_winograd"] = ["--disable-pass=winograd"]
-    if os.path.basename(os.path.normpath(case_dir)).startswith("dw"):
+    if case.startswith("dw"):
         libs["no_dw_channels"] = ["--disable-pass=dw-channels"]
-    if os.path.basename(os.path.normpath(case_dir)).startswith("few"):
+    if case.startswith("few"):
         libs["no_few_channels"] = ["--disable-pass=few-channels"]
         libs["few_4x1"] = ["--gemm-tile-rows=6"]  # the 4-channel x 1-vector path (AVX2's)
     outs = {}
