@@ -22,6 +22,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace onnxc {
@@ -131,6 +132,9 @@ struct OpDef {
   /// `lower` read that attribute.
   std::function<int64_t(const Node &)> count_bound;
   size_t max_outputs = SIZE_MAX;
+  /// Inputs that libonnx's newest schema of the op requires but a newer opset made optional:
+  /// (input index, the opset from which it may be ''). check-supported reads the schemas.
+  std::vector<std::pair<size_t, int64_t>> optional_inputs_from;
 };
 
 } // namespace onnxc

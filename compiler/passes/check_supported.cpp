@@ -4,15 +4,21 @@
 
 #include <onnx/defs/schema.h>
 
+#include <algorithm>
 #include <limits>
 
 namespace onnxc {
 namespace {
 
-/// A message if an attribute the op's schema declares has another type in the model.
-std::string wrong_attribute_kind(const Node &n) {
+/// A message if an attribute the op requires is missing, or one it declares has another type in
+/// the model.
+std::string wrong_attribute(const Node &n) {
   for (const AttrSpec &spec : n.def->attrs) {
     const Attribute *a = n.attr(spec.name);
+    if (!a && spec.required)
+      return fmt::format("has no attribute '{}', which {} requires; the model is malformed "
+                         "(check it with onnx.checker)",
+                         spec.name, n.op_type);
     if (!a || a->kind == spec.kind)
       continue;
     if (spec.kind == Attribute::Kind::Float && a->kind == Attribute::Kind::Int)
@@ -26,31 +32,42 @@ std::string wrong_attribute_kind(const Node &n) {
 
 /// A message if the node has fewer or more inputs or outputs than ONNX's schema of its op
 /// allows (kernels take their operands by position: an extra input would be read as an
-/// output). The schemas are libonnx's registry, so only opsets it knows are checked; beyond
-/// them, OpDef::max_inputs / max_outputs bound the counts. Nodes with
-/// subgraphs (If, Loop, Scan...) are skipped: the IR adds the outer values their bodies read as
-/// inputs (compiler/ir/captured.h).
+/// output), or gives '' (no value) for an input the op requires. The schemas are libonnx's
+/// registry (opsets up to 17); at a newer opset the op's newest schema there says which inputs
+/// are required (unless OpDef::optional_inputs_from says a newer one made it optional) and
+/// OpDef::max_inputs / max_outputs bound the counts. Ops libonnx does not know get those bounds
+/// only. The counts of nodes with subgraphs (If, Loop, Scan...) are not checked: the IR adds the
+/// outer values their bodies read as inputs (compiler/ir/captured.h).
 std::string wrong_arity(const Node &n) {
+  bool has_subgraph = false;
   for (const auto &[name, a] : n.attrs)
-    if (a.kind == Attribute::Kind::Graph || a.kind == Attribute::Kind::Graphs)
-      return {};
+    has_subgraph |= a.kind == Attribute::Kind::Graph || a.kind == Attribute::Kind::Graphs;
   const auto &known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
   auto range = known.find(n.domain);
+  const bool newer = range != known.end() && n.opset > range->second.second;
   const onnx::OpSchema *s =
-      range == known.end() || n.opset > range->second.second
+      range == known.end()
           ? nullptr
-          : onnx::OpSchemaRegistry::Schema(n.op_type, static_cast<int>(n.opset), n.domain);
-  if (!s) { // an opset newer than libonnx's schemas: onnxc's own bounds
+          : onnx::OpSchemaRegistry::Schema(
+                n.op_type, static_cast<int>(std::min<int64_t>(n.opset, range->second.second)),
+                n.domain);
+  if ((newer || !s) && !has_subgraph)
     for (auto [count, most, what] : {std::tuple{n.inputs.size(), n.def->max_inputs, "inputs"},
                                      std::tuple{n.outputs.size(), n.def->max_outputs, "outputs"}})
       if (count > most)
         return fmt::format("has {} {}, but {} takes at most {}; the model is malformed (check "
                            "it with onnx.checker)",
                            count, what, n.op_type, most);
+  if (!s)
     return {};
-  }
   auto out_of = [&](size_t count, int lo, int hi, const char *what) -> std::string {
-    if (count >= static_cast<size_t>(lo) && count <= static_cast<size_t>(hi))
+    if (newer) {
+      hi = std::numeric_limits<int>::max(); // newer versions may take more (checked above)
+      for (const auto &[i, from] : n.def->optional_inputs_from) // and may omit these
+        if (what == std::string_view("inputs") && n.opset >= from)
+          lo = std::min(lo, static_cast<int>(i));
+    }
+    if (has_subgraph || (count >= static_cast<size_t>(lo) && count <= static_cast<size_t>(hi)))
       return {};
     std::string allowed = lo == hi                                ? std::to_string(lo)
                           : hi == std::numeric_limits<int>::max() ? fmt::format("at least {}", lo)
@@ -62,14 +79,25 @@ std::string wrong_arity(const Node &n) {
   std::string why = out_of(n.inputs.size(), s->min_input(), s->max_input(), "inputs");
   if (!why.empty())
     return why;
-  // An input the schema requires (not optional, not variadic) given as '' (no value): the
-  // count is right, but the op's rule would read a value that is not there.
+  // An input the schema requires given as '': the count is right, but the op's rule would read
+  // a value that is not there. ONNX's checker lets a variadic input (Concat's, Sum's) be '', but
+  // no variadic operator gives that a meaning.
   const auto &formal = s->inputs();
-  for (size_t i = 0; i < n.inputs.size() && i < formal.size(); ++i)
-    if (!n.inputs[i] && formal[i].GetOption() == onnx::OpSchema::Single)
-      return fmt::format("has no value for input {} ('{}'), which {} (opset {}) requires; the "
-                         "model is malformed (check it with onnx.checker)",
-                         i, formal[i].GetName(), n.op_type, n.opset);
+  for (size_t i = 0; i < n.inputs.size() && !formal.empty(); ++i) {
+    const auto &f = formal[std::min(i, formal.size() - 1)];
+    if (n.inputs[i] || f.GetOption() == onnx::OpSchema::Optional ||
+        (i >= formal.size() && f.GetOption() != onnx::OpSchema::Variadic) ||
+        std::any_of(n.def->optional_inputs_from.begin(), n.def->optional_inputs_from.end(),
+                    [&](const auto &o) { return o.first == i && n.opset >= o.second; }))
+      continue;
+    if (f.GetOption() == onnx::OpSchema::Variadic)
+      return fmt::format("has no value for input {} (one of the variadic '{}'), which {} "
+                         "(opset {}) gives no meaning; remove the '' from the node's inputs",
+                         i, f.GetName(), n.op_type, n.opset);
+    return fmt::format("has no value for input {} ('{}'), which {} (opset {}) requires; the "
+                       "model is malformed (check it with onnx.checker)",
+                       i, f.GetName(), n.op_type, n.opset);
+  }
   return out_of(n.outputs.size(), s->min_output(), s->max_output(), "outputs");
 }
 
@@ -114,7 +142,7 @@ std::string why_unsupported(const Node &n) {
                        n.op_type, n.def->min_opset, n.def->max_opset, n.opset);
   if (std::string why = wrong_arity(n); !why.empty())
     return why;
-  return wrong_attribute_kind(n);
+  return wrong_attribute(n);
 }
 
 void collect(const Graph &g, std::vector<std::string> &out) {

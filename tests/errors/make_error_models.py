@@ -278,6 +278,29 @@ CASES = {
         [helper.make_node("Slice", ["", "s", "e"], ["y"], name="n0")],
         [vi("x", [4]), vi("s", [1], TensorProto.INT64), vi("e", [1], TensorProto.INT64)],
         [vi("y", None)]),
+    # The same at an opset newer than libonnx's schemas (found by fuzz.smoke in CI at opset 23):
+    # the op's newest schema libonnx has says which inputs are required.
+    "empty_required_input_new_opset": lambda: model(
+        [helper.make_node("Slice", ["", "s", "e"], ["y"], name="n0")],
+        [vi("x", [4]), vi("s", [1], TensorProto.INT64), vi("e", [1], TensorProto.INT64)],
+        [vi("y", None)], opset=23),
+    # If's condition given as '': the node has subgraphs, whose counts are not checked, but its
+    # required inputs are (it compiled and ran one branch before).
+    "empty_if_condition": lambda: model(
+        [helper.make_node("If", [""], ["y"], name="n0",
+                          then_branch=helper.make_graph([helper.make_node("Identity", ["x"], ["t"])],
+                                                        "then", [], [vi("t", [2])]),
+                          else_branch=helper.make_graph([helper.make_node("Neg", ["x"], ["e"])],
+                                                        "else", [], [vi("e", [2])]))],
+        [vi("x", [2])], [vi("y", [2])]),
+    # A variadic input given as '': onnx.checker allows it, no operator gives it a meaning.
+    "empty_variadic_input": lambda: model(
+        [helper.make_node("Concat", ["x", ""], ["y"], name="n0", axis=0)], [vi("x", [2])],
+        [vi("y", None)]),
+    # A required attribute missing (SequenceMap's body reached the desugaring pass as null).
+    "missing_required_attribute": lambda: model(
+        [helper.make_node("LRN", ["x"], ["y"], name="n0")], [vi("x", [1, 2, 3, 3])],
+        [vi("y", None)]),
     # The same at an opset newer than libonnx's schemas: onnxc's own bound (OpDef::max_inputs).
     "extra_input_new_opset": lambda: model(
         [helper.make_node("Exp", ["x", "x"], ["y"], name="n0")], [vi("x", [2, 3])],

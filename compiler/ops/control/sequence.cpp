@@ -45,7 +45,16 @@ ONNXC_SEQUENCE_OP(ConcatFromSequence, 11, {"axis", Attribute::Kind::Int, true},
                   {"new_axis", Attribute::Kind::Int})
 ONNXC_SEQUENCE_OP(SequenceMap, 17, {"body", Attribute::Kind::Graph, true})
 ONNXC_SEQUENCE_OP(Optional, 15, {"type", Attribute::Kind::TypeProto})
-ONNXC_SEQUENCE_OP(OptionalHasElement, 15)
+
+const OpDef &op_OptionalHasElement() {
+  static const OpDef def = [] {
+    OpDef d = sequence_op("OptionalHasElement", 15, {});
+    d.optional_inputs_from = {{0, 18}}; // '' from opset 18: "has no element"
+    return d;
+  }();
+  return def;
+}
+
 ONNXC_SEQUENCE_OP(OptionalGetElement, 15)
 
 #undef ONNXC_SEQUENCE_OP
