@@ -1,6 +1,7 @@
 /* CumSum and CumProd along one axis. Parameters: templates/cpu/cumulative_params.h. */
 #include "templates/cpu/cumulative_params.h"
 #include "templates/cpu/kernel_abi.h"
+#include "templates/cpu/scalar_math.h"
 #include "templates/cpu/types.h"
 
 namespace onnxc_k {
@@ -31,7 +32,7 @@ template <typename T, bool Prod> int32_t cumulate(onnxc_rt *rt, void *const *t, 
           const i64 k = (p.reverse ? len - 1 - s : s) * inner + in;
           if (p.exclusive)
             yo[k] = acc;
-          acc = Prod ? T(acc * xo[k]) : T(acc + xo[k]);
+          acc = Prod ? onnxc_k::wmul(acc, xo[k]) : onnxc_k::wadd(acc, xo[k]);
           if (!p.exclusive)
             yo[k] = acc;
         }

@@ -2,6 +2,7 @@
  * product of the operands' elements. Parameters: templates/cpu/misc_params.h (EinsumParams). */
 #include "templates/cpu/kernel_abi.h"
 #include "templates/cpu/misc_params.h"
+#include "templates/cpu/scalar_math.h"
 #include "templates/cpu/types.h"
 
 namespace onnxc_k {
@@ -32,8 +33,8 @@ template <typename T> int32_t einsum(onnxc_rt *rt, void *const *t, const i64 *pa
       for (i64 s = 0; s < sum_count; ++s) {
         T prod = static_cast<const T *>(t[0])[off[0]];
         for (i64 i = 1; i < p.n_inputs; ++i)
-          prod = T(prod * static_cast<const T *>(t[i])[off[i]]);
-        acc = T(acc + prod);
+          prod = onnxc_k::wmul(prod, static_cast<const T *>(t[i])[off[i]]);
+        acc = onnxc_k::wadd(acc, prod);
         for (i64 l = p.n_sum - 1; l >= 0; --l) { // odometer step over the summed indices
           for (i64 i = 0; i < p.n_inputs; ++i)
             off[i] += p.sum_strides[i][l];

@@ -34,7 +34,7 @@ void accumulate(onnxc_rt *rt, const T *x, T *y, i64 op, bool first, i64 rank, co
         if (first)
           py[i] = v;
         else if (op <= 1)
-          py[i] = T(py[i] + v);
+          py[i] = onnxc_k::wadd(py[i], v);
         else if (op == 2)
           py[i] = onnxc_k::mx(py[i], v);
         else

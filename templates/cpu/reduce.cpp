@@ -115,9 +115,9 @@ template <typename T> struct Reducer {
           return T(a / static_cast<unsigned long long>(count));
       }
       if (op == kL2)
-        return T(__builtin_sqrt(double(a)));
-      if (op == kLogSum)
-        return T(__builtin_log(double(a)));
+        return onnxc_k::from_f64<T>(__builtin_sqrt(double(a)));
+      if (op == kLogSum) // log 0 is -inf: saturates
+        return onnxc_k::from_f64<T>(__builtin_log(double(a)));
       return T(a);
     }
   }

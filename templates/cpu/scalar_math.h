@@ -61,7 +61,54 @@ template <typename T> inline T sgm(T x) {
     return T(1) / (T(1) + ex(-x));
 }
 
-template <typename T> inline T ab(T x) { return x < T(0) ? T(-x) : x; }
+/* Wrapping integer + - *: an overflowing int32/int64 result wraps (as numpy's and ORT's do)
+ * instead of being undefined behaviour (uint16 * uint16 overflows int after promotion, too). */
+template <typename T> inline T wadd(T a, T b) {
+  if constexpr (is_float<T> || __is_same(T, bool))
+    return T(a + b);
+  else {
+    T r;
+    __builtin_add_overflow(a, b, &r);
+    return r;
+  }
+}
+template <typename T> inline T wsub(T a, T b) {
+  if constexpr (is_float<T> || __is_same(T, bool))
+    return T(a - b);
+  else {
+    T r;
+    __builtin_sub_overflow(a, b, &r);
+    return r;
+  }
+}
+template <typename T> inline T wmul(T a, T b) {
+  if constexpr (is_float<T> || __is_same(T, bool))
+    return T(a * b);
+  else {
+    T r;
+    __builtin_mul_overflow(a, b, &r);
+    return r;
+  }
+}
+
+/* double to T without undefined behaviour: for an integer T, NaN gives 0 and values saturate
+ * at the int64 range before wrapping to T (as Cast does). */
+template <typename T> inline T from_f64(double d) {
+  if constexpr (is_float<T>)
+    return static_cast<T>(d);
+  else {
+    if (d != d)
+      return T(0);
+    if (d >= 9223372036854775808.0) /* 2^63 */
+      return T(static_cast<long long>(~0ull >> 1));
+    if (d < -9223372036854775808.0)
+      return T(static_cast<long long>(1ull << 63));
+    return T(static_cast<long long>(d));
+  }
+}
+
+/* |x|; the most negative integer stays itself (wrapping, as numpy.abs). */
+template <typename T> inline T ab(T x) { return x < T(0) ? wsub(T(0), x) : x; }
 template <typename T> inline T sgn(T x) { return T((T(0) < x) - (x < T(0))); }
 template <typename T> inline bool isnan_(T x) { return x != x; }
 template <typename T> inline T mx(T a, T b) {

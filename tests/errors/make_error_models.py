@@ -301,6 +301,10 @@ CASES = {
     "missing_required_attribute": lambda: model(
         [helper.make_node("LRN", ["x"], ["y"], name="n0")], [vi("x", [1, 2, 3, 3])],
         [vi("y", None)]),
+    # Strides that overflowed the window arithmetic (found by fuzz.op_sweep under UBSan).
+    "conv_huge_stride": lambda: model(
+        [helper.make_node("Conv", ["x", "w"], ["y"], name="n0", strides=[2, 2**63 - 1])],
+        [vi("x", [1, 1, 4, 4])], [vi("y", None)], [const("w", np.ones((1, 1, 3, 3), np.float32))]),
     # The same at an opset newer than libonnx's schemas: onnxc's own bound (OpDef::max_inputs).
     "extra_input_new_opset": lambda: model(
         [helper.make_node("Exp", ["x", "x"], ["y"], name="n0")], [vi("x", [2, 3])],

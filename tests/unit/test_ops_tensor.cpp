@@ -425,3 +425,24 @@ TEST_CASE("ReduceMax and ReduceMin of bool; unsupported element types", "[ops][r
   OneNode h("Max", 13, {make<uint16_t>(DType::Float16, {1}, {0x3c00})});
   CHECK_THROWS_WITH(h.infer(), Contains("element type float16 is not supported"));
 }
+
+// Found by fuzz.op_sweep under UBSan: these overflowed int64 in the constant folder (signed
+// overflow is undefined; ONNX Runtime and numpy wrap), and ReduceLogSum of int64 zeros converted
+// -inf to an integer.
+TEST_CASE("Integer arithmetic wraps on overflow; float results saturate", "[ops][elementwise]") {
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  const int64_t small = std::numeric_limits<int64_t>::min();
+  using I = std::vector<int64_t>;
+  CHECK(values<int64_t>(OneNode("Add", 13, {i64({2}, {big, small}), i64({2}, {1, -1})}).run1()) ==
+        I{small, big});
+  CHECK(values<int64_t>(OneNode("Sub", 13, {i64({1}, {small}), i64({1}, {1})}).run1()) == I{big});
+  CHECK(values<int64_t>(OneNode("Mul", 13, {i64({1}, {big}), i64({1}, {2})}).run1()) == I{-2});
+  CHECK(values<int64_t>(OneNode("Neg", 13, {i64({1}, {small})}).run1()) == I{small});
+  CHECK(values<int64_t>(OneNode("Abs", 13, {i64({1}, {small})}).run1()) == I{small});
+  CHECK(values<int64_t>(OneNode("Sum", 13, {i64({1}, {big}), i64({1}, {big})}).run1()) == I{-2});
+  CHECK(values<int64_t>(OneNode("CumSum", 14, {i64({2}, {big, 1}), i64({}, {0})}).run1()) ==
+        I{big, small});
+  OneNode log_sum("ReduceLogSum", 18, {i64({2}, {0, 0})});
+  log_sum.i("keepdims", 0);
+  CHECK(values<int64_t>(log_sum.run1()) == I{small});
+}

@@ -24,7 +24,8 @@ onnxc_k::DeformConvParams deform_conv_params(const Node &n) {
   onnxc_k::DeformConvParams p{};
   p.N = x[0], p.C = x[1], p.H = x[2], p.W = x[3], p.M = w[0];
   p.G = attr_int(n, "group", 1), p.OG = attr_int(n, "offset_group", 1);
-  if (p.G < 1 || p.OG < 1 || p.C != w[1] * p.G || p.M % p.G != 0 || p.C % p.OG != 0)
+  if (p.G < 1 || p.OG < 1 || p.C % p.G != 0 || w[1] != p.C / p.G || p.M % p.G != 0 ||
+      p.C % p.OG != 0)
     node_fail(n, "X {} and W {} do not fit group {} and offset_group {}", dims_to_string(x),
               dims_to_string(w), p.G, p.OG);
   const std::vector<int64_t> k = attr_ints(n, "kernel_shape", {w[2], w[3]});

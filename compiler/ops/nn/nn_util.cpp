@@ -36,10 +36,17 @@ Window make_window(const Node &n, const std::vector<int64_t> &in,
     if (s < 1 || dil < 1 || k < 1)
       node_fail(n, "strides, dilations and kernel_shape must be positive (dim {}: {}, {}, {})", d,
                 s, dil, k);
-    const int64_t extent = (k - 1) * dil + 1;
     int64_t pb = pads[d], pe = pads[d + rank], out;
     if (pb < 0 || pe < 0)
       node_fail(n, "negative pads are not supported");
+    // Bounded so that the window arithmetic below cannot overflow int64.
+    constexpr int64_t kMost = int64_t(1) << 30;
+    if (s > kMost || dil > kMost || k > kMost || pb > kMost || pe > kMost)
+      node_fail(n,
+                "strides, dilations, kernel_shape and pads must be at most {} (dim {}: {}, {}, "
+                "{}, pads {} and {}); the model is malformed",
+                kMost, d, s, dil, k, pb, pe);
+    const int64_t extent = (k - 1) * dil + 1;
     if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
       out = (in[d] + s - 1) / s;
       int64_t total = std::max<int64_t>(0, (out - 1) * s + extent - in[d]);

@@ -28,7 +28,7 @@ QConvShape qconv_shape(const Node &n, const QConvInputs &q) {
     node_fail(n, "X must be N x C x D1 x ... and W of the same rank, got {} and {}",
               dims_to_string(x), dims_to_string(w));
   QConvShape s{x[0], x[1], w[0], attr_int(n, "group", 1), {}};
-  if (s.group < 1 || s.C % s.group != 0 || s.M % s.group != 0 || w[1] * s.group != s.C)
+  if (s.group < 1 || s.C % s.group != 0 || s.M % s.group != 0 || w[1] != s.C / s.group)
     node_fail(n, "group {} does not fit X {} and W {}", s.group, dims_to_string(x),
               dims_to_string(w));
   std::vector<int64_t> in(x.begin() + 2, x.end()), kernel(w.begin() + 2, w.end());

@@ -49,7 +49,7 @@ std::vector<int64_t> scale_layout(const Node &n, const std::vector<int64_t> &x,
     return {outer, A, inner, 1, 0, 1, 0};
   }
   std::vector<int64_t> want = x;
-  want[ax] = (A + block_size - 1) / block_size;
+  want[ax] = A / block_size + (A % block_size != 0); // ceil, without overflow
   if (scale != want)
     node_fail(n,
               "blocked scale must have shape {} (input {} with block_size {} on axis {}), got {}",
