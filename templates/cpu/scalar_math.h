@@ -63,33 +63,20 @@ template <typename T> inline T sgm(T x) {
 
 /* Wrapping integer + - *: an overflowing int32/int64 result wraps (as numpy's and ORT's do)
  * instead of being undefined behaviour (uint16 * uint16 overflows int after promotion, too). */
-template <typename T> inline T wadd(T a, T b) {
-  if constexpr (is_float<T> || __is_same(T, bool))
-    return T(a + b);
-  else {
-    T r;
-    __builtin_add_overflow(a, b, &r);
-    return r;
+#define ONNXC_WRAPPING(fn, op, builtin)                                                            \
+  template <typename T> inline T fn(T a, T b) {                                                    \
+    if constexpr (is_float<T> || __is_same(T, bool))                                               \
+      return T(a op b);                                                                            \
+    else {                                                                                         \
+      T r;                                                                                         \
+      builtin(a, b, &r);                                                                           \
+      return r;                                                                                    \
+    }                                                                                              \
   }
-}
-template <typename T> inline T wsub(T a, T b) {
-  if constexpr (is_float<T> || __is_same(T, bool))
-    return T(a - b);
-  else {
-    T r;
-    __builtin_sub_overflow(a, b, &r);
-    return r;
-  }
-}
-template <typename T> inline T wmul(T a, T b) {
-  if constexpr (is_float<T> || __is_same(T, bool))
-    return T(a * b);
-  else {
-    T r;
-    __builtin_mul_overflow(a, b, &r);
-    return r;
-  }
-}
+ONNXC_WRAPPING(wadd, +, __builtin_add_overflow)
+ONNXC_WRAPPING(wsub, -, __builtin_sub_overflow)
+ONNXC_WRAPPING(wmul, *, __builtin_mul_overflow)
+#undef ONNXC_WRAPPING
 
 /* double to T without undefined behaviour: for an integer T, NaN gives 0 and values saturate
  * at the int64 range before wrapping to T (as Cast does). */
