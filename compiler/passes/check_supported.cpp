@@ -92,7 +92,7 @@ std::string wrong_arity(const Node &n) {
       continue;
     if (f.GetOption() == onnx::OpSchema::Variadic)
       return fmt::format("has no value for input {} (one of the variadic '{}'), which {} "
-                         "(opset {}) gives no meaning; remove the '' from the node's inputs",
+                         "(opset {}) gives no meaning; give it a value",
                          i, f.GetName(), n.op_type, n.opset);
     return fmt::format("has no value for input {} ('{}'), which {} (opset {}) requires; the "
                        "model is malformed (check it with onnx.checker)",

@@ -14,13 +14,18 @@
 #include "templates/cpu/half.h"
 #include "templates/cpu/kernel_abi.h"
 #include "templates/cpu/quant_common.h"
+#include "templates/cpu/scalar_math.h"
 
 namespace {
 using onnxc_k::i64;
 using u16 = unsigned short;
 
-struct Half { u16 bits; };
-struct BFloat { u16 bits; };
+struct Half {
+  u16 bits;
+};
+struct BFloat {
+  u16 bits;
+};
 
 using onnxc_k::half::bf16_to_float;
 using onnxc_k::half::float_to_bf16;
@@ -34,10 +39,22 @@ template <typename S> struct Src {
   static unsigned long long as_uint(S v) { return static_cast<unsigned long long>(v); }
   static constexpr bool is_unsigned = S(-1) > S(0);
 };
-template <> struct Src<float> { static constexpr bool is_float = true; static double as_f(float v) { return v; } };
-template <> struct Src<double> { static constexpr bool is_float = true; static double as_f(double v) { return v; } };
-template <> struct Src<Half> { static constexpr bool is_float = true; static double as_f(Half v) { return half_to_float(v.bits); } };
-template <> struct Src<BFloat> { static constexpr bool is_float = true; static double as_f(BFloat v) { return bf16_to_float(v.bits); } };
+template <> struct Src<float> {
+  static constexpr bool is_float = true;
+  static double as_f(float v) { return v; }
+};
+template <> struct Src<double> {
+  static constexpr bool is_float = true;
+  static double as_f(double v) { return v; }
+};
+template <> struct Src<Half> {
+  static constexpr bool is_float = true;
+  static double as_f(Half v) { return half_to_float(v.bits); }
+};
+template <> struct Src<BFloat> {
+  static constexpr bool is_float = true;
+  static double as_f(BFloat v) { return bf16_to_float(v.bits); }
+};
 
 template <typename D> D from_double(double d) {
   if constexpr (__is_same(D, float) || __is_same(D, double)) {
@@ -49,13 +66,7 @@ template <typename D> D from_double(double d) {
   } else if constexpr (__is_same(D, bool)) {
     return d != 0;
   } else {
-    if (d != d)
-      return D(0);
-    if (d >= 9223372036854775808.0) /* 2^63 */
-      return d >= 18446744073709551616.0 ? D(~0ull) : D(static_cast<unsigned long long>(d));
-    if (d < -9223372036854775808.0)
-      return D(static_cast<long long>(1ull << 63));
-    return D(static_cast<long long>(d));
+    return onnxc_k::from_f64<D>(d);
   }
 }
 
@@ -102,14 +113,17 @@ template <typename S, typename D> void cast(onnxc_rt *rt, const void *x, void *y
 }
 
 #define ONNXC_CAST_TYPES(X, ...)                                                                   \
-  X(1, float, __VA_ARGS__) X(2, unsigned char, __VA_ARGS__) X(3, signed char, __VA_ARGS__)          \
-  X(4, unsigned short, __VA_ARGS__) X(5, short, __VA_ARGS__) X(6, int, __VA_ARGS__)                 \
-  X(7, long long, __VA_ARGS__) X(9, bool, __VA_ARGS__) X(10, Half, __VA_ARGS__)                     \
-  X(11, double, __VA_ARGS__) X(12, unsigned int, __VA_ARGS__) X(13, unsigned long long, __VA_ARGS__) \
-  X(16, BFloat, __VA_ARGS__)
+  X(1, float, __VA_ARGS__)                                                                         \
+  X(2, unsigned char, __VA_ARGS__) X(3, signed char, __VA_ARGS__)                                  \
+      X(4, unsigned short, __VA_ARGS__) X(5, short, __VA_ARGS__) X(6, int, __VA_ARGS__)            \
+          X(7, long long, __VA_ARGS__) X(9, bool, __VA_ARGS__) X(10, Half, __VA_ARGS__)            \
+              X(11, double, __VA_ARGS__) X(12, unsigned int, __VA_ARGS__)                          \
+                  X(13, unsigned long long, __VA_ARGS__) X(16, BFloat, __VA_ARGS__)
 
 #define ONNXC_CAST_TO(code, D, S)                                                                  \
-  case code: cast<S, D>(rt, x, y, count); return true;
+  case code:                                                                                       \
+    cast<S, D>(rt, x, y, count);                                                                   \
+    return true;
 
 template <typename S> bool cast_from(onnxc_rt *rt, i64 to, const void *x, void *y, i64 count) {
   switch (to) { ONNXC_CAST_TYPES(ONNXC_CAST_TO, S) }
@@ -117,7 +131,8 @@ template <typename S> bool cast_from(onnxc_rt *rt, i64 to, const void *x, void *
 }
 
 #define ONNXC_CAST_FROM(code, S, unused)                                                           \
-  case code: return cast_from<S>(rt, to, t[0], t[1], count);
+  case code:                                                                                       \
+    return cast_from<S>(rt, to, t[0], t[1], count);
 
 /* The params are passed as scalars, not a struct: constants then propagate into the (internal,
  * single-caller) functions even where they are not inlined, and the unused cases fold away. */
@@ -180,7 +195,8 @@ void store_small(i64 dt, void *p, i64 i, const Num &v, bool saturate, i64 round)
 }
 
 #define ONNXC_CAST_LOAD(code, S, unused)                                                           \
-  case code: return num_of<S>(static_cast<const S *>(p)[i]);
+  case code:                                                                                       \
+    return num_of<S>(static_cast<const S *>(p)[i]);
 
 Num load_any(i64 dt, const void *p, i64 i) {
   switch (dt) {

@@ -78,8 +78,9 @@ ONNXC_WRAPPING(wsub, -, __builtin_sub_overflow)
 ONNXC_WRAPPING(wmul, *, __builtin_mul_overflow)
 #undef ONNXC_WRAPPING
 
-/* double to T without undefined behaviour: for an integer T, NaN gives 0 and values saturate
- * at the int64 range before wrapping to T (as Cast does). */
+/* double to T without undefined behaviour (Cast's float-to-integer rule): for an integer T, NaN
+ * gives 0, values are truncated toward zero and saturate at the int64/uint64 range, then wrap
+ * to T (as numpy does on x86). */
 template <typename T> inline T from_f64(double d) {
   if constexpr (is_float<T>)
     return static_cast<T>(d);
@@ -87,7 +88,7 @@ template <typename T> inline T from_f64(double d) {
     if (d != d)
       return T(0);
     if (d >= 9223372036854775808.0) /* 2^63 */
-      return T(static_cast<long long>(~0ull >> 1));
+      return d >= 18446744073709551616.0 ? T(~0ull) : T(static_cast<unsigned long long>(d));
     if (d < -9223372036854775808.0)
       return T(static_cast<long long>(1ull << 63));
     return T(static_cast<long long>(d));

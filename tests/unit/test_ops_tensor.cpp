@@ -442,6 +442,11 @@ TEST_CASE("Integer arithmetic wraps on overflow; float results saturate", "[ops]
   CHECK(values<int64_t>(OneNode("Sum", 13, {i64({1}, {big}), i64({1}, {big})}).run1()) == I{-2});
   CHECK(values<int64_t>(OneNode("CumSum", 14, {i64({2}, {big, 1}), i64({}, {0})}).run1()) ==
         I{big, small});
+  // uint64 above 2^63 converts exactly (saturating at int64 there was wrong; review).
+  const uint64_t high = (uint64_t(1) << 63) + 4096;
+  CHECK(values<uint64_t>(
+            OneNode("Shrink", 13, {make<uint64_t>(DType::Uint64, {1}, {high})}).run1()) ==
+        std::vector<uint64_t>{high});
   OneNode log_sum("ReduceLogSum", 18, {i64({2}, {0, 0})});
   log_sum.i("keepdims", 0);
   CHECK(values<int64_t>(log_sum.run1()) == I{small});

@@ -31,8 +31,9 @@ ConvShape conv_shape(const Node &n) {
     node_fail(n, "group {} must divide the input channels ({}) and output channels ({})", s.group,
               s.C, s.M);
   if (w[1] != s.C / s.group)
-    node_fail(n, "channel mismatch: X has {} channels, W {} expects {} per group (group {})", s.C,
-              dims_to_string(w), w[1], s.group);
+    node_fail(n,
+              "channel mismatch: X has {} channels, {} per group (group {}), but W {} expects {}",
+              s.C, s.C / s.group, s.group, dims_to_string(w), w[1]);
   std::vector<int64_t> in(x.begin() + 2, x.end()), kernel(w.begin() + 2, w.end());
   if (has_attr(n, "kernel_shape") && attr_ints(n, "kernel_shape") != kernel)
     node_fail(n, "kernel_shape {} does not match the weights' spatial dims {}",

@@ -115,7 +115,7 @@ const OpDef &op_RegexFullMatch() {
     OpDef d;
     d.name = "RegexFullMatch";
     d.min_opset = 20;
-    d.attrs = {{"pattern", Attribute::Kind::String, true}};
+    d.attrs = {{"pattern", Attribute::Kind::String}}; // optional in ONNX: "" by default
     d.infer = [](Node &n) {
       require_string_input(n, 0);
       regex_to_posix(n, attr_string(n, "pattern", ""));
