@@ -9,8 +9,9 @@
 //   - constants: a float data input, the others constants with edge values (0, -1, huge,
 //     INT64_MIN, NaN, inf...), so the shape rules and the constant folder see them;
 //   - attributes: each attribute the op declares set to edge values of its kind;
-// at opsets 7 to 28 (ai.onnx; 1 to 5 for other domains), including ones newer than libonnx's
-// schemas.
+// each model with a valid value for every attribute the op requires (but the varied one), so
+// that ops with required attributes get past check-supported; at opsets 7 to 28 (ai.onnx; 1
+// to 5 for other domains), including ones newer than libonnx's schemas.
 //
 //   fuzz_op_sweep [OP_TYPE | OP_TYPE+]   (only that op, or the ops from it on in name order)
 #include "compiler/ops/registry.h"
@@ -46,7 +47,7 @@ void set_shape(onnx::TypeProto_Tensor *tt, const std::vector<int64_t> &shape) {
 }
 
 std::string model_bytes(const onnxc::OpDef &op, int64_t opset, const std::vector<In> &ins,
-                        const onnx::AttributeProto *attr = nullptr) {
+                        const std::vector<onnx::AttributeProto> &attrs) {
   onnx::ModelProto m;
   m.set_ir_version(8);
   auto *imp = m.add_opset_import();
@@ -62,8 +63,8 @@ std::string model_bytes(const onnxc::OpDef &op, int64_t opset, const std::vector
   auto *node = g->add_node();
   node->set_op_type(op.name);
   node->set_domain(op.domain);
-  if (attr)
-    *node->add_attribute() = *attr;
+  for (const onnx::AttributeProto &a : attrs)
+    *node->add_attribute() = a;
   for (size_t i = 0; i < ins.size(); ++i) {
     const In &in = ins[i];
     if (in.kind == In::Missing) {
@@ -185,13 +186,65 @@ std::vector<onnx::AttributeProto> attribute_values(const onnxc::AttrSpec &spec) 
   return out;
 }
 
+/// A valid value for each attribute the op requires (graphs aside), so that the sweep's other
+/// variations get past check-supported's required-attribute check.
+std::vector<onnx::AttributeProto> required_defaults(const onnxc::OpDef &op) {
+  using onnxc::Attribute;
+  std::vector<onnx::AttributeProto> out;
+  for (const onnxc::AttrSpec &spec : op.attrs) {
+    if (!spec.required)
+      continue;
+    onnx::AttributeProto a;
+    a.set_name(spec.name);
+    switch (spec.kind) {
+    case Attribute::Kind::Int:
+      a.set_type(onnx::AttributeProto::INT);
+      a.set_i(spec.name == "axis" || spec.name == "max_skip_count" ? 0
+              : spec.name == "max_gram_length"                     ? 2
+                                                                   : 1);
+      break;
+    case Attribute::Kind::Ints:
+      a.set_type(onnx::AttributeProto::INTS);
+      for (int64_t v :
+           spec.name == "kernel_shape" ? std::vector<int64_t>{1, 1} : std::vector<int64_t>{0})
+        a.add_ints(v);
+      break;
+    case Attribute::Kind::Float:
+      a.set_type(onnx::AttributeProto::FLOAT);
+      a.set_f(0.5f);
+      break;
+    case Attribute::Kind::String:
+      a.set_type(onnx::AttributeProto::STRING);
+      a.set_s(spec.name == "equation"        ? "ij->ji"
+              : op.name == "TfIdfVectorizer" ? "TF"
+                                             : "standard");
+      break;
+    default:
+      continue; // graphs: these ops stay rejected here (the corpus has If/Loop models)
+    }
+    out.push_back(a);
+  }
+  return out;
+}
+
 struct Sweep {
   std::string only;
   size_t models = 0, compiled = 0;
 
+  /// One model; `attr` (when given) replaces the required default of its name or is added.
   void run(const onnxc::OpDef &op, int64_t opset, const std::vector<In> &ins,
            const onnx::AttributeProto *attr = nullptr) {
-    std::string bytes = model_bytes(op, opset, ins, attr);
+    std::vector<onnx::AttributeProto> attrs = required_defaults(op);
+    if (attr) {
+      auto same = std::find_if(attrs.begin(), attrs.end(), [&](const onnx::AttributeProto &a) {
+        return a.name() == attr->name();
+      });
+      if (same != attrs.end())
+        *same = *attr;
+      else
+        attrs.push_back(*attr);
+    }
+    std::string bytes = model_bytes(op, opset, ins, attrs);
     compiled +=
         onnxc::fuzz_compile_bytes(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size());
     ++models;
