@@ -60,13 +60,18 @@ std::string wrong_arity(const Node &n) {
                            count, what, n.op_type, most);
   if (!s)
     return {};
+  // Inputs the schema requires that this newer opset made optional.
+  auto made_optional = [&](size_t i) {
+    return std::any_of(n.def->optional_inputs_from.begin(), n.def->optional_inputs_from.end(),
+                       [&](const auto &o) { return o.first == i && n.opset >= o.second; });
+  };
+  int min_inputs = s->min_input();
+  for (int i = 0; i < min_inputs; ++i)
+    if (made_optional(static_cast<size_t>(i)))
+      min_inputs = i;
   auto out_of = [&](size_t count, int lo, int hi, const char *what) -> std::string {
-    if (newer) {
+    if (newer)
       hi = std::numeric_limits<int>::max(); // newer versions may take more (checked above)
-      for (const auto &[i, from] : n.def->optional_inputs_from) // and may omit these
-        if (what == std::string_view("inputs") && n.opset >= from)
-          lo = std::min(lo, static_cast<int>(i));
-    }
     if (has_subgraph || (count >= static_cast<size_t>(lo) && count <= static_cast<size_t>(hi)))
       return {};
     std::string allowed = lo == hi                                ? std::to_string(lo)
@@ -76,7 +81,7 @@ std::string wrong_arity(const Node &n) {
                        "it with onnx.checker)",
                        count, what, n.op_type, n.opset, allowed);
   };
-  std::string why = out_of(n.inputs.size(), s->min_input(), s->max_input(), "inputs");
+  std::string why = out_of(n.inputs.size(), min_inputs, s->max_input(), "inputs");
   if (!why.empty())
     return why;
   // An input the schema requires given as '': the count is right, but the op's rule would read
@@ -86,9 +91,7 @@ std::string wrong_arity(const Node &n) {
   for (size_t i = 0; i < n.inputs.size() && !formal.empty(); ++i) {
     const auto &f = formal[std::min(i, formal.size() - 1)];
     if (n.inputs[i] || f.GetOption() == onnx::OpSchema::Optional ||
-        (i >= formal.size() && f.GetOption() != onnx::OpSchema::Variadic) ||
-        std::any_of(n.def->optional_inputs_from.begin(), n.def->optional_inputs_from.end(),
-                    [&](const auto &o) { return o.first == i && n.opset >= o.second; }))
+        (i >= formal.size() && f.GetOption() != onnx::OpSchema::Variadic) || made_optional(i))
       continue;
     if (f.GetOption() == onnx::OpSchema::Variadic)
       return fmt::format("has no value for input {} (one of the variadic '{}'), which {} "
