@@ -405,6 +405,24 @@ ONNXC_DW_INLINE void dw_split_row(const T *xr, i64 c0, i64 c1, i64 wb, T *br) {
   i64 i = 0;
   for (; i < i0; ++i)
     pair(i);
+  if constexpr (is_f32<T>) { /* 16 pairs at a time: two loads, two shuffles, the last 16
+                                overlapping the ones before (as scalar moves, this copy was 75%
+                                of a 144-channel 56x56 stride-2 layer's time) */
+    auto split16 = [&](i64 j) {
+      const vf32 a = load_f32(xr + 2 * j), b = load_f32(xr + 2 * j + kVecF32);
+      store_f32(ev + j, __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22,
+                                                24, 26, 28, 30));
+      store_f32(od + j, __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23,
+                                                25, 27, 29, 31));
+    };
+    if (i1 - i >= kVecF32) {
+      for (; i + kVecF32 <= i1; i += kVecF32)
+        split16(i);
+      if (i < i1)
+        split16(i1 - kVecF32);
+      i = i1;
+    }
+  }
   for (; i < i1; ++i) {
     ev[i] = xr[2 * i];
     od[i] = xr[2 * i + 1];

@@ -220,15 +220,24 @@ CASES = {
                                 act="SiLU"),
     "dw_clip_narrow_stride2": conv([1, 16, 41, 23], [16, 1, 3, 3], group=16, strides=[2, 2],
                                    pads=[1, 1, 1, 1], act="Clip"),
-    # Depthwise on channel vectors (kConvDwChannels: float, output rows of at most 14 pixels,
-    # or stride-2 windows 5 wide with rows of at most 28): partial channel blocks (37 = 2 x 16
-    # + 5) with a batch; stride 2 at 28 columns; dilation; stride 3 with asymmetric pads; rows
+    # Stride-2 input rows split into even and odd columns 16 pairs at a time, the last 16
+    # overlapping (dw_split_row): no left padding and an odd width; 2 columns of padding.
+    "dw_stride2_split_pad0": conv([1, 8, 9, 67], [8, 1, 3, 3], group=8, strides=[2, 2],
+                                  pads=[0, 0, 1, 1]),
+    "dw_stride2_split_k5": conv([1, 6, 12, 90], [6, 1, 5, 5], group=6, strides=[2, 2],
+                                pads=[2, 2, 2, 2], act="Clip"),
+    # Depthwise on channel vectors (kConvDwChannels: float, output rows of at most 7 pixels,
+    # or of at most 14 but for stride-2 windows 3 wide): partial channel blocks (37 = 2 x 16
+    # + 5) with a batch; stride 2 at 28 columns (the row path now); stride 2, 5 wide at 14
+    # columns; dilation; stride 3 with asymmetric pads; rows
     # of 13 (transposed as one run with a scalar tail); a tall plane in several bands (one
     # block: split for the threads); 1-D; rows of 2 and 3 pixels.
     "dwc_c37_batch_silu": conv([2, 37, 7, 7], [37, 1, 5, 5], group=37, pads=[2, 2, 2, 2],
                                act="SiLU"),
     "dwc_stride2_w28_clip": conv([1, 20, 56, 55], [20, 1, 5, 5], group=20, strides=[2, 2],
                                  pads=[2, 2, 2, 2], act="Clip"),
+    "dwc_stride2_w14_k5": conv([1, 20, 28, 27], [20, 1, 5, 5], group=20, strides=[2, 2],
+                               pads=[2, 2, 2, 2], act="SiLU"),
     "dwc_dilated": conv([1, 18, 14, 14], [18, 1, 3, 3], group=18, dilations=[2, 2],
                         pads=[2, 2, 2, 2]),
     "dwc_stride3_asym": conv([1, 17, 15, 16], [17, 1, 3, 3], group=17, strides=[3, 3],
