@@ -73,8 +73,6 @@ typedef struct onnxc_pool {
   void *fn_ctx;
   int64_t n;
   int64_t num_chunks;
-  int64_t next_chunk; ///< atomic work counter (a loop without owners)
-  int32_t owned;      ///< 1: each thread first runs the chunks it owns (claimed flags)
 } onnxc_pool;
 
 /// Timings of one kernel call in a profile build (see onnxc_profile_node_info).

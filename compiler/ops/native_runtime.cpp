@@ -5,12 +5,6 @@ extern "C" void onnxc_parallel_for(onnxc_rt *, int64_t n, int64_t, onnxc_range_f
     fn(ctx, 0, n);
 }
 
-extern "C" void onnxc_parallel_for_owned(onnxc_rt *, int64_t n, int64_t, onnxc_range_fn fn,
-                                         void *ctx) {
-  if (n > 0)
-    fn(ctx, 0, n);
-}
-
 extern "C" void onnxc_parallel_for_params(onnxc_rt *, int64_t n, int64_t, onnxc_params_range_fn fn,
                                           const int64_t *params, void *ctx) {
   if (n > 0)

@@ -410,10 +410,10 @@ ONNXC_DW_INLINE void dw_split_row(const T *xr, i64 c0, i64 c1, i64 wb, T *br) {
                                 of a 144-channel 56x56 stride-2 layer's time) */
     auto split16 = [&](i64 j) {
       const vf32 a = load_f32(xr + 2 * j), b = load_f32(xr + 2 * j + kVecF32);
-      store_f32(ev + j, __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22,
-                                                24, 26, 28, 30));
-      store_f32(od + j, __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23,
-                                                25, 27, 29, 31));
+      store_f32(ev + j, __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24,
+                                                26, 28, 30));
+      store_f32(od + j, __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25,
+                                                27, 29, 31));
     };
     if (i1 - i >= kVecF32) {
       for (; i + kVecF32 <= i1; i += kVecF32)

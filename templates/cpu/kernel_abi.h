@@ -24,11 +24,10 @@ typedef void (*onnxc_range_fn)(void *ctx, int64_t begin, int64_t end);
 
 /// Runs fn over [0, n) split into chunks of at least `grain` iterations on the context's thread
 /// pool; returns when all chunks are done. With one thread (or n small) it calls fn(ctx, 0, n).
+/// Thread t first runs its own contiguous share of the chunks, then helps with any left, so a
+/// loop of the same shape run again (the next layer over the same rows, the next step of a
+/// recurrence) gives every thread the same part while its caches still hold it.
 void onnxc_parallel_for(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_range_fn fn, void *ctx);
-/// onnxc_parallel_for whose chunks have owners: thread t first runs chunks t, t + threads, ...
-/// (then helps with any left), so a loop run again over the same range, such as each step of a
-/// recurrence, gives every thread the same part while its caches still hold it.
-void onnxc_parallel_for_owned(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_range_fn fn, void *ctx);
 /// Body of a node-specialised parallel loop: `params` is the calling node's parameter block.
 typedef void (*onnxc_params_range_fn)(void *ctx, const int64_t *params, int64_t begin, int64_t end);
 /// onnxc_parallel_for for a body that reads the node's constant params through its argument.
@@ -119,9 +118,9 @@ inline double param_f64(const i64 *p, int i) {
   return d;
 }
 
-/// parallel_for and parallel_for_owned: `pool` (onnxc_parallel_for or onnxc_parallel_for_owned)
-/// runs f on the thread pool; the serial case calls f directly, so that LLVM inlines it into the
-/// kernel and specialises it for the node's constant parameters.
+/// parallel_for: `pool` (onnxc_parallel_for) runs f on the thread pool; the serial case calls f
+/// directly, so that LLVM inlines it into the kernel and specialises it for the node's constant
+/// parameters.
 template <typename F>
 inline void parallel_run(onnxc_rt *rt, i64 n, i64 grain, F &f,
                          void (*pool)(onnxc_rt *, int64_t, int64_t, onnxc_range_fn, void *)) {
@@ -142,10 +141,6 @@ inline void parallel_run(onnxc_rt *rt, i64 n, i64 grain, F &f,
 /// parallel_for over [0, n) with a C++ callable f(begin, end); chunks of at least `grain`.
 template <typename F> inline void parallel_for(onnxc_rt *rt, i64 n, i64 grain, F &f) {
   parallel_run(rt, n, grain, f, onnxc_parallel_for);
-}
-/// parallel_for with owned chunks (onnxc_parallel_for_owned).
-template <typename F> inline void parallel_for_owned(onnxc_rt *rt, i64 n, i64 grain, F &f) {
-  parallel_run(rt, n, grain, f, onnxc_parallel_for_owned);
 }
 
 /// parallel_for whose body f(params, begin, end) is specialised for the node (see

@@ -320,7 +320,7 @@ inline void step_fused(Rnn<float> &s, i64 d, i64 st) {
         break;
       }
   };
-  parallel_for_owned(s.rt, nub, 1, body); /* each thread keeps its unit blocks of R^T */
+  parallel_for(s.rt, nub, 1, body); /* each thread keeps its share of R^T's unit blocks */
   float *t = s.h;
   s.h = s.rh, s.rh = t;
 }

@@ -62,6 +62,10 @@ int stub_fake_worker_chunks, stub_fake_worker_min_cpus;
 /// Set by the test: each outer chunk first waits this many microseconds (time for a sleeping
 /// worker to wake and take a chunk).
 int stub_fake_chunk_us;
+/// Per run: the rows (outer chunks) the application thread and the workers ran, in the order
+/// each ran them (at most ROWS each; the test runs one worker).
+int64_t stub_fake_app_rows[ROWS], stub_fake_worker_rows[ROWS];
+int stub_fake_app_count, stub_fake_worker_count;
 
 static double now_us(void) {
   struct timespec t;
@@ -111,6 +115,13 @@ static void rows_body(void *c, int64_t begin, int64_t end) {
                                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     }
   }
+  const int app = pthread_equal(pthread_self(), stub_fake_app_thread);
+  for (int64_t r = begin; r < end; ++r) {
+    int at = __atomic_fetch_add(app ? &stub_fake_app_count : &stub_fake_worker_count, 1,
+                                __ATOMIC_RELAXED);
+    if (at < ROWS)
+      (app ? stub_fake_app_rows : stub_fake_worker_rows)[at] = r;
+  }
   for (int64_t r = begin; r < end; ++r) {
     struct row_job rj = {j, r};
     onnxc_parallel_for(j->rt, COLS, 16, cols_body, &rj); /* nested: runs serially */
@@ -127,6 +138,8 @@ int32_t onnxc__model_run(onnxc_rt *rt, unsigned char *arena, const unsigned char
   __atomic_store_n(&stub_fake_outer_chunks, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&stub_fake_worker_chunks, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&stub_fake_worker_min_cpus, 1 << 30, __ATOMIC_RELAXED);
+  __atomic_store_n(&stub_fake_app_count, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&stub_fake_worker_count, 0, __ATOMIC_RELAXED);
   onnxc_parallel_for(rt, ROWS, 1, rows_body, &j);
   if (__atomic_load_n(&j.failed, __ATOMIC_RELAXED))
     return onnxc_rt_node_failed(rt, ONNXC_STATUS_INDEX_OUT_OF_RANGE, "node 'add1' (Add, #0)");

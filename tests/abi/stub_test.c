@@ -19,6 +19,8 @@
 extern int stub_fake_outer_chunks;
 extern pthread_t stub_fake_app_thread;
 extern int stub_fake_worker_chunks, stub_fake_worker_min_cpus, stub_fake_chunk_us;
+extern int64_t stub_fake_app_rows[ROWS], stub_fake_worker_rows[ROWS];
+extern int stub_fake_app_count, stub_fake_worker_count;
 static int failures;
 
 #define CHECK(cond)                                                                                \
@@ -341,6 +343,56 @@ static void test_worker_cpus(void) {
   stub_fake_chunk_us = 0;
 }
 
+/// Whether `rows[0..n)` is what thread `self` of 2 may run of 4 chunks (thread_pool.c
+/// run_chunks): first chunks of its own share [2 self, 2 self + 2), ascending, then chunks of
+/// the other share, descending.
+static int share_order(const int64_t *rows, int n, int self) {
+  int i = 0;
+  for (; i < n && rows[i] / 2 == self; ++i)
+    if (i > 0 && rows[i] <= rows[i - 1])
+      return 0;
+  for (int k = i; k < n; ++k)
+    if (rows[k] / 2 == self || (k > i && rows[k] >= rows[k - 1]))
+      return 0;
+  return 1;
+}
+
+/// Each thread first runs its own contiguous share of a loop's chunks (the caller the first
+/// half, the worker the second), then takes what is left from the end: whatever the timing,
+/// every chunk runs once and each thread's order has that shape; and when both threads are
+/// there from the start, each runs exactly its own share.
+static void test_chunk_shares(void) {
+  stub_fake_app_thread = pthread_self();
+  stub_fake_chunk_us = 300;
+  onnxc_context *ctx;
+  CHECK_STATUS(onnxc_create(&ctx), ONNXC_OK);
+  CHECK_STATUS(onnxc_set_num_threads(ctx, 2), ONNXC_OK);
+  io *b = malloc(sizeof *b);
+  int exact = 0;
+  for (int r = 0; r < 60; ++r) {
+    io_init(b, r % 5, (float)r);
+    CHECK_STATUS(run_io(ctx, b), ONNXC_OK);
+    CHECK(io_ok(b));
+    const int na = stub_fake_app_count, nw = stub_fake_worker_count;
+    CHECK(na + nw == ROWS && na <= ROWS && nw <= ROWS);
+    if (na + nw != ROWS || na > ROWS || nw > ROWS)
+      break;
+    int seen = 0;
+    for (int i = 0; i < na; ++i)
+      seen |= 1 << stub_fake_app_rows[i];
+    for (int i = 0; i < nw; ++i)
+      seen |= 1 << stub_fake_worker_rows[i];
+    CHECK(seen == (1 << ROWS) - 1);
+    CHECK(share_order(stub_fake_app_rows, na, 0));
+    CHECK(share_order(stub_fake_worker_rows, nw, 1));
+    exact += na == 2 && stub_fake_app_rows[0] == 0 && stub_fake_app_rows[1] == 1;
+  }
+  CHECK(exact > 0);
+  free(b);
+  onnxc_destroy(ctx);
+  stub_fake_chunk_us = 0;
+}
+
 /// onnxc_last_error(NULL) is per thread.
 static void *failing_create(void *p) {
   (void)p;
@@ -369,6 +421,7 @@ int main(void) {
   test_run_errors(4);
   test_concurrent_contexts();
   test_worker_cpus();
+  test_chunk_shares();
   test_create_error_per_thread();
   if (failures) {
     fprintf(stderr, "stub_test: %d failure(s)\n", failures);
