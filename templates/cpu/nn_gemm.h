@@ -194,12 +194,11 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
     }
   }
   const bool last = k0 + kc >= p.K;
-  if ((NV == kNV || (NV == 1 && R == 6)) && cols == NV * VL && p.csy == 1 &&
-      (!p.c || k0 > 0 || p.csc <= 1)) {
-    /* A whole tile of contiguous Y rows (a panel's, or a 6-row tile's column slice; the
-       other narrow variants, used for the last columns or rows only, keep the code small):
-       stored straight from the accumulators as
-       vectors, Relu/Clip/LeakyRelu applied in registers, the other activations to the stored
+  if (cols == NV * VL && p.csy == 1 && (!p.c || k0 > 0 || p.csc <= 1)) {
+    /* A tile of whole vectors of contiguous Y rows (a panel's, a 6-row tile's column slice, or
+       the last vectors of a row: per element, store_row() had been 16% of a Winograd conv
+       with 784 columns, 16 past the last whole panel): stored straight from the accumulators
+       as vectors, Relu/Clip/LeakyRelu applied in registers, the other activations to the stored
        rows by the shared apply_act_rows() (the expressions of store_row() and apply_act(), so
        the results are the same). */
     const T alpha = p.alpha, beta = p.beta;

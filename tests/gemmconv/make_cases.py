@@ -253,6 +253,11 @@ CASES = {
     # place and a packed remainder); whole panels only (192 columns: no scratch); double; the
     # fused path with a remainder; a 32x32 plane (4096-byte rows) packed.
     "pw_inplace_grouped_batch": conv([2, 12, 16, 16], [16, 3, 1, 1], group=4),
+    # Columns past the last whole panel in whole vectors, stored from the accumulators like a
+    # panel (nn_gemm.h micro): Winograd with 784 tile columns (16 past 16 panels) and Relu; a
+    # pointwise conv with 80 columns (2 vectors past one panel), SiLU, two K blocks.
+    "wino_tail_vector_relu": conv([1, 16, 55, 55], [64, 16, 3, 3], pads=[1, 1, 1, 1], relu=True),
+    "pw_tail_vectors_silu_bigk": conv([1, 300, 8, 10], [24, 300, 1, 1], act="SiLU"),
     "pw_inplace_whole_panels": conv([1, 8, 12, 16], [20, 8, 1, 1], act="Clip"),
     "pw_inplace_double": conv([1, 10, 8, 16], [12, 10, 1, 1], dt=np.float64),
     "pw_inplace_fused_rest": conv([1, 40, 48, 20], [24, 40, 1, 1], act="SiLU"),
