@@ -421,6 +421,20 @@ ONNXC_DW_INLINE void dw_split_row(const T *xr, i64 c0, i64 c1, i64 wb, T *br) {
       if (i < i1)
         split16(i1 - kVecF32);
       i = i1;
+    } else if (i1 - i >= 8) { /* 16 to 31 input columns (28 -> 14): 8 pairs, twice */
+      typedef float vf8 __attribute__((vector_size(32)));
+      auto split8 = [&](i64 j) {
+        vf8 a, b;
+        __builtin_memcpy(&a, xr + 2 * j, sizeof a);
+        __builtin_memcpy(&b, xr + 2 * j + 8, sizeof b);
+        const vf8 e = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+        const vf8 o = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
+        __builtin_memcpy(ev + j, &e, sizeof e);
+        __builtin_memcpy(od + j, &o, sizeof o);
+      };
+      split8(i);
+      split8(i1 - 8);
+      i = i1;
     }
   }
   for (; i < i1; ++i) {

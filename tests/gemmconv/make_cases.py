@@ -224,6 +224,8 @@ CASES = {
     # overlapping (dw_split_row): no left padding and an odd width; 2 columns of padding.
     "dw_stride2_split_pad0": conv([1, 8, 9, 67], [8, 1, 3, 3], group=8, strides=[2, 2],
                                   pads=[0, 0, 1, 1]),
+    "dw_stride2_split8": conv([1, 20, 28, 28], [20, 1, 3, 3], group=20, strides=[2, 2],
+                              pads=[1, 1, 1, 1], act="SiLU"),  # 8 pairs at a time, twice
     "dw_stride2_split_k5": conv([1, 6, 12, 90], [6, 1, 5, 5], group=6, strides=[2, 2],
                                 pads=[2, 2, 2, 2], act="Clip"),
     # Depthwise on channel vectors (kConvDwChannels: float, output rows of at most 7 pixels,
