@@ -178,6 +178,16 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
 #pragma GCC unroll 4
         for (int v = 0; v < NV; ++v)
           __builtin_prefetch(p.r + (i0 + i) * p.rsr + j0 + v * VL);
+  /* The tile's Y lines are requested for writing now, so that their read-for-ownership misses
+     (a layer's output that left the caches since the last run) overlap the K loop instead of
+     stalling the stores after it. */
+  if (k0 == 0 && p.csy == 1 && cols == NV * VL)
+#pragma GCC unroll 8
+    for (int i = 0; i < R; ++i)
+      if (i < rows)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v)
+          __builtin_prefetch(p.y + (i0 + i) * p.rsy + j0 + v * VL, 1);
   for (i64 k = 0; k < kc; ++k) {
     if (L == kAPacked && k % kLine == 0)
       __builtin_prefetch(a_next + k * kMR);
