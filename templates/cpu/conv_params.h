@@ -152,11 +152,12 @@ constexpr bool conv_dwc_supported(const ConvParams &p, int64_t elem_bytes) {
 /// Where kConvDwChannels beats kConvDirect (measured on one-node models, 1 thread, Zen 4): the
 /// row-vector path wastes lanes on rows narrower than a vector, the channel path pays two
 /// transposes per element; so output rows of at most 7 pixels (2-3x faster), and of at most 14
-/// but for stride-2 windows 3 wide (whose row path de-interleaves its input rows with vector
-/// shuffles: 192 channels 28 -> 14, 0.064 against 0.071 ms; 5x5 windows, 0.121 against 0.107).
+/// but for stride-2 windows narrower than 5 (whose row path de-interleaves its input rows with
+/// vector shuffles: 192 channels 3x3 28 -> 14, 0.064 against 0.071 ms; 5x5 windows, 0.121
+/// against 0.107; other strides have no such split and stay here).
 constexpr bool conv_dwc_preferred(const ConvParams &p) {
   const int64_t W = p.w.out[2];
-  return W <= 7 || (W <= 14 && (p.w.s[2] == 1 || p.w.k[2] >= 5));
+  return W <= 7 || (W <= 14 && (p.w.s[2] != 2 || p.w.k[2] >= 5));
 }
 /// Channel blocks of kDwcLanes.
 constexpr int64_t dwc_blocks(const ConvParams &p) { return (p.M + kDwcLanes - 1) / kDwcLanes; }

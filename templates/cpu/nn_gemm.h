@@ -240,12 +240,21 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
           __builtin_memcpy(&cv, c + v * VL, sizeof(V));
           out[v] = alpha * acc[i][v] + beta * cv;
         }
+      } else if (k0 == 0 && p.r) { /* no C: alpha * acc + R in one expression, as store_row()
+                                      (one rounding where it contracts to an FMA) */
+        const T *res = p.r + (i0 + i) * p.rsr + j0;
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) {
+          V rv;
+          __builtin_memcpy(&rv, res + v * VL, sizeof(V));
+          out[v] = alpha * acc[i][v] + rv;
+        }
       } else {
 #pragma GCC unroll 4
         for (int v = 0; v < NV; ++v)
           out[v] = alpha * acc[i][v];
       }
-      if (k0 == 0 && p.r) { /* the residual, once, with the first K block */
+      if (k0 == 0 && p.r && p.c) { /* the residual, once, with the first K block */
         const T *res = p.r + (i0 + i) * p.rsr + j0;
 #pragma GCC unroll 4
         for (int v = 0; v < NV; ++v) {

@@ -359,17 +359,25 @@ static int share_order(const int64_t *rows, int n, int self) {
 
 /// Each thread first runs its own contiguous share of a loop's chunks (the caller the first
 /// half, the worker the second), then takes what is left from the end: whatever the timing,
-/// every chunk runs once and each thread's order has that shape; and when both threads are
-/// there from the start, each runs exactly its own share.
+/// every chunk runs once and each thread's order has that shape (60 runs); and when both
+/// threads are there from the start, each runs exactly its own share (some run within 5 s,
+/// where the process may use two CPUs: under load the worker may wake too late for many runs).
 static void test_chunk_shares(void) {
   stub_fake_app_thread = pthread_self();
   stub_fake_chunk_us = 300;
+  cpu_set_t all;
+  const int cpus = sched_getaffinity(0, sizeof all, &all) == 0 ? CPU_COUNT(&all) : 1;
   onnxc_context *ctx;
   CHECK_STATUS(onnxc_create(&ctx), ONNXC_OK);
   CHECK_STATUS(onnxc_set_num_threads(ctx, 2), ONNXC_OK);
   io *b = malloc(sizeof *b);
   int exact = 0;
-  for (int r = 0; r < 60; ++r) {
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (int r = 0; r < 60 || (cpus >= 2 && exact == 0); ++r) {
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    if (r >= 60 && (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec) > 5.0)
+      break;
     io_init(b, r % 5, (float)r);
     CHECK_STATUS(run_io(ctx, b), ONNXC_OK);
     CHECK(io_ok(b));
@@ -387,7 +395,7 @@ static void test_chunk_shares(void) {
     CHECK(share_order(stub_fake_worker_rows, nw, 1));
     exact += na == 2 && stub_fake_app_rows[0] == 0 && stub_fake_app_rows[1] == 1;
   }
-  CHECK(exact > 0);
+  CHECK(cpus < 2 || exact > 0);
   free(b);
   onnxc_destroy(ctx);
   stub_fake_chunk_us = 0;
