@@ -229,11 +229,11 @@ CASES = {
     "dw_stride2_split_k5": conv([1, 6, 12, 90], [6, 1, 5, 5], group=6, strides=[2, 2],
                                 pads=[2, 2, 2, 2], act="Clip"),
     # Depthwise on channel vectors (kConvDwChannels: float, output rows of at most 7 pixels,
-    # or of at most 14 but for stride-2 windows 3 wide): partial channel blocks (37 = 2 x 16
-    # + 5) with a batch; stride 2 at 28 columns (the row path now); stride 2, 5 wide at 14
-    # columns; dilation; stride 3 with asymmetric pads; rows
-    # of 13 (transposed as one run with a scalar tail); a tall plane in several bands (one
-    # block: split for the threads); 1-D; rows of 2 and 3 pixels.
+    # or of at most 14 but for stride-2 windows narrower than 5): partial channel blocks
+    # (37 = 2 x 16 + 5) with a batch; stride 2 at 28 columns (the row path now); stride 2, 5
+    # wide at 14 columns; dilation; stride 3 with asymmetric pads; rows of 13 (transposed as
+    # one run with a scalar tail); a tall plane in several bands (one block: split for the
+    # threads); 1-D; rows of 2 and 3 pixels.
     "dwc_c37_batch_silu": conv([2, 37, 7, 7], [37, 1, 5, 5], group=37, pads=[2, 2, 2, 2],
                                act="SiLU"),
     "dwc_stride2_w28_clip": conv([1, 20, 56, 55], [20, 1, 5, 5], group=20, strides=[2, 2],
