@@ -260,7 +260,7 @@ int32_t onnxc_rt_num_threads(onnxc_rt *rt) {
   return (int32_t)rt->pool.num_threads;
 }
 
-static void parallel_run(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_range_fn fn, void *ctx) {
+void onnxc_parallel_for(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_range_fn fn, void *ctx) {
   if (n <= 0)
     return;
   if (grain < 1)
@@ -290,10 +290,6 @@ static void parallel_run(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_range_fn 
   while ((left = __atomic_load_n(&p->pending, __ATOMIC_ACQUIRE)) != 0)
     wait_while_equal(p, &p->pending, left, &p->pending_waker, threads - 1);
   __atomic_store_n(&p->busy, 0, __ATOMIC_RELAXED);
-}
-
-void onnxc_parallel_for(onnxc_rt *rt, int64_t n, int64_t grain, onnxc_range_fn fn, void *ctx) {
-  parallel_run(rt, n, grain, fn, ctx);
 }
 
 /// A parallel loop with a params argument, run on the pool through onnxc_parallel_for.
