@@ -2,7 +2,8 @@
 """Tests of the benchmark harness (bench/) that need neither torch nor onnxruntime: Debian's
 /usr/bin/python3 with python3-onnx and python3-numpy, onnxc and cc.
 
-  test_bench.py CASE ONNXC CC WORK_DIR      CASE: flops, abi_driver, tools, report, cli
+  test_bench.py CASE ONNXC CC WORK_DIR      CASE: flops, abi_driver, tools, report, cli,
+                                            gemm_study (CC: the C++ compiler for that one)
 
 Each case prints what it checked and exits 0, or raises (non-zero exit) on a failed assertion.
 """
@@ -151,6 +152,24 @@ def case_tools(cc, work):
           f"one; FMA peak {peak['peak']} GFLOP/s")
 
 
+def case_gemm_study(cxx, work):
+    """bench/gemm_study.cpp: its four GEMM variants agree with its float64 reference (exit 0,
+    one line per variant with times and rates), and bad arguments are refused (exit 2)."""
+    exe = os.path.join(work, "gemm_study")
+    subprocess.run([cxx, "-O2", "-std=c++17", os.path.join(SRC, "bench", "gemm_study.cpp"), "-o",
+                    exe], check=True)
+    # K 300: two K blocks (256 + 44), N 96: two 48-column panels, a 192-column item cut short
+    done = subprocess.run([exe, "12", "300", "96", "2"], capture_output=True, text=True)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    lines = [l for l in done.stdout.splitlines() if "GFLOP/s" in l]
+    assert len(lines) == 4 and "onnxc" in lines[0], done.stdout
+    for args in (["5", "300", "96", "2"], ["12", "300", "50", "2"], ["12", "0", "96", "2"],
+                 ["12", "300", "96"]):
+        bad = subprocess.run([exe, *args], capture_output=True, text=True)
+        assert bad.returncode == 2 and "error" in bad.stderr, (args, bad)
+    print("gemm_study: the four variants agree with the reference; bad arguments refused")
+
+
 def report_doc():
     machine = {"date": "D", "cpu": "C", "cores": 2, "kernel": "K", "ort_version": "1",
                "torch": "T", "opset": 17, "loadavg_start": 1.0, "loadavg_end": 2.0,
@@ -220,7 +239,8 @@ def main():
     os.makedirs(work, exist_ok=True)
     cases = {"flops": lambda: case_flops(work), "abi_driver": lambda: case_abi_driver(onnxc, work),
              "tools": lambda: case_tools(cc, work), "report": case_report,
-             "cli": lambda: case_cli(onnxc, work)}
+             "cli": lambda: case_cli(onnxc, work),
+             "gemm_study": lambda: case_gemm_study(cc, work)}
     cases[case]()
     return 0
 
