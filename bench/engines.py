@@ -145,6 +145,21 @@ class OrtModel:
         self.sess = None
 
 
+def wait_quiet(limit_s=2.0, window_s=0.01):
+    """Returns once this process's threads have been idle for a window (CPU time under a tenth
+    of the wall time), or after limit_s: ORT's pool threads spin after a run, for more than 20 ms
+    on a 2-vCPU Zen 3 (session 27: an onnxc LSTM run at 2 threads took 10-15 ms within 20 ms of
+    ORT's runs and 3.1 ms 100 ms after them), and the engine timed next must not share the CPUs
+    with them. Returns the seconds waited."""
+    start = time.perf_counter()
+    while time.perf_counter() - start < limit_s:
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        time.sleep(window_s)
+        if time.process_time() - cpu0 < 0.1 * (time.perf_counter() - wall0):
+            break
+    return time.perf_counter() - start
+
+
 def time_runs(engine, iters):
     """Latencies in milliseconds of `iters` back-to-back runs."""
     times = []

@@ -177,7 +177,7 @@ def time_pair(args, ours, theirs):
         order = (0, 1) if r % 2 == 0 else (1, 0)
         for k in order:
             times[k] += engines.time_runs((ours, theirs)[k], iters)
-            time.sleep(0.02)  # let the other engine's spinning pool threads go idle
+            engines.wait_quiet()  # the other engine's spinning pool threads go idle first
     return statistics.median(times[0]), statistics.median(times[1]), iters * args.rounds
 
 

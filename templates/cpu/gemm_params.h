@@ -58,6 +58,16 @@ constexpr int64_t gemm_tile_rows(int64_t vector_regs, int64_t vector_bytes) {
   return 1;
 }
 
+/// Columns of one contiguous sub-panel of a MatMul/Gemm's packed B for micro-tiles of `mr` rows
+/// (0: kMR): a tile's width. A panel of NR columns is stored as NR / width sub-panels of K rows
+/// of `width` contiguous elements, so that a tile narrower than a panel (6-row tiles: AVX2,
+/// AArch64 NEON) reads one sequential stream instead of one line in three (bench/gemm_study.cpp,
+/// docs/performance.md session 27); panel sizes and addresses do not change. Conv and the
+/// recurrent kernels keep whole-width rows (width NR).
+constexpr int64_t b_slice_width(int64_t mr, int64_t elem_bytes) {
+  return tile_vectors(mr == 0 ? kMR : mr) * kVecBytes / elem_bytes;
+}
+
 /// Elements of one packed B (K x N) for elements of `elem_bytes`.
 constexpr int64_t packed_b_elems(int64_t K, int64_t N, int64_t elem_bytes) {
   const int64_t nr = panel_width(elem_bytes);
@@ -69,12 +79,23 @@ constexpr int64_t packed_a_elems(int64_t M, int64_t K) {
   return ceil_div(M, kMR) * kMR * (K > 0 ? K : 1);
 }
 
-/// Packs panel `p` (columns p*NR ..) of the K x N matrix B(k, n) = b[k*rsb + n*csb].
+/// Packs panel `p` (columns p*NR ..) of the K x N matrix B(k, n) = b[k*rsb + n*csb], as sub-panels
+/// of `sub` columns (b_slice_width; NR: one K x NR block).
 template <typename T>
 inline void pack_b_panel(T *dst, const T *b, int64_t K, int64_t N, int64_t rsb, int64_t csb,
-                         int64_t p) {
+                         int64_t p, int64_t sub = panel_width(sizeof(T))) {
   constexpr int64_t NR = panel_width(sizeof(T));
   const int64_t j0 = p * NR, cols = min_i(NR, N - j0);
+  if (sub != NR) {
+    const int64_t kk = K > 0 ? K : 1;
+    for (int64_t s0 = 0; s0 < NR; s0 += sub)
+      for (int64_t k = 0; k < K; ++k) {
+        T *d = dst + s0 * kk + k * sub;
+        for (int64_t j = 0; j < sub; ++j)
+          d[j] = s0 + j < cols ? b[k * rsb + (j0 + s0 + j) * csb] : T(0);
+      }
+    return;
+  }
   for (int64_t k = 0; k < K; ++k) {
     const T *src = b + k * rsb + j0 * csb;
     T *d = dst + k * NR;
@@ -92,10 +113,11 @@ inline void pack_b_panel(T *dst, const T *b, int64_t K, int64_t N, int64_t rsb, 
 
 /// Packs the whole K x N matrix B(k, n) = b[k*rsb + n*csb] (packed_b_elems elements).
 template <typename T>
-inline void pack_b(T *dst, const T *b, int64_t K, int64_t N, int64_t rsb, int64_t csb) {
+inline void pack_b(T *dst, const T *b, int64_t K, int64_t N, int64_t rsb, int64_t csb,
+                   int64_t sub = panel_width(sizeof(T))) {
   const int64_t NR = panel_width(sizeof(T)), kk = K > 0 ? K : 1;
   for (int64_t p = 0; p < ceil_div(N, NR); ++p)
-    pack_b_panel(dst + p * kk * NR, b, K, N, rsb, csb, p);
+    pack_b_panel(dst + p * kk * NR, b, K, N, rsb, csb, p, sub);
 }
 
 /// Packs the M x K matrix A(m, k) = a[m*rsa + k*csa] (packed_a_elems elements).

@@ -50,6 +50,7 @@ template <typename T> gemm::Problem<T> batch_problem(const i64 *pp, void *const 
                 q.csc,
                 make_act<T>(q.act)};
   pr.mr = q.mr;
+  pr.bsub = b_slice_width(q.mr, sizeof(T));
   return pr;
 }
 
@@ -66,7 +67,8 @@ template <typename T> void pack_bs(onnxc_rt *rt, void *const *t, const i64 *para
     T *dst = static_cast<T *>(t[4]);
     for (i64 w = lo; w < hi; ++w) {
       const i64 b = w / panels, pn = w % panels;
-      pack_panel(dst + b * pe + pn * k1 * NR, B + b * q.K * q.N, q.K, q.N, q.rsb, q.csb, pn);
+      pack_panel(dst + b * pe + pn * k1 * NR, B + b * q.K * q.N, q.K, q.N, q.rsb, q.csb, pn,
+                 b_slice_width(q.mr, sizeof(T)));
     }
   };
   parallel_for(rt, params, gp.b_count * ceil_div(gp.N, NR), 1 + 8192 / (kk * NR), pack);

@@ -84,12 +84,15 @@ template <typename T> struct Problem {
      bp then holds only the last, partial panel, packed. */
   const T *bd = nullptr;
   i64 ldb = 0;
+  /* packed B's sub-panel width (gemm_params.h b_slice_width); 0: whole panels (NR) */
+  i64 bsub = 0;
 };
 
-/// Packs panel `p` of B (gemm_params.h's pack_b_panel).
+/// Packs panel `p` of B (gemm_params.h's pack_b_panel), in sub-panels of `sub` columns.
 template <typename T>
-inline void pack_panel(T *dst, const T *b, i64 K, i64 N, i64 rsb, i64 csb, i64 p) {
-  pack_b_panel(dst, b, K, N, rsb, csb, p);
+inline void pack_panel(T *dst, const T *b, i64 K, i64 N, i64 rsb, i64 csb, i64 p,
+                       i64 sub = nr<T>()) {
+  pack_b_panel(dst, b, K, N, rsb, csb, p, sub);
 }
 
 /// One 64-byte vector of T (generic vector extension: one zmm, two ymm or four NEON q registers,
@@ -161,9 +164,11 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
       ar[i] = p.a + ((i0 + i) / kMR) * kMR * kk + k0 * kMR + (i0 + i) % kMR;
   /* j0 may start a column slice inside its panel (tile_vectors() < kNV) */
   const bool in_place = p.bd && (j0 / NR) * NR + NR <= p.N;
-  const i64 ldb = in_place ? p.ldb : NR;
-  const T *b =
-      in_place ? p.bd + k0 * ldb + j0 : p.bp + (p.bd ? 0 : (j0 / NR) * kk * NR) + k0 * NR + j0 % NR;
+  const i64 sub = p.bsub > 0 ? p.bsub : NR, jp = j0 % NR; /* jp: first column in the panel */
+  const i64 ldb = in_place ? p.ldb : sub;
+  const T *b = in_place ? p.bd + k0 * ldb + j0
+                        : p.bp + (p.bd ? 0 : (j0 / NR) * kk * NR) + (jp / sub) * kk * sub +
+                              k0 * sub + jp % sub;
   /* A packed A (constant weights, often streamed from memory) is prefetched one row tile
      ahead: the next tile's part of this K block, one 64-byte line per 64 bytes used here. */
   const T *a_next = a + kMR * kk;
@@ -301,7 +306,9 @@ __attribute__((noinline)) void micro_narrow(const Problem<T> &p, i64 i0, i64 row
   constexpr int U = C == 1 ? 8 : C == 2 ? 4 : 2;
   const i64 kk = p.K > 0 ? p.K : 1;
   const T *a = p.a + (i0 / kMR) * kMR * kk + k0 * kMR;
-  const T *b = p.bp + (p.bd ? 0 : (j0 / NR) * kk * NR) + k0 * NR + j0 % NR;
+  /* j0 starts a panel (micro_narrow takes the last N % NR columns): its first sub-panel */
+  const i64 ldb = p.bsub > 0 ? p.bsub : NR;
+  const T *b = p.bp + (p.bd ? 0 : (j0 / NR) * kk * NR) + k0 * ldb;
   VA acc[U][C];
 #pragma GCC unroll 8
   for (int u = 0; u < U; ++u)
@@ -316,14 +323,14 @@ __attribute__((noinline)) void micro_narrow(const Problem<T> &p, i64 i0, i64 row
       __builtin_memcpy(&av, a + (k + u) * kMR, sizeof av);
 #pragma GCC unroll 4
       for (int c = 0; c < C; ++c)
-        acc[u][c] += av * b[(k + u) * NR + c];
+        acc[u][c] += av * b[(k + u) * ldb + c];
     }
   for (; k < kc; ++k) {
     VA av;
     __builtin_memcpy(&av, a + k * kMR, sizeof av);
 #pragma GCC unroll 4
     for (int c = 0; c < C; ++c)
-      acc[0][c] += av * b[k * NR + c];
+      acc[0][c] += av * b[k * ldb + c];
   }
 #pragma GCC unroll 8
   for (int u = 1; u < U; ++u)

@@ -142,7 +142,7 @@ template <typename T> TensorPtr pack_gemm_b(const Tensor &b, const onnxc_k::gemm
   auto packed = std::make_shared<Tensor>(b.dtype(), std::vector<int64_t>{p.b_count * pe});
   for (int64_t i = 0; i < p.b_count; ++i)
     onnxc_k::gemm::pack_b(packed->data_as<T>() + i * pe, b.data_as<T>() + i * p.K * p.N, p.K, p.N,
-                          p.rsb, p.csb);
+                          p.rsb, p.csb, onnxc_k::gemm::b_slice_width(p.mr, sizeof(T)));
   return packed;
 }
 
@@ -195,8 +195,9 @@ KernelCall gemm_call(const Node &n, GemmSpec s) {
   call.args = {s.a, s.b, s.c, s.y};
   if (!p.direct && packable) {
     p.b_packed = 1;
-    const std::string key = fmt::format("{}:gemm_b:{}x{}:{},{}:{}", static_cast<const void *>(s.b),
-                                        p.K, p.N, p.rsb, p.csb, p.b_count);
+    const std::string key =
+        fmt::format("{}:gemm_b:{}x{}:{},{}:{}:{}", static_cast<const void *>(s.b), p.K, p.N, p.rsb,
+                    p.csb, p.b_count, onnxc_k::gemm::b_slice_width(p.mr, dt == DType::Float ? 4 : 8));
     TensorPtr packed = derived_tensor(key, [&] {
       return dt == DType::Float ? pack_gemm_b<float>(*s.b->constant, p)
                                 : pack_gemm_b<double>(*s.b->constant, p);
