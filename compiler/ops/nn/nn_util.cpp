@@ -136,13 +136,15 @@ std::vector<int64_t> activation_params(const Node &n) {
 
 namespace {
 
-/// The b_count K x N matrices of the constant b packed in the GEMM kernel's layout.
-template <typename T> TensorPtr pack_gemm_b(const Tensor &b, const onnxc_k::gemm::GemmParams &p) {
+/// The b_count K x N matrices of the constant b packed in the GEMM kernel's layout, in
+/// sub-panels of `sub` columns (gemm_params.h b_slice_width).
+template <typename T>
+TensorPtr pack_gemm_b(const Tensor &b, const onnxc_k::gemm::GemmParams &p, int64_t sub) {
   const int64_t pe = onnxc_k::gemm::packed_b_elems(p.K, p.N, sizeof(T));
   auto packed = std::make_shared<Tensor>(b.dtype(), std::vector<int64_t>{p.b_count * pe});
   for (int64_t i = 0; i < p.b_count; ++i)
     onnxc_k::gemm::pack_b(packed->data_as<T>() + i * pe, b.data_as<T>() + i * p.K * p.N, p.K, p.N,
-                          p.rsb, p.csb, onnxc_k::gemm::b_slice_width(p.mr, sizeof(T)));
+                          p.rsb, p.csb, sub);
   return packed;
 }
 
@@ -195,12 +197,14 @@ KernelCall gemm_call(const Node &n, GemmSpec s) {
   call.args = {s.a, s.b, s.c, s.y};
   if (!p.direct && packable) {
     p.b_packed = 1;
+    const bool f32 = dt == DType::Float;
+    const int64_t sub = onnxc_k::gemm::b_slice_width(p.mr, f32 ? sizeof(float) : sizeof(double));
     const std::string key =
         fmt::format("{}:gemm_b:{}x{}:{},{}:{}:{}", static_cast<const void *>(s.b), p.K, p.N, p.rsb,
-                    p.csb, p.b_count, onnxc_k::gemm::b_slice_width(p.mr, dt == DType::Float ? 4 : 8));
+                    p.csb, p.b_count, sub);
     TensorPtr packed = derived_tensor(key, [&] {
-      return dt == DType::Float ? pack_gemm_b<float>(*s.b->constant, p)
-                                : pack_gemm_b<double>(*s.b->constant, p);
+      return f32 ? pack_gemm_b<float>(*s.b->constant, p, sub)
+                 : pack_gemm_b<double>(*s.b->constant, p, sub);
     });
     call.derived.push_back({1, std::move(packed), s.b->name + ".packed"});
     call.args[1] = nullptr;
