@@ -100,8 +100,8 @@ void add_codegen_flags(CLI::App *cmd, CompileOptions &o, CompileFlags &f) {
                   "winograd, dw-channels, few-channels, inplace, concat-in-place or "
                   "specialise-parallel (repeatable)");
   cmd->add_option("--gemm-tile-rows", o.pipeline.gemm_tile_rows,
-                  "GEMM micro-tile rows for Conv/Gemm/MatMul: 1, 2, 4, 6 or 8 (default: chosen "
-                  "for the target's vector registers)")
+                  "GEMM micro-tile rows for Conv/Gemm/MatMul/LSTM/GRU/RNN: 1, 2, 4, 6 or 8 "
+                  "(default: chosen for the target's vector registers)")
       ->check(CLI::IsMember({0, 1, 2, 4, 6, 8}));
   cmd->add_flag("--verify-each", o.pipeline.verify_each, "Run the IR verifier after every pass");
   cmd->add_option("--batch-tile", o.batch_tile,

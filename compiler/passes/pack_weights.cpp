@@ -1,6 +1,9 @@
 #include "compiler/passes/pack_weights.h"
 #include "compiler/ops/nn/nn_util.h"
 
+#include <set>
+#include <string>
+
 namespace onnxc {
 
 int pack_weights(Graph &g) {
@@ -31,8 +34,9 @@ void mark_gemm_tile_rows(Graph &g, int64_t rows) {
     return;
   for (auto &np : g.nodes) {
     Node &n = *np;
-    if (!n.domain.empty() || (n.op_type != "Conv" && n.op_type != "Gemm" && n.op_type != "MatMul" &&
-                              n.op_type != "ConvTranspose"))
+    static const std::set<std::string> kGemmOps = {"Conv", "ConvTranspose", "Gemm", "MatMul",
+                                                   "LSTM", "GRU",           "RNN"};
+    if (!n.domain.empty() || !kGemmOps.count(n.op_type))
       continue;
     Attribute a;
     a.kind = Attribute::Kind::Int;

@@ -108,12 +108,21 @@ template <typename T> Activation<T> activation(const i64 *p, i64 d, i64 k) {
 }
 
 /// Y[0..M) x [0..N) = A B (+ bias row c) with B(k, n) = b[k + n * ldb] (a weight matrix read
-/// transposed), A rows `rsa` apart and Y rows `rsy` apart; bp: B packed, or null (small M).
-template <typename T>
+/// transposed), A rows `rsa` apart and Y rows `rsy` apart; bp: B packed, or null (small M); in
+/// micro-tiles of MR rows. The GEMM's parallel body is generic (gemm::run without node params),
+/// so what decides its micro-kernels is set here as constants: only MR's tiles for row-major A
+/// are compiled into it, not every height and A layout (an LSTM node compiled ~70 micro-kernels,
+/// 3-4 s of codegen, before). MR is the node's kTileRows, made a template argument at the
+/// kernel's entry (recurrent_kernel).
+template <typename T, i64 MR>
 void product(onnxc_rt *rt, i64 M, i64 N, i64 K, const T *a, i64 rsa, const T *bp, const T *b,
              i64 ldb, T *y, i64 rsy, const T *c) {
   const gemm::Problem<T> pr{M, N, K, a, rsa, 1, bp, b, 1, ldb, y, rsy, 1, T(1), T(1), c, 0, 1, {}};
-  auto problem = [&](i64) { return pr; };
+  auto problem = [&](i64) {
+    gemm::Problem<T> q = pr;
+    q.mr = MR, q.a_packed = 0, q.csa = 1, q.bsub = 0;
+    return q;
+  };
   gemm::run<T>(rt, 1, M, N, problem);
 }
 
@@ -128,7 +137,7 @@ template <typename T> void pack(onnxc_rt *rt, T *dst, const T *b, i64 K, i64 N, 
 }
 
 /// Bias, initial state and packed weights of direction d; then the input projection.
-template <typename T> void start_direction(Rnn<T> &s, i64 d) {
+template <typename T, i64 MR> void start_direction(Rnn<T> &s, i64 d) {
   const i64 gh = s.G * s.H;
   s.f = activation<T>(s.p, d, 0), s.g = activation<T>(s.p, d, 1), s.hf = activation<T>(s.p, d, 2);
   for (i64 k = 0; k < gh + s.H; ++k)
@@ -153,7 +162,8 @@ template <typename T> void start_direction(Rnn<T> &s, i64 d) {
     s.pw = const_cast<T *>(s.w) + d * packed_w_stride(s.p, gemm::nr<T>());
   else if (rows > kSmallM)
     pack(s.rt, s.pw, w, s.I, gh, s.I);
-  product(s.rt, rows, gh, s.I, s.x, s.I, rows > kSmallM ? s.pw : nullptr, w, s.I, s.xw, gh, s.bias);
+  product<T, MR>(s.rt, rows, gh, s.I, s.x, s.I, rows > kSmallM ? s.pw : nullptr, w, s.I, s.xw, gh,
+                 s.bias);
   if (s.fused && s.p[kPackedR]) /* R^T by units, packed at compile time */
     s.pu = const_cast<T *>(s.r) + d * packed_r_stride(s.p);
   else if (s.fused) {
@@ -171,7 +181,7 @@ template <typename T> void start_direction(Rnn<T> &s, i64 d) {
 }
 
 /// HR[:, part i's columns] = A R_i^T for the part's columns of R^T.
-template <typename T> void recurrent_product(Rnn<T> &s, i64 d, i64 i, const T *a) {
+template <typename T, i64 MR> void recurrent_product(Rnn<T> &s, i64 d, i64 i, const T *a) {
   const T *r = s.r + d * s.G * s.H * s.H + r_part_first(s.p, i) * s.H;
   const T *bp = nullptr;
   if (s.B > kSmallM) {
@@ -179,8 +189,8 @@ template <typename T> void recurrent_product(Rnn<T> &s, i64 d, i64 i, const T *a
     if (i == 1)
       bp += round16(packed_size(s.H, r_part_cols(s.p, 0), gemm::nr<T>()));
   }
-  product(s.rt, s.B, r_part_cols(s.p, i), s.H, a, s.H, bp, r, s.H, s.hr + r_part_first(s.p, i),
-          s.G * s.H, (const T *)nullptr);
+  product<T, MR>(s.rt, s.B, r_part_cols(s.p, i), s.H, a, s.H, bp, r, s.H,
+                 s.hr + r_part_first(s.p, i), s.G * s.H, (const T *)nullptr);
 }
 
 /// The LSTM cell update of units [j0, j1) of one batch entry: xw, hr its rows (G*H), c its cell
@@ -326,19 +336,19 @@ inline void step_fused(Rnn<float> &s, i64 d, i64 st) {
 }
 
 /// One time step `st` of direction d for every batch entry.
-template <typename T> void step(Rnn<T> &s, i64 d, i64 st) {
+template <typename T, i64 MR> void step(Rnn<T> &s, i64 d, i64 st) {
   if constexpr (is_f32<T>)
     if (s.fused)
       return step_fused(s, d, st);
   const i64 H = s.H, gh = s.G * H;
-  recurrent_product(s, d, 0, s.h);
+  recurrent_product<T, MR>(s, d, 0, s.h);
   if (s.cell == kGru && !s.lbr) { /* r (.) h_{t-1}, then its product with R_h^T */
     for (i64 bi = 0; bi < s.B; ++bi) {
       const T *xw = s.xw + s.xrow(st, bi) * gh + H, *hr = s.hr + bi * gh + H;
       for (i64 j = 0; j < H; ++j)
         s.rh[bi * H + j] = s.f(s.cl(xw[j] + hr[j])) * s.h[bi * H + j];
     }
-    recurrent_product(s, d, 1, s.rh);
+    recurrent_product<T, MR>(s, d, 1, s.rh);
   }
   auto body = [&](i64 lo, i64 hi) {
     for (i64 bi = lo; bi < hi; ++bi) {
@@ -385,17 +395,13 @@ template <typename T> Rnn<T> make_rnn(onnxc_rt *rt, void *const *t, const i64 *p
   return s;
 }
 
-template <typename T> int32_t recurrent_kernel(onnxc_rt *rt, void *const *t, const i64 *p) {
-  Rnn<T> s = make_rnn<T>(rt, t, p);
-  for (i64 bi = 0; s.lens && bi < s.B; ++bi)
-    if (s.lens[bi] < 0 || s.lens[bi] > s.S)
-      return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT,
-                           "sequence_lens has a value outside [0, seq_length]");
+/// The directions' steps with GEMM micro-tiles of MR rows.
+template <typename T, i64 MR> void run_directions(Rnn<T> &s, const i64 *p) {
   for (i64 d = 0; d < s.dirs; ++d) {
-    start_direction(s, d);
+    start_direction<T, MR>(s, d);
     const bool reverse = d == 1 || p[kReverse] != 0;
     for (i64 k = 0; k < s.S; ++k)
-      step(s, d, reverse ? s.S - 1 - k : k);
+      step<T, MR>(s, d, reverse ? s.S - 1 - k : k);
     for (i64 bi = 0; bi < s.B; ++bi) {
       const bool empty = s.len(bi) == 0; /* no last state: zeros, as ONNX Runtime */
       for (i64 j = 0; j < s.H; ++j) {
@@ -405,6 +411,32 @@ template <typename T> int32_t recurrent_kernel(onnxc_rt *rt, void *const *t, con
           s.yc[s.state_at(d, bi) + j] = empty ? T(0) : s.c[bi * s.H + j];
       }
     }
+  }
+}
+
+template <typename T> int32_t recurrent_kernel(onnxc_rt *rt, void *const *t, const i64 *p) {
+  Rnn<T> s = make_rnn<T>(rt, t, p);
+  for (i64 bi = 0; s.lens && bi < s.B; ++bi)
+    if (s.lens[bi] < 0 || s.lens[bi] > s.S)
+      return onnxc_rt_fail(rt, ONNXC_STATUS_INVALID_ARGUMENT,
+                           "sequence_lens has a value outside [0, seq_length]");
+  /* the tile height as a template argument: a constant of the node, so one case remains */
+  switch (p[kTileRows]) {
+  case 1:
+    run_directions<T, 1>(s, p);
+    break;
+  case 2:
+    run_directions<T, 2>(s, p);
+    break;
+  case 4:
+    run_directions<T, 4>(s, p);
+    break;
+  case 6:
+    run_directions<T, 6>(s, p);
+    break;
+  default:
+    run_directions<T, gemm::kMR>(s, p);
+    break;
   }
   return 0;
 }

@@ -37,9 +37,10 @@ enum Param : int64_t {
   kLinearBeforeReset,
   kInputForget,
   kHasClip,
-  kClip,    ///< f64
-  kPackedW, ///< 1: W is W^T packed at compile time, per direction (packed_w_offset)
-  kPackedR, ///< 1: R is R^T packed by units at compile time (lstm_fused), per direction
+  kClip,     ///< f64
+  kPackedW,  ///< 1: W is W^T packed at compile time, per direction (packed_w_offset)
+  kPackedR,  ///< 1: R is R^T packed by units at compile time (lstm_fused), per direction
+  kTileRows, ///< GEMM micro-tile rows (gemm_params.h gemm_tile_rows; 0: kMR), as MatMul's
   kActs,
 };
 constexpr int64_t kMaxActs = 3;

@@ -6,9 +6,11 @@ For each case: OUT/<case>/model.onnx and OUT/<case>/test_data_set_0/{input,outpu
 bidirectional directions, layout=1, sequence_lens (including 0 and full lengths), initial states,
 peepholes, clip, LSTM's input_forget, GRU's linear_before_reset, every activation with
 activation_alpha/beta, omitted outputs, batches and sequences long enough for the packed GEMM
-path, multi-threaded runs (the GEMMs and the gate pass split over threads), and double
-precision. The reference is a plain per-time-step numpy implementation of the
-ONNX operator definitions, computed in float64.
+path (those named *packed* also with every forced --gemm-tile-rows), multi-threaded runs (the
+GEMMs and the gate pass split over threads), and double precision. The reference is a plain
+per-time-step numpy implementation of the ONNX operator definitions, computed in float64.
+With --verify, each *packed* case is also compiled to a library whose GEMM micro-kernels are
+counted (nm): one tile height's, at most MAX_MICRO_KERNELS, not every height and A layout.
 
 Usage: make_cases.py OUT_DIR [--cell lstm|gru|rnn] [--verify ONNXC]
 Writes the cases of one cell (default: all) and prints their names; with --verify, runs
@@ -256,6 +258,29 @@ def make(c, out_dir, rng):
                          os.path.join(data, f"output_{j}.pb"))
 
 
+# A node's GEMM micro-kernels: the tiles of its one tile height (full, and the 4-, 2- and 1-row
+# tails) for row-major A, up to three vector widths each (8-row tiles). Compiling every height
+# and A layout, as the recurrent kernel once did, gave ~70 and 3-4 s of codegen per node.
+MAX_MICRO_KERNELS = 12
+
+
+def check_micro_kernels(onnxc, case_dir):
+    """Compiles the case and counts the gemm::micro instantiations in the library; returns an
+    error message, or None."""
+    lib = os.path.join(case_dir, "libcase.so")
+    r = subprocess.run([onnxc, "compile", os.path.join(case_dir, "model.onnx"), "-o", lib],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if r.returncode != 0:
+        return f"onnxc compile exited {r.returncode}: {r.stdout}"
+    nm = subprocess.run(["nm", "-C", lib], stdout=subprocess.PIPE, text=True, check=True)
+    micro = [line for line in nm.stdout.splitlines() if "gemm::micro<" in line]
+    if not micro:
+        return "no gemm::micro symbol in the library (the check no longer sees the kernels)"
+    if len(micro) > MAX_MICRO_KERNELS:
+        return f"{len(micro)} micro-kernels (at most {MAX_MICRO_KERNELS})"
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out_dir")
@@ -273,7 +298,12 @@ def main():
         case_dir = os.path.join(args.out_dir, c["name"])
         # float32 runs accumulate rounding over the steps; the reference is float64
         atol = "1e-6" if c["dtype"] == np.float32 else "1e-12"
-        for extra in ([], ["--disable-pass", "pack-weights"]) if c["const"] else ([],):
+        variants = [[]]
+        if c["const"]:
+            variants.append(["--disable-pass", "pack-weights"])
+        if "packed" in c["name"]:  # the GEMM's micro-kernels at every tile height (kTileRows)
+            variants += [["--gemm-tile-rows", str(rows)] for rows in (1, 2, 4, 6, 8)]
+        for extra in variants:
             r = subprocess.run([args.verify, "verify", os.path.join(case_dir, "model.onnx"),
                                 os.path.join(case_dir, "test_data_set_0"), "--atol", atol,
                                 "--rtol", "1e-4" if c["dtype"] == np.float32 else "1e-10",
@@ -284,6 +314,11 @@ def main():
             if r.returncode != 0:
                 print(r.stdout)
                 failed.append(name)
+        if "packed" in c["name"]:
+            err = check_micro_kernels(args.verify, case_dir)
+            print(f"{'FAIL' if err else 'PASS'} {c['name']} micro-kernels{': ' + err if err else ''}")
+            if err:
+                failed.append(c["name"] + " micro-kernels")
     if failed:
         print(f"{len(failed)} case(s) failed: {' '.join(failed)}")
         sys.exit(1)

@@ -244,6 +244,7 @@ KernelCall lower_rnn(const Node &n, Cell cell) {
   params[R::kInputForget] = cell == R::kLstm && attr_int(n, "input_forget", 0) != 0;
   params[R::kHasClip] = has_attr(n, "clip");
   params[R::kClip] = param_f64(attr_float(n, "clip", 0.0f));
+  params[R::kTileRows] = attr_int(n, kGemmTileRowsAttr, 0);
   std::vector<int64_t> acts = activation_params(n, cell, r.dirs);
   std::copy(acts.begin(), acts.end(), params.begin() + R::kActs);
 
