@@ -69,41 +69,56 @@ template <typename T> inline void put_stride2(T *d, i64 m, const T *src) {
     d[t] = src[t * 2];
 }
 
-/// Writes n consecutive columns o.. of row kk of the packed K x Nsp matrix (panels of NR
-/// columns, each `kstride` elements apart): src[t*s] for t < n, or zeros if src is null.
-template <typename T> void put_run(T *row, i64 kstride, i64 o, i64 n, const T *src, i64 s) {
-  constexpr i64 NR = gemm::nr<T>();
-  while (n > 0) {
-    const i64 j = o % NR, m = gemm::min_i(NR - j, n);
-    T *d = row + (o / NR) * kstride + j;
-    if (!src) {
-      for (i64 t = 0; t < m; ++t)
-        d[t] = T(0);
-    } else if (s == 1) {
-      for (i64 t = 0; t < m; ++t)
-        d[t] = src[t];
-      src += m;
-    } else if (s == 2) {
-      put_stride2(d, m, src);
-      src += m * 2;
-    } else {
-      for (i64 t = 0; t < m; ++t)
-        d[t] = src[t * s];
-      src += m * s;
-    }
-    o += m;
-    n -= m;
+/// Element runs of im2col rows go through a row buffer of this many columns (a work item's
+/// columns, gemm::kNC, at most; more go in chunks) and its slack, so that every run is written
+/// in whole vectors: a vector past a run's end lands on the next run (written after it) or in
+/// the slack.
+constexpr i64 kColsChunk = gemm::kNC, kColsSlack = 64;
+
+/// Writes d[t] = src[t * s] for t < m in whole vectors of lanes L (past m: anything, up to
+/// 2 L - 1 elements), reading no element at or past `end` (those runs finish element by
+/// element); src null: zeros.
+template <typename T> inline void put_run(T *d, i64 m, const T *src, i64 s, const T *end) {
+  typedef typename gemm::Vec<T>::type V;
+  constexpr i64 L = i64(sizeof(V) / sizeof(T));
+  i64 t = 0;
+  if (!src) {
+    const V zero{};
+    for (; t < m; t += L)
+      __builtin_memcpy(d + t, &zero, sizeof(V));
+    return;
   }
+  if (s == 1) {
+    for (; t < m && src + t + L <= end; t += L)
+      __builtin_memcpy(d + t, src + t, sizeof(V));
+  } else if (s == 2) {
+    if constexpr (is_f32<T>)
+      for (; t < m && src + 2 * t + 2 * L <= end; t += L) {
+        const vf32 a = load_f32(src + 2 * t), b = load_f32(src + 2 * t + L);
+        store_f32(d + t, __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22,
+                                                 24, 26, 28, 30));
+      }
+  }
+  for (; t < m; ++t)
+    d[t] = src[t * s];
 }
 
 /// Packs rows [k_lo, k_hi), columns [oa, ob) of the im2col matrix of one image's group (x: its
-/// Cg channels) into GEMM panels (oa a multiple of NR; ob == Nsp pads the last panel with
-/// zeros), one output row segment at a time (contiguous input runs for stride 1).
+/// K / k_size channels) into GEMM panels of sub-panels of `sub` columns (oa a multiple of NR;
+/// ob == Nsp pads the last panel with zeros). Each row's columns are first written into a row
+/// buffer, one output row segment at a time (contiguous input runs for stride 1, even elements
+/// for stride 2, in whole vectors: put_run), then copied to their sub-panels a sub-panel row
+/// at a time.
 template <typename T>
-void pack_im2col(const ConvGeom &g, const T *x, T *dst, i64 K, i64 k_lo, i64 k_hi, i64 oa, i64 ob) {
+void pack_im2col(const ConvGeom &g, const T *x, T *dst, i64 K, i64 sub, i64 k_lo, i64 k_hi, i64 oa,
+                 i64 ob) {
   constexpr i64 NR = gemm::nr<T>();
-  const i64 ks = g.k_size(), kstride = K * NR, Nsp = g.out_size(), W = g.out[2];
-  const i64 pad_cols = ob < Nsp ? 0 : gemm::ceil_div(Nsp, NR) * NR - Nsp;
+  static_assert(kColsChunk % NR == 0 && kColsSlack * sizeof(T) >= 2 * gemm::kVecBytes,
+                "chunks of whole panels; slack for a run's last vectors");
+  const i64 ks = g.k_size(), Nsp = g.out_size(), W = g.out[2];
+  const i64 end = ob < Nsp ? ob : gemm::ceil_div(Nsp, NR) * NR; /* zeros in [Nsp, end) */
+  const T *x_end = x + (K / ks) * g.in_size();
+  T buf[kColsChunk + kColsSlack];
   for (i64 kk = k_lo; kk < k_hi; ++kk) {
     const i64 c = kk / ks, r = kk % ks;
     const i64 kd = r / (g.k[1] * g.k[2]), kh = (r / g.k[2]) % g.k[1], kw = r % g.k[2];
@@ -111,23 +126,31 @@ void pack_im2col(const ConvGeom &g, const T *x, T *dst, i64 K, i64 k_lo, i64 k_h
     i64 o0, o1;
     valid_range(g.in[2], W, g.s[2], g.p[2], kw * g.d[2], o0, o1);
     const T *xc = x + c * g.in_size();
-    T *row = dst + kk * NR;
-    for (i64 line = oa / W; line * W < ob; ++line) { /* output rows (od, oh) meeting [oa, ob) */
-      const i64 od = line / g.out[1], oh = line % g.out[1], base = line * W;
-      const i64 s0 = oa > base ? oa - base : 0, s1 = ob < base + W ? ob - base : W;
-      const i64 id = od * g.s[0] - g.p[0] + kd * g.d[0];
-      const i64 ih = oh * g.s[1] - g.p[1] + kh * g.d[1];
-      if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {
-        put_run<T>(row, kstride, base + s0, s1 - s0, nullptr, 0);
-        continue;
+    for (i64 c0 = oa; c0 < end; c0 += kColsChunk) {
+      const i64 c1 = gemm::min_i(end, c0 + kColsChunk), n1 = gemm::min_i(c1, Nsp);
+      for (i64 line = c0 / W; line * W < n1; ++line) { /* output rows (od, oh) in [c0, n1) */
+        const i64 od = line / g.out[1], oh = line % g.out[1], base = line * W;
+        const i64 s0 = c0 > base ? c0 - base : 0, s1 = n1 < base + W ? n1 - base : W;
+        T *b = buf + base - c0;
+        const i64 id = od * g.s[0] - g.p[0] + kd * g.d[0];
+        const i64 ih = oh * g.s[1] - g.p[1] + kh * g.d[1];
+        if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {
+          put_run<T>(b + s0, s1 - s0, nullptr, 0, nullptr);
+          continue;
+        }
+        const T *xr = xc + (id * g.in[1] + ih) * g.in[2];
+        const i64 v0 = o0 > s0 ? (o0 < s1 ? o0 : s1) : s0, v1 = o1 < s1 ? (o1 > v0 ? o1 : v0) : s1;
+        put_run<T>(b + s0, v0 - s0, nullptr, 0, nullptr);
+        put_run(b + v0, v1 - v0, xr + v0 * g.s[2] + off, g.s[2], x_end);
+        put_run<T>(b + v1, s1 - v1, nullptr, 0, nullptr);
       }
-      const T *xr = xc + (id * g.in[1] + ih) * g.in[2];
-      const i64 v0 = o0 > s0 ? (o0 < s1 ? o0 : s1) : s0, v1 = o1 < s1 ? (o1 > v0 ? o1 : v0) : s1;
-      put_run<T>(row, kstride, base + s0, v0 - s0, nullptr, 0);
-      put_run(row, kstride, base + v0, v1 - v0, xr + v0 * g.s[2] + off, g.s[2]);
-      put_run<T>(row, kstride, base + v1, s1 - v1, nullptr, 0);
+      put_run<T>(buf + (n1 - c0), c1 - n1, nullptr, 0, nullptr);
+      for (i64 o = c0; o < c1; o += sub) { /* c0, c1: multiples of NR, so of sub */
+        T *d = dst + (o / NR) * K * NR + (o % NR / sub) * K * sub + kk * sub;
+        for (i64 j = 0; j < sub; ++j)
+          d[j] = buf[o - c0 + j];
+      }
     }
-    put_run<T>(row, kstride, Nsp, pad_cols, nullptr, 0);
   }
 }
 
@@ -135,8 +158,8 @@ void pack_im2col(const ConvGeom &g, const T *x, T *dst, i64 K, i64 k_lo, i64 k_h
 /// a node-specialised caller, where K, N and pn are constants, does not get its own unrolled
 /// copy of the loop (that tripled mobilenet's code: tests/static budget).
 template <typename T>
-__attribute__((noinline)) void pack_plane_panel(T *dst, const T *b, i64 K, i64 N, i64 pn) {
-  gemm::pack_panel(dst, b, K, N, N, 1, pn);
+__attribute__((noinline)) void pack_plane_panel(T *dst, const T *b, i64 K, i64 N, i64 pn, i64 sub) {
+  gemm::pack_panel(dst, b, K, N, N, 1, pn, sub);
 }
 
 /// Packs columns [oa, ob) of one image's group's GEMM B (pointwise: the input plane; else
@@ -146,15 +169,15 @@ ONNXC_GEMM_INLINE void pack_cols(const ConvParams &q, const T *xg, T *packed, i6
                                  i64 ob) {
   constexpr i64 NR = gemm::nr<T>();
   const ConvGeom g(q);
-  const i64 kk = K > 0 ? K : 1, Nsp = g.out_size();
+  const i64 kk = K > 0 ? K : 1, Nsp = g.out_size(), sub = conv_b_sub(q, sizeof(T));
   if (conv_b_in_place(q, sizeof(T))) {
     if (ob == Nsp && Nsp % NR) /* only the last, partial panel, at the scratch's start */
-      pack_plane_panel(packed, xg, K, Nsp, Nsp / NR);
+      pack_plane_panel(packed, xg, K, Nsp, Nsp / NR, sub);
   } else if (g.algo == kConvPointwise) {
     for (i64 pn = oa / NR; pn * NR < ob; ++pn)
-      gemm::pack_panel(packed + pn * kk * NR, xg, K, Nsp, Nsp, 1, pn);
+      pack_plane_panel(packed + pn * kk * NR, xg, K, Nsp, pn, sub);
   } else {
-    pack_im2col(g, xg, packed, K, 0, K, oa, ob);
+    pack_im2col(g, xg, packed, K, sub, 0, K, oa, ob);
   }
 }
 
@@ -194,6 +217,7 @@ ONNXC_GEMM_INLINE gemm::Problem<T> group_problem(const ConvParams &q, const Conv
                 0,
                 make_act<T>(q.act)};
   pr.mr = q.gemm_mr;
+  pr.bsub = conv_b_sub(q, sizeof(T));
   if (t.res) {
     pr.r = t.res + (n * g.M + grp * Mg) * Nsp;
     pr.rsr = Nsp;

@@ -36,6 +36,13 @@ struct ConvParams {
 /// GEMM panel width in elements for an element of `elem_bytes` (gemm::panel_width).
 constexpr int64_t conv_panel_width(int64_t elem_bytes) { return gemm::panel_width(elem_bytes); }
 
+/// Columns of one sub-panel of the GEMM algos' and Winograd's packed B (gemm::b_slice_width of
+/// the node's tile rows): 6-row tiles (AVX2, AArch64 NEON) read their one-vector column slice as
+/// one sequential stream; 8-row tiles read whole panels.
+constexpr int64_t conv_b_sub(const ConvParams &p, int64_t elem_bytes) {
+  return gemm::b_slice_width(p.gemm_mr, elem_bytes);
+}
+
 /// The GEMM's K: one group's input channels times the kernel size.
 constexpr int64_t conv_gemm_k(const ConvParams &p) { return p.C / p.G * p.w.k_size(); }
 
@@ -334,12 +341,13 @@ constexpr int64_t wino_p_stride(const ConvParams &p, int64_t elem_bytes) {
   return wino_stride(wino_rows(p) * p.M, elem_bytes);
 }
 
-/// Packs W (M x C x 3 x 3) as the 16 matrices U_xi (C x M, packed B): U = G g G^T per (m, c),
-/// computed in double. dst has 16 * wino_u_elems elements.
+/// Packs W (M x C x 3 x 3) as the 16 matrices U_xi (C x M, packed B in sub-panels of
+/// conv_b_sub columns): U = G g G^T per (m, c), computed in double. dst has 16 * wino_u_elems
+/// elements.
 template <typename T> inline void conv_wino_weights(const ConvParams &p, const T *w, T *dst) {
   constexpr int64_t NR = gemm::panel_width(sizeof(T));
   const double G[4][3] = {{1, 0, 0}, {.5, .5, .5}, {.5, -.5, .5}, {0, 0, 1}};
-  const int64_t ue = wino_u_elems(p, sizeof(T));
+  const int64_t ue = wino_u_elems(p, sizeof(T)), sub = conv_b_sub(p, sizeof(T));
   for (int64_t i = 0; i < 16 * ue; ++i)
     dst[i] = T(0);
   for (int64_t m = 0; m < p.M; ++m)
@@ -349,7 +357,8 @@ template <typename T> inline void conv_wino_weights(const ConvParams &p, const T
       for (int i = 0; i < 4; ++i)
         for (int j = 0; j < 3; ++j)
           t[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
-      T *col = dst + (m / NR) * p.C * NR + c * NR + m % NR;
+      const int64_t j = m % NR; /* column j of panel m / NR: sub-panel j / sub */
+      T *col = dst + (m / NR) * p.C * NR + (j / sub) * p.C * sub + c * sub + j % sub;
       for (int i = 0; i < 4; ++i)
         for (int j = 0; j < 4; ++j)
           col[(i * 4 + j) * ue] = T(t[i][0] * G[j][0] + t[i][1] * G[j][1] + t[i][2] * G[j][2]);

@@ -100,6 +100,7 @@ ONNXC_GEMM_INLINE void wino_product(const ConvParams &q, const T *u, const T *v,
                       prod, q.M, 1,   T(1), T(1), nullptr, 0, 0,       Act<T>{}};
   pr.a_packed = 1;
   pr.mr = q.gemm_mr;
+  pr.bsub = conv_b_sub(q, sizeof(T));
   gemm::block(pr, m0, m1, n0, n1);
 }
 

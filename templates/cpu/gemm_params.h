@@ -62,8 +62,9 @@ constexpr int64_t gemm_tile_rows(int64_t vector_regs, int64_t vector_bytes) {
 /// (0: kMR): a tile's width. A panel of NR columns is stored as NR / width sub-panels of K rows
 /// of `width` contiguous elements, so that a tile narrower than a panel (6-row tiles: AVX2,
 /// AArch64 NEON) reads one sequential stream instead of one line in three (bench/gemm_study.cpp,
-/// docs/performance.md session 27); panel sizes and addresses do not change. Conv and the
-/// recurrent kernels keep whole-width rows (width NR).
+/// docs/performance.md sessions 27 and 29); panel sizes and addresses do not change. MatMul,
+/// Gemm, Conv's GEMM algos and Winograd use it (conv_b_sub); the recurrent kernels and
+/// ConvTranspose keep whole-width rows (width NR).
 constexpr int64_t b_slice_width(int64_t mr, int64_t elem_bytes) {
   return tile_vectors(mr == 0 ? kMR : mr) * kVecBytes / elem_bytes;
 }
@@ -91,8 +92,14 @@ inline void pack_b_panel(T *dst, const T *b, int64_t K, int64_t N, int64_t rsb, 
     for (int64_t s0 = 0; s0 < NR; s0 += sub)
       for (int64_t k = 0; k < K; ++k) {
         T *d = dst + s0 * kk + k * sub;
-        for (int64_t j = 0; j < sub; ++j)
-          d[j] = s0 + j < cols ? b[k * rsb + (j0 + s0 + j) * csb] : T(0);
+        const T *src = b + k * rsb + (j0 + s0) * csb;
+        if (s0 + sub <= cols && csb == 1) { /* a whole run of contiguous columns */
+          for (int64_t j = 0; j < sub; ++j)
+            d[j] = src[j];
+        } else {
+          for (int64_t j = 0; j < sub; ++j)
+            d[j] = s0 + j < cols ? src[j * csb] : T(0);
+        }
       }
     return;
   }

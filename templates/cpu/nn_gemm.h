@@ -294,10 +294,11 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
 constexpr i64 kNarrowCols = 4;
 
 /// The last C <= kNarrowCols columns of Y (a 7x7 plane: 49 = one panel and 1), rows
-/// [i0, i0+rows) of one packed A panel (i0 a multiple of kMR): per k, A's kMR elements of the
-/// panel are one vector, multiplied by each column's B element broadcast, so every lane does
-/// useful work where micro() with one vector would use one lane per accumulator. U sets of
-/// accumulators (k mod U) keep enough FMAs in flight; summed at the end.
+/// [i0, i0+rows) of one packed A panel (i0 a multiple of kMR; also for 6-row tiles, whose
+/// one-vector micro-kernel would use one lane in 16 there: narrow_panels()): per k, A's kMR
+/// elements of the panel are one vector, multiplied by each column's B element broadcast, so every
+/// lane does useful work where micro() with one vector would use one lane per accumulator. U sets
+/// of accumulators (k mod U) keep enough FMAs in flight; summed at the end.
 template <typename T, int C>
 __attribute__((noinline)) void micro_narrow(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 k0,
                                             i64 kc) {
@@ -306,9 +307,11 @@ __attribute__((noinline)) void micro_narrow(const Problem<T> &p, i64 i0, i64 row
   constexpr int U = C == 1 ? 8 : C == 2 ? 4 : 2;
   const i64 kk = p.K > 0 ? p.K : 1;
   const T *a = p.a + (i0 / kMR) * kMR * kk + k0 * kMR;
-  /* j0 starts a panel (micro_narrow takes the last N % NR columns): its first sub-panel */
-  const i64 ldb = p.bsub > 0 ? p.bsub : NR;
-  const T *b = p.bp + (p.bd ? 0 : (j0 / NR) * kk * NR) + k0 * ldb;
+  /* the last columns of B: a panel's (N % NR), or with 6-row tiles a column slice's, which
+     starts a sub-panel (or, whole-width, is a column of the panel's rows) */
+  const i64 ldb = p.bsub > 0 ? p.bsub : NR, jp = j0 % NR;
+  const T *b =
+      p.bp + (p.bd ? 0 : (j0 / NR) * kk * NR) + (jp / ldb) * kk * ldb + jp % ldb + k0 * ldb;
   VA acc[U][C];
 #pragma GCC unroll 8
   for (int u = 0; u < U; ++u)
@@ -466,14 +469,35 @@ ONNXC_GEMM_INLINE void panel_rows_in(const Problem<T> &p, const Tiling &t, i64 i
     }
 }
 
+/// Rows [i0, i1) (i0 a multiple of kMR) x the last C columns of B, packed A read as its kMR-row
+/// panels: micro_narrow() per panel. Out of line, like rows6().
+template <typename T, int C>
+__attribute__((noinline)) void narrow_panels(const Problem<T> &p, i64 i0, i64 i1, i64 j0, i64 k0,
+                                             i64 kc) {
+  for (i64 i = i0; i < i1; i += kMR)
+    micro_narrow<T, C>(p, i, min_i(kMR, i1 - i), j0, k0, kc);
+}
+
 /// Rows [i0, i1) x one panel (columns j0 .., cols of them) from K range [k0, k0+kc), in the
 /// micro-kernel for A's layout (a constant in a node-specialised body).
 template <typename T>
 ONNXC_GEMM_INLINE void slice_rows(const Problem<T> &p, const Tiling &t, i64 i0, i64 i1, i64 j0,
                                   i64 cols, i64 k0, i64 kc) {
+  static_assert(kNarrowCols == 4, "narrow_panels variants for 1..4 columns");
   if (t.layout == kAPacked)
     panel_rows_in<T, kAPacked>(p, t, i0, i1, j0, cols, k0, kc);
-  else if (t.layout == kAPackedRows) /* only with 6-row tiles (tiling()) */
+  else if (t.layout == kAPackedRows && cols <= kNarrowCols && i0 % kMR == 0) {
+    /* 6-row tiles, the last few columns of B (a 7x7 plane: 49 = 3 slices and 1 column): the
+       packed A's kMR-row panels as vectors instead of a one-vector tile with one lane used */
+    if (cols == 1)
+      narrow_panels<T, 1>(p, i0, i1, j0, k0, kc);
+    else if (cols == 2)
+      narrow_panels<T, 2>(p, i0, i1, j0, k0, kc);
+    else if (cols == 3)
+      narrow_panels<T, 3>(p, i0, i1, j0, k0, kc);
+    else
+      narrow_panels<T, 4>(p, i0, i1, j0, k0, kc);
+  } else if (t.layout == kAPackedRows) /* only with 6-row tiles (tiling()) */
     rows6<T, kAPackedRows>(p, i0, i1, j0, cols, k0, kc);
   else if (t.layout == kARowMajor)
     panel_rows_in<T, kARowMajor>(p, t, i0, i1, j0, cols, k0, kc);
@@ -598,13 +622,18 @@ ONNXC_GEMM_INLINE void block(const Problem<T> &p, i64 m0, i64 m1, i64 n0, i64 n1
     const i64 kc = min_i(kKC, t.K - k0);
     if (full - n0 <= NR) { /* one panel and a remainder at most (a 7x7 plane): row tiles
                               outermost, so each tile's part of A is read once, not per panel */
+      /* 6-row tiles with packed A take the last few columns in kMR-row panels (slice_rows:
+         narrow_panels), over the whole block after its tiles */
+      const bool rest_after = rest && rest <= kNarrowCols && t.layout == kAPackedRows;
       for (i64 i = m0; i < m1; i += t.mr) {
         const i64 i1 = min_i(i + t.mr, m1);
         if (full > n0)
           panel_rows(p, t, i, i1, n0, NR, k0, kc);
-        if (rest)
+        if (rest && !rest_after)
           panel_rows(p, t, i, i1, full, rest, k0, kc);
       }
+      if (rest_after)
+        panel_rows(p, t, m0, m1, full, rest, k0, kc);
       k0 += kKC;
       continue;
     }

@@ -318,6 +318,17 @@ CASES = {
     "tile_conv_m17": conv([1, 7, 9, 9], [17, 7, 3, 3], pads=[1, 1, 1, 1]),
     "tile_conv_m63": conv([1, 5, 5, 13], [63, 5, 1, 1]),
     "tile_wino_m50": conv([1, 9, 11, 13], [50, 9, 3, 3], pads=[1, 1, 1, 1]),
+    # Packed B in one-vector sub-panels (6-row tiles) and the im2col row buffer: 5x13 = 65
+    # output columns (the last slice, 1 column, starts the second sub-panel of a panel: the
+    # narrow kernel there), stride-2 runs whose whole vectors would read past the input's end;
+    # a packed pointwise B of 50 columns (2 left after a panel: narrow kernels after the row
+    # tiles) and K above the K block; dilated im2col over 2100 columns (column blocks that
+    # start inside an output row, runs across sub-panel boundaries).
+    "tile_conv_rest17_stride2": conv([1, 6, 10, 26], [70, 6, 3, 3], pads=[1, 1, 1, 1],
+                                     strides=[2, 2]),
+    "tile_conv_pointwise_rest2_bigk": conv([1, 300, 5, 10], [21, 300, 1, 1]),
+    "tile_conv_im2col_dilated_wide": conv([1, 5, 30, 70], [20, 5, 3, 3], pads=[2, 2, 2, 2],
+                                          dilations=[2, 2], relu=True),
 }
 
 ONNX_TYPE = {np.float32: TensorProto.FLOAT, np.float64: TensorProto.DOUBLE}
