@@ -300,12 +300,21 @@ template <typename T> inline void conv_few_pack_weights(const ConvParams &p, con
 
 /// Channels (in and out) below which Winograd does not pay for its transforms.
 constexpr int64_t kWinoMinChannels = 8;
+/// Input channels below which it does not pay with GEMM tiles under gemm::kMR rows (AVX2,
+/// AArch64 NEON): the 16 products have K = C, and their transforms cost more than im2col's
+/// product saves. Measured on a Zen 3 (docs/performance.md, session 29), one-node models
+/// alternating with ORT: 16 -> 64 channels at 55x55, Winograd 0.46 of ORT's speed, im2col
+/// 0.78; 32 -> 128 at 27x27 level within the noise; 64 channels and up, Winograd ahead.
+constexpr int64_t kWinoMinInChannelsFewRegs = 32;
 
-/// True when kConvWinograd can run the window: 2-D 3x3, stride 1, dilation 1, one group.
+/// True when kConvWinograd can run the window: 2-D 3x3, stride 1, dilation 1, one group, enough
+/// channels for the node's GEMM tile height (ConvParams::gemm_mr).
 constexpr bool conv_wino_supported(const ConvParams &p) {
   const WindowGeom &w = p.w;
+  const bool few_regs = p.gemm_mr > 0 && p.gemm_mr < gemm::kMR;
   return p.G == 1 && w.in[0] == 1 && w.k[0] == 1 && w.k[1] == 3 && w.k[2] == 3 && w.s[1] == 1 &&
-         w.s[2] == 1 && w.d[1] == 1 && w.d[2] == 1 && p.C >= kWinoMinChannels &&
+         w.s[2] == 1 && w.d[1] == 1 && w.d[2] == 1 &&
+         p.C >= (few_regs ? kWinoMinInChannelsFewRegs : kWinoMinChannels) &&
          p.M >= kWinoMinChannels;
 }
 

@@ -258,7 +258,7 @@ CASES = {
     # Columns past the last whole panel in whole vectors, stored from the accumulators like a
     # panel (nn_gemm.h micro): Winograd with 784 tile columns (16 past 16 panels) and Relu; a
     # pointwise conv with 80 columns (2 vectors past one panel), SiLU, two K blocks.
-    "wino_tail_vector_relu": conv([1, 16, 55, 55], [64, 16, 3, 3], pads=[1, 1, 1, 1], relu=True),
+    "wino_tail_vector_relu": conv([1, 32, 55, 55], [64, 32, 3, 3], pads=[1, 1, 1, 1], relu=True),
     "pw_tail_vectors_silu_bigk": conv([1, 300, 8, 10], [24, 300, 1, 1], act="SiLU"),
     "pw_inplace_whole_panels": conv([1, 8, 12, 16], [20, 8, 1, 1], act="Clip"),
     "pw_inplace_double": conv([1, 10, 8, 16], [12, 10, 1, 1], dt=np.float64),
@@ -277,18 +277,20 @@ CASES = {
     "narrow_cols_double": conv([1, 20, 5, 5], [9, 20, 1, 1], dt=np.float64),
     # Winograd F(2x2, 3x3) (3x3 stride 1, constant W): odd output sizes (partial tiles), padding
     # 0/1/asymmetric, batch > 1, more tiles than a row block (kMC), C above the K block (KC), M
-    # above a column block (kNC) and not a multiple of the panel, fused Relu, double
-    "wino_odd": conv([1, 16, 13, 11], [20, 16, 3, 3], pads=[1, 1, 1, 1]),
-    "wino_asym_pad_batch": conv([2, 12, 10, 9], [24, 12, 3, 3], pads=[0, 1, 2, 0]),
-    "wino_no_pad": conv([1, 8, 7, 7], [8, 8, 3, 3], bias=False),
+    # above a column block (kNC) and not a multiple of the panel, fused Relu, double; C >= 32
+    # in every case, so that 6-row GEMM tiles (AVX2) take Winograd too (conv_params.h
+    # kWinoMinInChannelsFewRegs)
+    "wino_odd": conv([1, 32, 13, 11], [20, 32, 3, 3], pads=[1, 1, 1, 1]),
+    "wino_asym_pad_batch": conv([2, 32, 10, 9], [24, 32, 3, 3], pads=[0, 1, 2, 0]),
+    "wino_no_pad": conv([1, 32, 7, 7], [8, 32, 3, 3], bias=False),
     "wino_big_k": conv([1, 300, 18, 18], [100, 300, 3, 3], pads=[1, 1, 1, 1]),
-    "wino_wide_m": conv([1, 16, 20, 21], [200, 16, 3, 3], pads=[1, 1, 1, 1]),
+    "wino_wide_m": conv([1, 32, 20, 21], [200, 32, 3, 3], pads=[1, 1, 1, 1]),
     "wino_relu": conv([1, 32, 9, 15], [40, 32, 3, 3], pads=[1, 1, 1, 1], relu=True),
-    "wino_double": conv([1, 10, 6, 7], [9, 10, 3, 3], dt=np.float64, pads=[1, 1, 1, 1]),
+    "wino_double": conv([1, 32, 6, 7], [9, 32, 3, 3], dt=np.float64, pads=[1, 1, 1, 1]),
     # large planes run blocked (conv_params.h wino_blocked: tile rows in blocks, lanes of
     # scratch): blocks that end inside an image, an odd output height and width, a batch
-    "wino_blocked": conv([2, 16, 129, 97], [24, 16, 3, 3], pads=[1, 1, 1, 1], relu=True),
-    "wino_blocked_double": conv([1, 16, 67, 66], [16, 16, 3, 3], dt=np.float64, pads=[1, 0, 1, 1]),
+    "wino_blocked": conv([2, 32, 129, 97], [24, 32, 3, 3], pads=[1, 1, 1, 1], relu=True),
+    "wino_blocked_double": conv([1, 32, 67, 66], [16, 32, 3, 3], dt=np.float64, pads=[1, 0, 1, 1]),
     # ConvTranspose: the U-Net up-sampling shape (2x2 stride 2), more columns than a panel,
     # groups with pads, dilations and stride 3, batch 2 without bias, double
     "convt_2x2_s2": conv_transpose([1, 32, 9, 13], [32, 12, 2, 2], strides=[2, 2]),
@@ -317,7 +319,7 @@ CASES = {
     "tile_gemm_2x100_transb": gemm([2, 100], [70, 100], [70], transB=1),  # small M: dots
     "tile_conv_m17": conv([1, 7, 9, 9], [17, 7, 3, 3], pads=[1, 1, 1, 1]),
     "tile_conv_m63": conv([1, 5, 5, 13], [63, 5, 1, 1]),
-    "tile_wino_m50": conv([1, 9, 11, 13], [50, 9, 3, 3], pads=[1, 1, 1, 1]),
+    "tile_wino_m50": conv([1, 32, 11, 13], [50, 32, 3, 3], pads=[1, 1, 1, 1]),
     # Packed B in one-vector sub-panels (6-row tiles) and the im2col row buffer: 5x13 = 65
     # output columns (the last slice, 1 column, starts the second sub-panel of a panel: the
     # narrow kernel there), stride-2 runs whose whole vectors would read past the input's end;

@@ -4,6 +4,7 @@
 #include "codegen/cpu/target_machine.h"
 #include "compiler/ir/error.h"
 #include "runtime_stub/onnxc_runtime.h"
+#include "templates/cpu/conv_params.h"
 #include "templates/cpu/gemm_params.h"
 
 #include <catch2/catch.hpp>
@@ -129,6 +130,27 @@ TEST_CASE("GEMM micro-tile rows follow the target's vector registers", "[codegen
   CHECK(gemm_tile_rows(32, 32) == 6);
   CHECK(gemm_tile_rows(neon.count, neon.bytes) == 6);
   CHECK(gemm_tile_rows(0, 0) == 1);
+}
+
+TEST_CASE("Winograd's input-channel floor follows the GEMM tile height", "[codegen_cpu]") {
+  // A 3x3 stride-1 conv on a 55x55 plane: with 6-row tiles (AVX2, NEON) Winograd needs 32 input
+  // channels (below, its transforms cost more than im2col saves), with 8-row tiles 8.
+  onnxc_k::ConvParams p{};
+  p.N = 1, p.G = 1, p.M = 64;
+  p.w.in[0] = 1, p.w.k[0] = 1, p.w.k[1] = 3, p.w.k[2] = 3;
+  p.w.s[1] = 1, p.w.s[2] = 1, p.w.d[1] = 1, p.w.d[2] = 1;
+  for (int64_t mr : {0, 8, 6, 4}) {
+    p.gemm_mr = mr;
+    const bool few_regs = mr == 6 || mr == 4;
+    p.C = 16;
+    CHECK(onnxc_k::conv_wino_supported(p) == !few_regs);
+    p.C = 31;
+    CHECK(onnxc_k::conv_wino_supported(p) == !few_regs);
+    p.C = 32;
+    CHECK(onnxc_k::conv_wino_supported(p));
+    p.C = 7;
+    CHECK_FALSE(onnxc_k::conv_wino_supported(p));
+  }
 }
 
 TEST_CASE("a compiled .so runs through the generic ABI", "[codegen_cpu]") {

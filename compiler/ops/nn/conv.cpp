@@ -127,8 +127,8 @@ KernelCall lower_conv(const Node &n) {
   const onnxc_k::WindowGeom geom = window_geom(n, s.win);
   onnxc_k::ConvParams p{s.N, s.C, s.M, s.group, geom, 0, n.has_input(2), 0, activation(n), 0, 0};
   p.has_residual = attr_int(n, kResidualAttr, 0) != 0 ? 1 : 0;
-  p.algo = choose_algo(n, s, p); /* reads the window geometry and has_residual from p */
   p.gemm_mr = attr_int(n, kGemmTileRowsAttr, 0);
+  p.algo = choose_algo(n, s, p); /* reads the window geometry, has_residual and gemm_mr */
   KernelCall call;
   const DType dt = input_dtype(n, 0);
   call.kernel = kernel_name(n, "conv", dt);
