@@ -63,8 +63,8 @@ constexpr int64_t gemm_tile_rows(int64_t vector_regs, int64_t vector_bytes) {
 /// of `width` contiguous elements, so that a tile narrower than a panel (6-row tiles: AVX2,
 /// AArch64 NEON) reads one sequential stream instead of one line in three (bench/gemm_study.cpp,
 /// docs/performance.md sessions 27 and 29); panel sizes and addresses do not change. MatMul,
-/// Gemm, Conv's GEMM algos and Winograd use it (conv_b_sub); the recurrent kernels and
-/// ConvTranspose keep whole-width rows (width NR).
+/// Gemm, Conv's GEMM algos and Winograd (conv_b_sub) and the recurrent products use it;
+/// ConvTranspose keeps whole-width rows (width NR).
 constexpr int64_t b_slice_width(int64_t mr, int64_t elem_bytes) {
   return tile_vectors(mr == 0 ? kMR : mr) * kVecBytes / elem_bytes;
 }

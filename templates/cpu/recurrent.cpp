@@ -120,18 +120,19 @@ void product(onnxc_rt *rt, i64 M, i64 N, i64 K, const T *a, i64 rsa, const T *bp
   const gemm::Problem<T> pr{M, N, K, a, rsa, 1, bp, b, 1, ldb, y, rsy, 1, T(1), T(1), c, 0, 1, {}};
   auto problem = [&](i64) {
     gemm::Problem<T> q = pr;
-    q.mr = MR, q.a_packed = 0, q.csa = 1, q.bsub = 0;
+    q.mr = MR, q.a_packed = 0, q.csa = 1, q.bsub = gemm::b_slice_width(MR, sizeof(T));
     return q;
   };
   gemm::run<T>(rt, 1, M, N, problem);
 }
 
-/// Packs B(k, n) = b[k + n * ldb] (K x N) into panels (nn_gemm.h's layout).
-template <typename T> void pack(onnxc_rt *rt, T *dst, const T *b, i64 K, i64 N, i64 ldb) {
-  constexpr i64 NR = gemm::nr<T>();
+/// Packs B(k, n) = b[k + n * ldb] (K x N) into panels (nn_gemm.h's layout) of sub-panels for
+/// MR-row tiles (gemm::b_slice_width, as product() reads them).
+template <typename T, i64 MR> void pack(onnxc_rt *rt, T *dst, const T *b, i64 K, i64 N, i64 ldb) {
+  constexpr i64 NR = gemm::nr<T>(), sub = gemm::b_slice_width(MR, sizeof(T));
   auto body = [&](i64 lo, i64 hi) {
     for (i64 pn = lo; pn < hi; ++pn)
-      gemm::pack_panel(dst + pn * K * NR, b, K, N, 1, ldb, pn);
+      gemm::pack_panel(dst + pn * K * NR, b, K, N, 1, ldb, pn, sub);
   };
   parallel_for(rt, gemm::ceil_div(N, NR), 1 + 8192 / ((K > 0 ? K : 1) * NR), body);
 }
@@ -161,7 +162,7 @@ template <typename T, i64 MR> void start_direction(Rnn<T> &s, i64 d) {
   if (rows > kSmallM && s.p[kPackedW]) /* W^T packed at compile time */
     s.pw = const_cast<T *>(s.w) + d * packed_w_stride(s.p, gemm::nr<T>());
   else if (rows > kSmallM)
-    pack(s.rt, s.pw, w, s.I, gh, s.I);
+    pack<T, MR>(s.rt, s.pw, w, s.I, gh, s.I);
   product<T, MR>(s.rt, rows, gh, s.I, s.x, s.I, rows > kSmallM ? s.pw : nullptr, w, s.I, s.xw, gh,
                  s.bias);
   if (s.fused && s.p[kPackedR]) /* R^T by units, packed at compile time */
@@ -174,7 +175,7 @@ template <typename T, i64 MR> void start_direction(Rnn<T> &s, i64 d) {
     T *dst = s.pr;
     for (i64 i = 0; i < r_parts(s.p); ++i) {
       const i64 cols = r_part_cols(s.p, i);
-      pack(s.rt, dst, r + r_part_first(s.p, i) * s.H, s.H, cols, s.H);
+      pack<T, MR>(s.rt, dst, r + r_part_first(s.p, i) * s.H, s.H, cols, s.H);
       dst += round16(packed_size(s.H, cols, gemm::nr<T>()));
     }
   }

@@ -213,17 +213,21 @@ void derive_per_direction(const Node &n, size_t slot, const char *layout, int64_
 }
 
 /// The fused LSTM's constant W and R packed at compile time (the pack-weights pass marked the
-/// node): W^T in GEMM panels per direction when the input projection has enough rows to use
-/// them, R^T by units per direction; sets kPackedW / kPackedR in params.
+/// node): W^T in GEMM panels (sub-panels for the node's tile height) per direction when the input
+/// projection has enough rows to use them, R^T by units per direction; sets kPackedW / kPackedR in
+/// params.
 void pre_pack_lstm(const Node &n, std::vector<int64_t> &params, KernelCall &call) {
   namespace R = onnxc_rnn;
   constexpr int64_t nr = onnxc_k::gemm::panel_width(sizeof(float));
   const int64_t dirs = params[R::kDirs], H = params[R::kHidden], I = params[R::kInput];
   const int64_t gh = 4 * H;
   if (params[R::kSeq] * params[R::kBatch] > R::kSmallM) {
-    derive_per_direction(
-        n, 1, "lstm_w", dirs, R::packed_w_stride(params.data(), nr), call,
-        [&](float *dst, const float *w) { onnxc_k::gemm::pack_b(dst, w, I, gh, 1, I); });
+    derive_per_direction(n, 1, "lstm_w", dirs, R::packed_w_stride(params.data(), nr), call,
+                         [&](float *dst, const float *w) {
+                           onnxc_k::gemm::pack_b(
+                               dst, w, I, gh, 1, I,
+                               onnxc_k::gemm::b_slice_width(params[R::kTileRows], sizeof(float)));
+                         });
     params[R::kPackedW] = 1;
   }
   derive_per_direction(n, 2, "lstm_r", dirs, R::packed_r_stride(params.data()), call,
