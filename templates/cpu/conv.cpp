@@ -75,8 +75,8 @@ template <typename T> inline void put_stride2(T *d, i64 m, const T *src) {
 /// the slack.
 constexpr i64 kColsChunk = gemm::kNC, kColsSlack = 64;
 
-/// Writes d[t] = src[t * s] for t < m in whole vectors of lanes L (past m: anything, up to
-/// 2 L - 1 elements), reading no element at or past `end` (those runs finish element by
+/// Writes d[t] = src[t * s] for t < m in whole vectors of L lanes (past m: anything, fewer
+/// than L elements), reading no element at or past `end` (those runs finish element by
 /// element); src null: zeros.
 template <typename T> inline void put_run(T *d, i64 m, const T *src, i64 s, const T *end) {
   typedef typename gemm::Vec<T>::type V;
@@ -131,18 +131,18 @@ void pack_im2col(const ConvGeom &g, const T *x, T *dst, i64 K, i64 sub, i64 k_lo
       for (i64 line = c0 / W; line * W < n1; ++line) { /* output rows (od, oh) in [c0, n1) */
         const i64 od = line / g.out[1], oh = line % g.out[1], base = line * W;
         const i64 s0 = c0 > base ? c0 - base : 0, s1 = n1 < base + W ? n1 - base : W;
-        T *b = buf + base - c0;
+        const i64 at = base - c0; /* buf index of the line's column 0 (negative: before buf) */
         const i64 id = od * g.s[0] - g.p[0] + kd * g.d[0];
         const i64 ih = oh * g.s[1] - g.p[1] + kh * g.d[1];
         if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {
-          put_run<T>(b + s0, s1 - s0, nullptr, 0, nullptr);
+          put_run<T>(buf + (at + s0), s1 - s0, nullptr, 0, nullptr);
           continue;
         }
         const T *xr = xc + (id * g.in[1] + ih) * g.in[2];
         const i64 v0 = o0 > s0 ? (o0 < s1 ? o0 : s1) : s0, v1 = o1 < s1 ? (o1 > v0 ? o1 : v0) : s1;
-        put_run<T>(b + s0, v0 - s0, nullptr, 0, nullptr);
-        put_run(b + v0, v1 - v0, xr + v0 * g.s[2] + off, g.s[2], x_end);
-        put_run<T>(b + v1, s1 - v1, nullptr, 0, nullptr);
+        put_run<T>(buf + (at + s0), v0 - s0, nullptr, 0, nullptr);
+        put_run(buf + (at + v0), v1 - v0, xr + v0 * g.s[2] + off, g.s[2], x_end);
+        put_run<T>(buf + (at + v1), s1 - v1, nullptr, 0, nullptr);
       }
       put_run<T>(buf + (n1 - c0), c1 - n1, nullptr, 0, nullptr);
       for (i64 o = c0; o < c1; o += sub) { /* c0, c1: multiples of NR, so of sub */
