@@ -146,7 +146,7 @@ void pack_im2col(const ConvGeom &g, const T *x, T *dst, i64 K, i64 sub, i64 k_lo
       }
       put_run<T>(buf + (n1 - c0), c1 - n1, nullptr, 0, nullptr);
       for (i64 o = c0; o < c1; o += sub) { /* c0, c1: multiples of NR, so of sub */
-        T *d = dst + (o / NR) * K * NR + (o % NR / sub) * K * sub + kk * sub;
+        T *d = dst + gemm::packed_b_col(K, NR, sub, o) + kk * sub;
         for (i64 j = 0; j < sub; ++j)
           d[j] = buf[o - c0 + j];
       }

@@ -366,8 +366,7 @@ template <typename T> inline void conv_wino_weights(const ConvParams &p, const T
       for (int i = 0; i < 4; ++i)
         for (int j = 0; j < 3; ++j)
           t[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
-      const int64_t j = m % NR; /* column j of panel m / NR: sub-panel j / sub */
-      T *col = dst + (m / NR) * p.C * NR + (j / sub) * p.C * sub + c * sub + j % sub;
+      T *col = dst + gemm::packed_b_col(p.C, NR, sub, m) + c * sub;
       for (int i = 0; i < 4; ++i)
         for (int j = 0; j < 4; ++j)
           col[(i * 4 + j) * ue] = T(t[i][0] * G[j][0] + t[i][1] * G[j][1] + t[i][2] * G[j][2]);

@@ -69,6 +69,13 @@ constexpr int64_t b_slice_width(int64_t mr, int64_t elem_bytes) {
   return tile_vectors(mr == 0 ? kMR : mr) * kVecBytes / elem_bytes;
 }
 
+/// Offset in a packed B of K rows (panels of `nr` columns, sub-panels of `sub`) of column n's
+/// element in row 0; row k's is `k * sub` further.
+constexpr int64_t packed_b_col(int64_t K, int64_t nr, int64_t sub, int64_t n) {
+  const int64_t kk = K > 0 ? K : 1, j = n % nr;
+  return (n / nr) * kk * nr + (j / sub) * kk * sub + j % sub;
+}
+
 /// Elements of one packed B (K x N) for elements of `elem_bytes`.
 constexpr int64_t packed_b_elems(int64_t K, int64_t N, int64_t elem_bytes) {
   const int64_t nr = panel_width(elem_bytes);

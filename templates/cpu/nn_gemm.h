@@ -166,9 +166,9 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
   const bool in_place = p.bd && (j0 / NR) * NR + NR <= p.N;
   const i64 sub = p.bsub > 0 ? p.bsub : NR, jp = j0 % NR; /* jp: first column in the panel */
   const i64 ldb = in_place ? p.ldb : sub;
-  const T *b = in_place ? p.bd + k0 * ldb + j0
-                        : p.bp + (p.bd ? 0 : (j0 / NR) * kk * NR) + (jp / sub) * kk * sub +
-                              k0 * sub + jp % sub;
+  /* with bd, bp holds only the last panel */
+  const T *b =
+      in_place ? p.bd + k0 * ldb + j0 : p.bp + packed_b_col(kk, NR, sub, p.bd ? jp : j0) + k0 * sub;
   /* A packed A (constant weights, often streamed from memory) is prefetched one row tile
      ahead: the next tile's part of this K block, one 64-byte line per 64 bytes used here. */
   const T *a_next = a + kMR * kk;
@@ -310,8 +310,7 @@ __attribute__((noinline)) void micro_narrow(const Problem<T> &p, i64 i0, i64 row
   /* the last columns of B: a panel's (N % NR), or with 6-row tiles a column slice's, which
      starts a sub-panel (or, whole-width, is a column of the panel's rows) */
   const i64 ldb = p.bsub > 0 ? p.bsub : NR, jp = j0 % NR;
-  const T *b =
-      p.bp + (p.bd ? 0 : (j0 / NR) * kk * NR) + (jp / ldb) * kk * ldb + jp % ldb + k0 * ldb;
+  const T *b = p.bp + packed_b_col(kk, NR, ldb, p.bd ? jp : j0) + k0 * ldb;
   VA acc[U][C];
 #pragma GCC unroll 8
   for (int u = 0; u < U; ++u)
