@@ -248,11 +248,13 @@ ONNXC_GEMM_INLINE void conv_gemm_fused(onnxc_rt *rt, const i64 *params, const Co
     for (i64 it = lo; it < hi; ++it) {
       const i64 grp = it / blocks, n0 = (it % blocks) * gemm::kNC;
       const i64 n1 = gemm::min_i(Nsp, n0 + gemm::kNC);
-      const gemm::Problem<T> pr = group_problem(q, t, n, grp);
       T *cols = t.packed + grp * conv_group_cols_elems(q, sizeof(T));
       pack_cols(q, t.x + (n * g.C + grp * Cg) * g.in_size(), cols, K, n0, n1);
+      /* the tiling is read before any block's calls (gemm::block), so the dispatch folds */
+      const gemm::Problem<T> pr = group_problem(q, t, n, grp);
+      const gemm::Tiling tl = gemm::tiling(pr);
       for (i64 m0 = 0; m0 < Mg; m0 += gemm::kMC)
-        gemm::block(pr, m0, gemm::min_i(Mg, m0 + gemm::kMC), n0, n1);
+        gemm::block(pr, tl, m0, gemm::min_i(Mg, m0 + gemm::kMC), n0, n1);
     }
   };
   parallel_for(rt, params, cp.G * nb, 1, body);

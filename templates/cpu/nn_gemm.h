@@ -607,14 +607,16 @@ template <typename T> inline void small_m(const Problem<T> &p, i64 n0, i64 n1) {
 
 /// Rows [m0, m1) x columns [n0, n1) of Y (m0 a multiple of kMR, n0 of NR). Per K block, each
 /// packed B panel (KC x NR) is used for every micro-tile of the rows before the next.
+/// `t` is tiling(p), read by the caller before p's address reached any call (a caller that runs
+/// several blocks of one Problem reads it once: after the first block's micro-kernel calls, p's
+/// fields are no longer constants in a node-specialised body, so every variant would remain).
 template <typename T>
-ONNXC_GEMM_INLINE void block(const Problem<T> &p, i64 m0, i64 m1, i64 n0, i64 n1) {
+ONNXC_GEMM_INLINE void block(const Problem<T> &p, const Tiling &t, i64 m0, i64 m1, i64 n0, i64 n1) {
   constexpr i64 NR = nr<T>();
   if (!p.bp)
     return small_m(p, n0, n1);
   /* whole panels, then (only when n1 == N; blocks start at multiples of NR) the N % NR
      columns left: a constant in a node-specialised body, so only one vector count remains */
-  const Tiling t = tiling(p);
   const i64 rest = n1 == t.N ? t.N % NR : 0, full = n1 - rest;
   i64 k0 = 0;
   do { /* runs once when K == 0 so that Y = beta*C */
@@ -642,6 +644,12 @@ ONNXC_GEMM_INLINE void block(const Problem<T> &p, i64 m0, i64 m1, i64 n0, i64 n1
       panel_rows(p, t, m0, m1, full, rest, k0, kc);
     k0 += kKC;
   } while (k0 < t.K);
+}
+
+/// block() for one block of a freshly built Problem.
+template <typename T>
+ONNXC_GEMM_INLINE void block(const Problem<T> &p, i64 m0, i64 m1, i64 n0, i64 n1) {
+  block(p, tiling(p), m0, m1, n0, n1);
 }
 
 /// Columns per work item: kNC, or fewer (a multiple of NR) when that splits `row_items` x the

@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""The GEMM's micro-kernel dispatch folds in a node's code (codegen-cpu.md, specialise-parallel):
+
+  check_dispatch.py ONNXC CASE_DIR WORK_DIR
+
+compiles CASE_DIR/model.onnx (one Conv, MatMul or Gemm node) to LLVM IR, as is and for each
+forced tile height (--gemm-tile-rows), and checks that the library defines micro-kernel variants
+(gemm::micro<T, rows, vectors, layout>) of one A layout only: the node's A layout is a constant
+of its params, so a body that kept the others decides at run time what the compile already knew
+and carries every variant's code (resnet50's many-pixel convs, conv_gemm_fused, did until the
+dispatch read the Problem's tiling before its first block's calls escaped the Problem).
+"""
+import os
+import re
+import subprocess
+import sys
+
+
+def layouts(onnxc, model, ll, extra):
+    r = subprocess.run([onnxc, "compile", model, "-o", ll, "--emit", "llvm"] + extra,
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"FAIL: onnxc compile {' '.join(extra)} exited with {r.returncode}:\n{r.stderr}")
+    with open(ll) as f:
+        text = f.read()
+    variants = set(re.findall(r"^define [^@]*@(_ZN7onnxc_k4gemm5micro[^(\s]*)", text, re.M))
+    return variants, {re.search(r"ALayoutE(\d)", v).group(1) for v in variants}
+
+
+def main():
+    onnxc, case_dir, work = sys.argv[1:4]
+    os.makedirs(work, exist_ok=True)
+    model = os.path.join(case_dir, "model.onnx")
+    for extra in ([], ["--gemm-tile-rows", "6"], ["--gemm-tile-rows", "8"]):
+        variants, found = layouts(onnxc, model, os.path.join(work, "model.ll"), extra)
+        if not variants:
+            sys.exit(f"FAIL: {' '.join(extra) or 'default'}: no GEMM micro-kernel in the library "
+                     "(the case no longer reaches the GEMM)")
+        if len(found) != 1:
+            sys.exit(f"FAIL: {' '.join(extra) or 'default'}: micro-kernels of A layouts "
+                     f"{sorted(found)} in one node's library:\n  " + "\n  ".join(sorted(variants)))
+        print(f"{' '.join(extra) or 'default'}: {len(variants)} variants, A layout {found.pop()}")
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
