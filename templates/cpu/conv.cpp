@@ -197,6 +197,10 @@ ONNXC_GEMM_INLINE gemm::Problem<T> group_problem(const ConvParams &q, const Conv
   const ConvGeom g(q);
   const i64 Cg = g.C / g.G, Mg = g.M / g.G, K = Cg * g.k_size(), Nsp = g.out_size();
   T *packed = t.packed + (slot * g.G + grp) * conv_group_cols_elems(q, sizeof(T));
+  /* the scratch, at least one element when there is a product to compute (the arena, not
+     null): gemm::small_m() stays out of a library with only Convs */
+  if (K > 0 && Nsp > 0)
+    __builtin_assume(packed != nullptr);
   Problem<T> pr{Mg,
                 Nsp,
                 K,

@@ -403,9 +403,10 @@ ONNXC_GEMM_INLINE void micro_rows(const Problem<T> &p, i64 R, i64 i0, i64 rows, 
 /// not constants even in a node-specialised body).
 struct Tiling {
   i64 M, N, K;
-  i64 mr;     /* micro-tile rows: 1, 2, 4, 6 or kMR (Problem::mr; anything else is kMR) */
-  i64 layout; /* ALayout of A */
-  i64 slice;  /* columns per micro-tile: tile_vectors(mr) vectors */
+  i64 mr;      /* micro-tile rows: 1, 2, 4, 6 or kMR (Problem::mr; anything else is kMR) */
+  i64 layout;  /* ALayout of A */
+  i64 slice;   /* columns per micro-tile: tile_vectors(mr) vectors */
+  bool direct; /* no packed B (Problem::bp null): small_m() */
 };
 template <typename T> ONNXC_GEMM_INLINE Tiling tiling(const Problem<T> &p) {
   const i64 mr = p.mr == 1 || p.mr == 2 || p.mr == 4 || p.mr == 6 ? p.mr : kMR;
@@ -416,7 +417,8 @@ template <typename T> ONNXC_GEMM_INLINE Tiling tiling(const Problem<T> &p) {
           p.a_packed   ? (mr == 6 ? kAPackedRows : kAPacked)
           : p.csa == 1 ? kARowMajor
                        : kAStrided,
-          tile_vectors(mr) * (kVecBytes / i64(sizeof(T)))};
+          tile_vectors(mr) * (kVecBytes / i64(sizeof(T))),
+          p.bp == nullptr};
 }
 
 /// Rows [i0, i1) x one column slice (at most one vector) with 6-row tiles, then tiles of 4, 2
@@ -613,7 +615,7 @@ template <typename T> inline void small_m(const Problem<T> &p, i64 n0, i64 n1) {
 template <typename T>
 ONNXC_GEMM_INLINE void block(const Problem<T> &p, const Tiling &t, i64 m0, i64 m1, i64 n0, i64 n1) {
   constexpr i64 NR = nr<T>();
-  if (!p.bp)
+  if (t.direct)
     return small_m(p, n0, n1);
   /* whole panels, then (only when n1 == N; blocks start at multiples of NR) the N % NR
      columns left: a constant in a node-specialised body, so only one vector count remains */
