@@ -37,17 +37,17 @@ def main():
     with open(model, "rb") as f:
         is_conv = b"Conv" in f.read()
     for extra in ([], ["--gemm-tile-rows", "6"], ["--gemm-tile-rows", "8"]):
+        label = " ".join(extra) or "default"
         variants, found, small_m = layouts(onnxc, model, os.path.join(work, "model.ll"), extra)
         if not variants:
-            sys.exit(f"FAIL: {' '.join(extra) or 'default'}: no GEMM micro-kernel in the library "
-                     "(the case no longer reaches the GEMM)")
+            sys.exit(f"FAIL: {label}: no GEMM micro-kernel in the library (the case no longer "
+                     "reaches the GEMM)")
         if len(found) != 1:
-            sys.exit(f"FAIL: {' '.join(extra) or 'default'}: micro-kernels of A layouts "
-                     f"{sorted(found)} in one node's library:\n  " + "\n  ".join(sorted(variants)))
+            sys.exit(f"FAIL: {label}: micro-kernels of A layouts {sorted(found)} in one node's "
+                     "library:\n  " + "\n  ".join(sorted(variants)))
         if is_conv and small_m:
-            sys.exit(f"FAIL: {' '.join(extra) or 'default'}: a Conv's library defines "
-                     "gemm::small_m()")
-        print(f"{' '.join(extra) or 'default'}: {len(variants)} variants, A layout {found.pop()}")
+            sys.exit(f"FAIL: {label}: a Conv's library defines gemm::small_m()")
+        print(f"{label}: {len(variants)} variants, A layout {found.pop()}")
     print("PASS")
 
 
