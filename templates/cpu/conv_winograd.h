@@ -3,7 +3,9 @@
  * (the GEMM rows; the batch shares one pass over the transformed weights):
  *   1. input transform: every 4x4 input tile (2x2 output tile, zero outside the input) of every
  *      channel becomes B^T d B, whose 16 values go to the 16 matrices V_xi^T (tiles x C) in the
- *      GEMM's packed-A layout (panels of kMR tiles), so the GEMM reads them as they are;
+ *      GEMM's packed-A layout (panels of kMR tiles), so the GEMM reads them as they are; computed
+ *      on vectors of a panel's kMR tiles (its columns of V_xi^T): an input row's even and odd
+ *      elements are the tiles' columns 0 and 1 (and from 2 elements on, 2 and 3);
  *   2. 16 GEMMs P_xi = V_xi^T U_xi (tiles x M) on the micro-kernel (U_xi: the transformed W,
  *      packed B at compile time by conv_wino_weights), work items (xi, row block, column block);
  *   3. output transform: A^T P A per tile and output channel, plus the bias, clipped to the
@@ -33,51 +35,95 @@ template <typename T> ONNXC_GEMM_INLINE void wino_in_tile(const T (&d)[4][4], T 
   }
 }
 
-/// The 4x4 input tile at rows y0.., columns x0.. of plane xc (H x W), zero outside it.
+/// kMR lanes of T: one packed-A panel's column (the panel's tiles of one channel and xi).
+template <int Bytes> struct WinoLaneInt;
+template <> struct WinoLaneInt<4> { typedef int32_t type; };
+template <> struct WinoLaneInt<8> { typedef int64_t type; };
+template <typename T> struct WinoLanes {
+  typedef T type __attribute__((vector_size(gemm::kMR * sizeof(T))));
+  /* integer lanes of T's width: the masks that merge a run's lanes */
+  typedef typename WinoLaneInt<sizeof(T)>::type lane_int;
+  typedef lane_int mask __attribute__((vector_size(gemm::kMR * sizeof(T))));
+};
+
+/// A run of a panel's lanes [lo, hi) whose tiles are consecutive in one tile row: lane l's
+/// tile has its top-left input element at row y0, column xb + 2 l of `plane`.
+struct WinoRun {
+  i64 lo, hi, y0, xb, plane;
+};
+
+/// Columns of the input window a panel's run reads per row: kMR tiles 2 apart, 4 wide.
+constexpr i64 kWinoWindow = 2 * gemm::kMR + 2;
+
+/// d[i][j] (lanes [r.lo, r.hi)) from the run's 4 x kWinoWindow input window: per row, the
+/// window's even and odd columns from 0 and from 2 are columns 0 to 3 of the lanes' tiles.
+/// Read from the plane where the window is inside it, else from a zero-padded copy.
 template <typename T>
-ONNXC_GEMM_INLINE void wino_load_tile(const T *xc, i64 H, i64 W, i64 y0, i64 x0, T (&d)[4][4]) {
-  if (y0 >= 0 && x0 >= 0 && y0 + 4 <= H && x0 + 4 <= W) {
-    for (int i = 0; i < 4; ++i)
-      for (int j = 0; j < 4; ++j)
-        d[i][j] = xc[(y0 + i) * W + x0 + j];
-    return;
-  }
-  for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 4; ++j) {
-      const i64 y = y0 + i, x = x0 + j;
-      d[i][j] = y >= 0 && y < H && x >= 0 && x < W ? xc[y * W + x] : T(0);
+ONNXC_GEMM_INLINE void wino_run_tiles(const T *xc, i64 H, i64 W, const WinoRun &r,
+                                      typename WinoLanes<T>::type (&d)[4][4]) {
+  typedef typename WinoLanes<T>::type VR;
+  typedef typename WinoLanes<T>::mask VM;
+  typedef typename WinoLanes<T>::lane_int LI;
+  static_assert(gemm::kMR == 8, "the lane shuffles below are for 8 lanes");
+  constexpr i64 R = gemm::kMR;
+  const bool inside = r.y0 >= 0 && r.y0 + 4 <= H && r.xb >= 0 && r.xb + kWinoWindow <= W;
+  T win[4][kWinoWindow];
+  if (!inside)
+    for (int i = 0; i < 4; ++i) {
+      const i64 y = r.y0 + i;
+      for (i64 k = 0; k < kWinoWindow; ++k) {
+        const i64 x = r.xb + k;
+        win[i][k] = y >= 0 && y < H && x >= 0 && x < W ? xc[y * W + x] : T(0);
+      }
     }
+  const VM lane = {0, 1, 2, 3, 4, 5, 6, 7};
+  const VM own = (lane >= LI(r.lo)) & (lane < LI(r.hi)); /* all ones in the run's lanes */
+  for (int i = 0; i < 4; ++i) {
+    const T *row = inside ? xc + (r.y0 + i) * W + r.xb : win[i];
+    VR a0, a1, b0, b1;
+    __builtin_memcpy(&a0, row, sizeof(VR));
+    __builtin_memcpy(&a1, row + R, sizeof(VR));
+    __builtin_memcpy(&b0, row + 2, sizeof(VR));
+    __builtin_memcpy(&b1, row + 2 + R, sizeof(VR));
+    const VR c[4] = {__builtin_shufflevector(a0, a1, 0, 2, 4, 6, 8, 10, 12, 14),
+                     __builtin_shufflevector(a0, a1, 1, 3, 5, 7, 9, 11, 13, 15),
+                     __builtin_shufflevector(b0, b1, 0, 2, 4, 6, 8, 10, 12, 14),
+                     __builtin_shufflevector(b0, b1, 1, 3, 5, 7, 9, 11, 13, 15)};
+    for (int j = 0; j < 4; ++j) /* a panel split across tile rows: the run's lanes only */
+      d[i][j] = (VR)(((VM)c[j] & own) | ((VM)d[i][j] & ~own));
+  }
 }
 
 /// Phase 1 for packed-A panels [pn0, pn1) of the V_xi at v (`vs` apart): panel pn holds GEMM
-/// rows row0 + pn * kMR ..; rows at or past row0 + rows are zero.
+/// rows row0 + pn * kMR ..; rows at or past row0 + rows are zero. Vectorised over the panel's
+/// kMR tiles (its lanes), whose 16 transformed values per channel are the 16 V_xi's columns.
 template <typename T>
 ONNXC_GEMM_INLINE void wino_in_panels(const ConvParams &q, const T *x, T *v, i64 vs, i64 row0,
                                       i64 rows, i64 pn0, i64 pn1) {
+  typedef typename WinoLanes<T>::type VR;
   constexpr i64 R = gemm::kMR;
   const i64 nt = wino_tiles(q), tw = wino_tiles_w(q);
   const i64 H = q.w.in[1], W = q.w.in[2], C = q.C;
-  for (i64 pn = pn0; pn < pn1; ++pn)
+  for (i64 pn = pn0; pn < pn1; ++pn) {
+    WinoRun runs[R]; /* the panel's lanes as runs of consecutive tiles of one tile row */
+    int nruns = 0;
+    for (i64 l = 0; l < R && pn * R + l < rows;) {
+      const i64 row = row0 + pn * R + l, t = row % nt, tc = t % tw;
+      const i64 n = gemm::min_i(gemm::min_i(R - l, tw - tc), rows - (pn * R + l));
+      runs[nruns++] = {l, l + n, (t / tw) * 2 - q.w.p[1], 2 * (tc - l) - q.w.p[2], row / nt};
+      l += n;
+    }
     for (i64 c = 0; c < C; ++c) {
-      T out[16][R]; /* the panel's R tiles of this channel, per xi: one contiguous store */
-      ONNXC_NO_VECTORIZE
-      for (i64 r = 0; r < R; ++r) {
-        const i64 local = pn * R + r, row = row0 + local, t = row % nt;
-        T d[4][4], u[16];
-        if (local < rows)
-          wino_load_tile(x + ((row / nt) * C + c) * H * W, H, W, (t / tw) * 2 - q.w.p[1],
-                         (t % tw) * 2 - q.w.p[2], d);
-        else
-          for (int i = 0; i < 16; ++i)
-            d[i / 4][i % 4] = T(0);
-        wino_in_tile(d, u);
-        for (int xi = 0; xi < 16; ++xi)
-          out[xi][r] = u[xi];
-      }
+      VR d[4][4] = {}; /* lanes past `rows` stay zero */
+      for (int k = 0; k < nruns; ++k)
+        wino_run_tiles(x + (runs[k].plane * C + c) * H * W, H, W, runs[k], d);
+      VR u[16];
+      wino_in_tile(d, u);
       T *dst = v + (pn * C + c) * R;
       for (int xi = 0; xi < 16; ++xi)
-        __builtin_memcpy(dst + xi * vs, out[xi], sizeof out[xi]);
+        __builtin_memcpy(dst + xi * vs, &u[xi], sizeof(VR));
     }
+  }
 }
 
 /// Phase 1: work items are panels of kMR tiles; each writes its panel of every V_xi^T.

@@ -43,15 +43,6 @@ namespace gemm {
 /// node-specialised body the layout, tile rows and remainders fold to the variants it calls.
 #define ONNXC_GEMM_INLINE __attribute__((always_inline)) inline
 
-/// Before a loop whose iterations gather from scattered addresses (Winograd's tiles): keeps the
-/// loop vectoriser from turning it into gathers and masked moves, which are slower than scalar
-/// loads on the targets we know.
-#if defined(__clang__)
-#define ONNXC_NO_VECTORIZE _Pragma("clang loop vectorize(disable) interleave(disable)")
-#else
-#define ONNXC_NO_VECTORIZE
-#endif
-
 /* kMR, kMC, kKC, kNC, kSmallM, kSmallNC and the packed layouts: templates/cpu/gemm_params.h */
 template <typename T> constexpr i64 nr() { return panel_width(sizeof(T)); }
 
