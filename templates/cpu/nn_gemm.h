@@ -598,6 +598,10 @@ template <typename T> inline void small_m(const Problem<T> &p, i64 n0, i64 n1) {
   }
 }
 
+/// block() runs row tiles outermost when the block's whole K x columns of B is at most this
+/// many bytes (half of a 32 KiB L1): B then stays in L1 for all of them.
+constexpr i64 kRowsOuterBytes = 16 * 1024;
+
 /// Rows [m0, m1) x columns [n0, n1) of Y (m0 a multiple of kMR, n0 of NR). Per K block, each
 /// packed B panel (KC x NR) is used for every micro-tile of the rows before the next.
 /// `t` is tiling(p), read by the caller before p's address reached any call (a caller that runs
@@ -614,15 +618,17 @@ ONNXC_GEMM_INLINE void block(const Problem<T> &p, const Tiling &t, i64 m0, i64 m
   i64 k0 = 0;
   do { /* runs once when K == 0 so that Y = beta*C */
     const i64 kc = min_i(kKC, t.K - k0);
-    if (full - n0 <= NR) { /* one panel and a remainder at most (a 7x7 plane): row tiles
-                              outermost, so each tile's part of A is read once, not per panel */
+    if (full - n0 <= NR || t.K * (n1 - n0) * i64(sizeof(T)) <= kRowsOuterBytes) {
+      /* one panel and a remainder at most (a 7x7 plane), or a short K whose whole block of B
+         stays in L1 (a pointwise conv from few channels): row tiles outermost, so each tile's
+         part of A is read once, not per panel, and each row of Y is written in one run */
       /* 6-row tiles with packed A take the last few columns in kMR-row panels (slice_rows:
          narrow_panels), over the whole block after its tiles */
       const bool rest_after = rest && rest <= kNarrowCols && t.layout == kAPackedRows;
       for (i64 i = m0; i < m1; i += t.mr) {
         const i64 i1 = min_i(i + t.mr, m1);
-        if (full > n0)
-          panel_rows(p, t, i, i1, n0, NR, k0, kc);
+        for (i64 j0 = n0; j0 < full; j0 += NR)
+          panel_rows(p, t, i, i1, j0, NR, k0, kc);
         if (rest && !rest_after)
           panel_rows(p, t, i, i1, full, rest, k0, kc);
       }

@@ -264,6 +264,10 @@ CASES = {
     "pw_inplace_double": conv([1, 10, 8, 16], [12, 10, 1, 1], dt=np.float64),
     "pw_inplace_fused_rest": conv([1, 40, 48, 20], [24, 40, 1, 1], act="SiLU"),
     "pw_aliased_rows_packed": conv([1, 16, 32, 32], [24, 16, 1, 1]),
+    # short K: gemm::block runs row tiles outermost (kRowsOuterBytes), over several panels, a
+    # 3-column rest (narrow panels with 6-row tiles), two row blocks and 6-row tile tails
+    "pw_rows_outer_narrow": conv([2, 16, 23, 21], [70, 16, 1, 1], act="Clip"),
+    "pw_rows_outer_inplace": conv([1, 12, 16, 16], [70, 12, 1, 1]),
     # The last 1..4 columns of a panel by nn_gemm.h micro_narrow (packed A, 8-row tiles): 49,
     # 50, 51, 52 columns (NR 48); K over one K block (300: the later block adds); M not a
     # multiple of 8; bias, activation, a batch; im2col 3x3 on a 7x7 plane; double (NR 24).
