@@ -88,7 +88,9 @@ constexpr int64_t packed_a_elems(int64_t M, int64_t K) {
 }
 
 /// Packs panel `p` (columns p*NR ..) of the K x N matrix B(k, n) = b[k*rsb + n*csb], as sub-panels
-/// of `sub` columns (b_slice_width; NR: one K x NR block).
+/// of `sub` columns (b_slice_width; NR: one K x NR block). Sub-panels wholly past N are not
+/// written (no micro-kernel reads them: a slice's tile covers only columns that exist), so a
+/// last panel of one column (a 7x7 plane) costs one sub-panel, not three.
 template <typename T>
 inline void pack_b_panel(T *dst, const T *b, int64_t K, int64_t N, int64_t rsb, int64_t csb,
                          int64_t p, int64_t sub = panel_width(sizeof(T))) {
@@ -96,7 +98,7 @@ inline void pack_b_panel(T *dst, const T *b, int64_t K, int64_t N, int64_t rsb, 
   const int64_t j0 = p * NR, cols = min_i(NR, N - j0);
   if (sub != NR) {
     const int64_t kk = K > 0 ? K : 1;
-    for (int64_t s0 = 0; s0 < NR; s0 += sub)
+    for (int64_t s0 = 0; s0 < NR && s0 < cols; s0 += sub)
       for (int64_t k = 0; k < K; ++k) {
         T *d = dst + s0 * kk + k * sub;
         const T *src = b + k * rsb + (j0 + s0) * csb;

@@ -127,22 +127,20 @@ inline void store_row(const Problem<T> &p, i64 i, i64 j0, i64 cols, const T *r, 
     apply_act_row(p.act, y, cols, p.csy);
 }
 
-/// Y tile [i0, i0+rows) x [j0, j0+cols) (rows <= R, cols <= NV vectors) from the K range
-/// [k0, k0+kc): R x NV accumulator vectors stay in registers through the K loop (A broadcast,
-/// B loaded as NV vectors of the packed panel). R rows of A are read (a packed A is zero-padded
-/// to its panel, so R may exceed `rows` there); only `rows` x `cols` are stored.
+/// Y tiles [i0, i0+rows) x [j0, j0+cols) (rows <= R; cols: consecutive column slices of NV
+/// vectors, the last one possibly narrower) from the K range [k0, k0+kc): per slice, R x NV
+/// accumulator vectors stay in registers through the K loop (A broadcast, B loaded as NV
+/// vectors of the packed panel). R rows of A are read (a packed A is zero-padded to its panel,
+/// so R may exceed `rows` there); only `rows` x `cols` are stored. Several slices per call share
+/// the set-up of A's row pointers and the call: with a short K (a pointwise conv from 16 to 64
+/// channels: 16 to 64 iterations of the K loop) that set-up and the epilogue were a third of a
+/// tile's time (`perf`, session 32).
 template <typename T, int R, int NV, ALayout L>
-__attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 cols,
-                                     i64 k0, i64 kc) {
+__attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 j0_first,
+                                     i64 cols_all, i64 k0, i64 kc) {
   typedef typename Vec<T>::type V;
   constexpr i64 NR = nr<T>(), VL = kVecBytes / sizeof(T);
   static_assert(NV <= kNV && R <= kMR, "tile shape");
-  V acc[R][NV];
-#pragma GCC unroll 8
-  for (int i = 0; i < R; ++i)
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v)
-      acc[i][v] = V{};
   const i64 kk = p.K > 0 ? p.K : 1;
   const i64 rsa = L == kAPacked ? 1 : p.rsa;
   const i64 csa = L == kAPacked ? kMR : L == kARowMajor ? 1 : p.csa;
@@ -153,131 +151,140 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
 #pragma GCC unroll 8
     for (int i = 0; i < R; ++i)
       ar[i] = p.a + ((i0 + i) / kMR) * kMR * kk + k0 * kMR + (i0 + i) % kMR;
-  /* j0 may start a column slice inside its panel (tile_vectors() < kNV) */
-  const bool in_place = p.bd && (j0 / NR) * NR + NR <= p.N;
-  const i64 sub = p.bsub > 0 ? p.bsub : NR, jp = j0 % NR; /* jp: first column in the panel */
-  const i64 ldb = in_place ? p.ldb : sub;
-  /* with bd, bp holds only the last panel */
-  const T *b =
-      in_place ? p.bd + k0 * ldb + j0 : p.bp + packed_b_col(kk, NR, sub, p.bd ? jp : j0) + k0 * sub;
-  /* A packed A (constant weights, often streamed from memory) is prefetched one row tile
-     ahead: the next tile's part of this K block, one 64-byte line per 64 bytes used here. */
-  const T *a_next = a + kMR * kk;
-  constexpr i64 kLine = 64 / (kMR * sizeof(T)) > 0 ? 64 / (kMR * sizeof(T)) : 1;
-  /* The tile's residual rows (read once, by the epilogue of the first K block) are requested
-     now, so that they arrive during the K loop: each row is its own stream at the plane's
-     stride, more streams than the hardware prefetcher follows. */
-  if (p.r && k0 == 0 && cols == NV * VL)
+  const bool last = k0 + kc >= p.K;
+  for (i64 js = 0; js < cols_all; js += NV * VL) {
+    const i64 j0 = j0_first + js, cols = min_i(NV * VL, cols_all - js);
+    V acc[R][NV];
 #pragma GCC unroll 8
     for (int i = 0; i < R; ++i)
-      if (i < rows)
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v)
-          __builtin_prefetch(p.r + (i0 + i) * p.rsr + j0 + v * VL);
-  /* The tile's Y lines are requested for writing now, so that their read-for-ownership misses
-     (a layer's output that left the caches since the last run) overlap the K loop instead of
-     stalling the stores after it. */
-  if (k0 == 0 && p.csy == 1 && cols == NV * VL)
-#pragma GCC unroll 8
-    for (int i = 0; i < R; ++i)
-      if (i < rows)
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v)
-          __builtin_prefetch(p.y + (i0 + i) * p.rsy + j0 + v * VL, 1);
-  for (i64 k = 0; k < kc; ++k) {
-    if (L == kAPacked && k % kLine == 0)
-      __builtin_prefetch(a_next + k * kMR);
-    V bv[NV];
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v)
-      __builtin_memcpy(&bv[v], b + k * ldb + v * VL, sizeof(V));
-#pragma GCC unroll 8
-    for (int i = 0; i < R; ++i) {
-      const T av = L == kAPackedRows ? ar[i][k * kMR] : a[i * rsa + k * csa];
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v)
-        acc[i][v] += av * bv[v];
+        acc[i][v] = V{};
+    /* j0 may start a column slice inside its panel (tile_vectors() < kNV) */
+    const bool in_place = p.bd && (j0 / NR) * NR + NR <= p.N;
+    const i64 sub = p.bsub > 0 ? p.bsub : NR, jp = j0 % NR; /* jp: first column in the panel */
+    const i64 ldb = in_place ? p.ldb : sub;
+    /* with bd, bp holds only the last panel */
+    const T *b = in_place ? p.bd + k0 * ldb + j0
+                          : p.bp + packed_b_col(kk, NR, sub, p.bd ? jp : j0) + k0 * sub;
+    /* A packed A (constant weights, often streamed from memory) is prefetched one row tile
+       ahead: the next tile's part of this K block, one 64-byte line per 64 bytes used here. */
+    const T *a_next = a + kMR * kk;
+    constexpr i64 kLine = 64 / (kMR * sizeof(T)) > 0 ? 64 / (kMR * sizeof(T)) : 1;
+    /* The tile's residual rows (read once, by the epilogue of the first K block) are requested
+       now, so that they arrive during the K loop: each row is its own stream at the plane's
+       stride, more streams than the hardware prefetcher follows. */
+    if (p.r && k0 == 0 && cols == NV * VL)
+#pragma GCC unroll 8
+      for (int i = 0; i < R; ++i)
+        if (i < rows)
+#pragma GCC unroll 4
+          for (int v = 0; v < NV; ++v)
+            __builtin_prefetch(p.r + (i0 + i) * p.rsr + j0 + v * VL);
+    /* The tile's Y lines are requested for writing now, so that their read-for-ownership misses
+       (a layer's output that left the caches since the last run) overlap the K loop instead of
+       stalling the stores after it. */
+    if (k0 == 0 && p.csy == 1 && cols == NV * VL)
+#pragma GCC unroll 8
+      for (int i = 0; i < R; ++i)
+        if (i < rows)
+#pragma GCC unroll 4
+          for (int v = 0; v < NV; ++v)
+            __builtin_prefetch(p.y + (i0 + i) * p.rsy + j0 + v * VL, 1);
+    for (i64 k = 0; k < kc; ++k) {
+      if (L == kAPacked && k % kLine == 0)
+        __builtin_prefetch(a_next + k * kMR);
+      V bv[NV];
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v)
+        __builtin_memcpy(&bv[v], b + k * ldb + v * VL, sizeof(V));
+#pragma GCC unroll 8
+      for (int i = 0; i < R; ++i) {
+        const T av = L == kAPackedRows ? ar[i][k * kMR] : a[i * rsa + k * csa];
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v)
+          acc[i][v] += av * bv[v];
+      }
     }
-  }
-  const bool last = k0 + kc >= p.K;
-  if (cols == NV * VL && p.csy == 1 && (!p.c || k0 > 0 || p.csc <= 1)) {
-    /* A tile of whole vectors of contiguous Y rows (a panel's, a 6-row tile's column slice, or
-       the last vectors of a row: per element, store_row() had been 16% of a Winograd conv
-       with 784 columns, 16 past the last whole panel): stored straight from the accumulators
-       as vectors, Relu/Clip/LeakyRelu applied in registers, the other activations to the stored
-       rows by the shared apply_act_rows() (the expressions of store_row() and apply_act(), so
-       the results are the same). */
-    const T alpha = p.alpha, beta = p.beta;
-    const bool act_here = last && p.act.kind != kActNone;
-    /* Unrolled, so that acc[i] is a register, not a stack slot indexed at run time. */
+    if (cols == NV * VL && p.csy == 1 && (!p.c || k0 > 0 || p.csc <= 1)) {
+      /* A tile of whole vectors of contiguous Y rows (a panel's, a 6-row tile's column slice, or
+         the last vectors of a row: per element, store_row() had been 16% of a Winograd conv
+         with 784 columns, 16 past the last whole panel): stored straight from the accumulators
+         as vectors, Relu/Clip/LeakyRelu applied in registers, the other activations to the stored
+         rows by the shared apply_act_rows() (the expressions of store_row() and apply_act(), so
+         the results are the same). */
+      const T alpha = p.alpha, beta = p.beta;
+      const bool act_here = last && p.act.kind != kActNone;
+      /* Unrolled, so that acc[i] is a register, not a stack slot indexed at run time. */
+#pragma GCC unroll 8
+      for (int i = 0; i < R; ++i) {
+        if (i >= rows)
+          break;
+        T *y = p.y + (i0 + i) * p.rsy + j0;
+        V out[NV];
+        if (k0 > 0) {
+#pragma GCC unroll 4
+          for (int v = 0; v < NV; ++v) {
+            V yv;
+            __builtin_memcpy(&yv, y + v * VL, sizeof(V));
+            out[v] = yv + alpha * acc[i][v];
+          }
+        } else if (p.c && p.csc == 0) { /* C broadcast along the row (a bias per row) */
+          const T bc = beta * p.c[(i0 + i) * p.rsc];
+#pragma GCC unroll 4
+          for (int v = 0; v < NV; ++v)
+            out[v] = alpha * acc[i][v] + bc;
+        } else if (p.c) {
+          const T *c = p.c + (i0 + i) * p.rsc + j0;
+#pragma GCC unroll 4
+          for (int v = 0; v < NV; ++v) {
+            V cv;
+            __builtin_memcpy(&cv, c + v * VL, sizeof(V));
+            out[v] = alpha * acc[i][v] + beta * cv;
+          }
+        } else if (k0 == 0 && p.r) { /* no C: alpha * acc + R in one expression, as store_row()
+                                        (one rounding where it contracts to an FMA) */
+          const T *res = p.r + (i0 + i) * p.rsr + j0;
+#pragma GCC unroll 4
+          for (int v = 0; v < NV; ++v) {
+            V rv;
+            __builtin_memcpy(&rv, res + v * VL, sizeof(V));
+            out[v] = alpha * acc[i][v] + rv;
+          }
+        } else {
+#pragma GCC unroll 4
+          for (int v = 0; v < NV; ++v)
+            out[v] = alpha * acc[i][v];
+        }
+        if (k0 == 0 && p.r && p.c) { /* the residual, once, with the first K block */
+          const T *res = p.r + (i0 + i) * p.rsr + j0;
+#pragma GCC unroll 4
+          for (int v = 0; v < NV; ++v) {
+            V rv;
+            __builtin_memcpy(&rv, res + v * VL, sizeof(V));
+            out[v] += rv;
+          }
+        }
+        if (act_here && act_is_cheap(p.act.kind))
+#pragma GCC unroll 4
+          for (int v = 0; v < NV; ++v)
+            out[v] = act_vec_cheap(p.act, out[v]);
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v)
+          __builtin_memcpy(y + v * VL, &out[v], sizeof(V));
+      }
+      if (act_here && !act_is_cheap(p.act.kind)) /* the tile's rows are in L1: one call */
+        apply_act_rows(p.act, p.y + i0 * p.rsy + j0, rows < R ? rows : R, cols, p.rsy);
+      continue;
+    }
 #pragma GCC unroll 8
     for (int i = 0; i < R; ++i) {
       if (i >= rows)
         break;
-      T *y = p.y + (i0 + i) * p.rsy + j0;
-      V out[NV];
-      if (k0 > 0) {
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) {
-          V yv;
-          __builtin_memcpy(&yv, y + v * VL, sizeof(V));
-          out[v] = yv + alpha * acc[i][v];
-        }
-      } else if (p.c && p.csc == 0) { /* C broadcast along the row (a bias per row) */
-        const T bc = beta * p.c[(i0 + i) * p.rsc];
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v)
-          out[v] = alpha * acc[i][v] + bc;
-      } else if (p.c) {
-        const T *c = p.c + (i0 + i) * p.rsc + j0;
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) {
-          V cv;
-          __builtin_memcpy(&cv, c + v * VL, sizeof(V));
-          out[v] = alpha * acc[i][v] + beta * cv;
-        }
-      } else if (k0 == 0 && p.r) { /* no C: alpha * acc + R in one expression, as store_row()
-                                      (one rounding where it contracts to an FMA) */
-        const T *res = p.r + (i0 + i) * p.rsr + j0;
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) {
-          V rv;
-          __builtin_memcpy(&rv, res + v * VL, sizeof(V));
-          out[v] = alpha * acc[i][v] + rv;
-        }
-      } else {
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v)
-          out[v] = alpha * acc[i][v];
-      }
-      if (k0 == 0 && p.r && p.c) { /* the residual, once, with the first K block */
-        const T *res = p.r + (i0 + i) * p.rsr + j0;
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) {
-          V rv;
-          __builtin_memcpy(&rv, res + v * VL, sizeof(V));
-          out[v] += rv;
-        }
-      }
-      if (act_here && act_is_cheap(p.act.kind))
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v)
-          out[v] = act_vec_cheap(p.act, out[v]);
-#pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v)
-        __builtin_memcpy(y + v * VL, &out[v], sizeof(V));
+      T r[NV * VL];
+      __builtin_memcpy(r, &acc[i][0], sizeof r);
+      store_row(p, i0 + i, j0, cols, r, k0, last);
     }
-    if (act_here && !act_is_cheap(p.act.kind)) /* the tile's rows are in L1: one call */
-      apply_act_rows(p.act, p.y + i0 * p.rsy + j0, rows < R ? rows : R, cols, p.rsy);
-    return;
-  }
-#pragma GCC unroll 8
-  for (int i = 0; i < R; ++i) {
-    if (i >= rows)
-      break;
-    T r[NV * VL];
-    __builtin_memcpy(r, &acc[i][0], sizeof r);
-    store_row(p, i0 + i, j0, cols, r, k0, last);
   }
 }
 
@@ -497,13 +504,28 @@ ONNXC_GEMM_INLINE void slice_rows(const Problem<T> &p, const Tiling &t, i64 i0, 
     panel_rows_in<T, kAStrided>(p, t, i0, i1, j0, cols, k0, kc);
 }
 
-/// slice_rows() for each column slice of the panel in turn (one slice when tiles are as wide
-/// as panels): the slice's KC x slice part of B stays in L1 for all the rows.
+/// Bytes of B (a K block x whole column slices) that one micro-kernel call of one-vector tiles
+/// may cover: with A's tile beside it, it stays in L1 for the call.
+constexpr i64 kSliceGroupBytes = 16 * 1024;
+
+/// slice_rows() for each column slice of the columns in turn (one slice when tiles are as wide
+/// as panels): the slice's KC x slice part of B stays in L1 for all the rows. One-vector tiles
+/// (6-row tiles) take several whole slices per call when their K block of B fits
+/// kSliceGroupBytes (a K block of at most 64: the micro-kernel's set-up is then shared; the
+/// rows of the group run outermost, so the group's B stays in L1 instead of the slice's).
 template <typename T>
 ONNXC_GEMM_INLINE void panel_rows(const Problem<T> &p, const Tiling &t, i64 i0, i64 i1, i64 j0,
                                   i64 cols, i64 k0, i64 kc) {
-  for (i64 s = 0; s < cols; s += t.slice)
-    slice_rows(p, t, i0, i1, j0 + s, min_i(t.slice, cols - s), k0, kc);
+  const i64 slice_bytes = (kc > 0 ? kc : 1) * t.slice * i64(sizeof(T));
+  const i64 group = t.mr == 6 && slice_bytes <= kSliceGroupBytes / 2 /* rows6(): micro<T, R, 1> */
+                        ? kSliceGroupBytes / slice_bytes * t.slice
+                        : t.slice;
+  for (i64 s = 0; s < cols;) {
+    const i64 whole = (cols - s) / t.slice * t.slice; /* a narrow last piece stays on its own */
+    const i64 w = whole > t.slice ? min_i(group, whole) : min_i(t.slice, cols - s);
+    slice_rows(p, t, i0, i1, j0 + s, w, k0, kc);
+    s += w;
+  }
 }
 
 /// Writes Y[i, j] = act(alpha * acc + beta * C[i, j]) (the epilogue of the direct path).
@@ -627,8 +649,8 @@ ONNXC_GEMM_INLINE void block(const Problem<T> &p, const Tiling &t, i64 m0, i64 m
       const bool rest_after = rest && rest <= kNarrowCols && t.layout == kAPackedRows;
       for (i64 i = m0; i < m1; i += t.mr) {
         const i64 i1 = min_i(i + t.mr, m1);
-        for (i64 j0 = n0; j0 < full; j0 += NR)
-          panel_rows(p, t, i, i1, j0, NR, k0, kc);
+        if (full > n0)
+          panel_rows(p, t, i, i1, n0, full - n0, k0, kc);
         if (rest && !rest_after)
           panel_rows(p, t, i, i1, full, rest, k0, kc);
       }

@@ -268,6 +268,14 @@ CASES = {
     # 3-column rest (narrow panels with 6-row tiles), two row blocks and 6-row tile tails
     "pw_rows_outer_narrow": conv([2, 16, 23, 21], [70, 16, 1, 1], act="Clip"),
     "pw_rows_outer_inplace": conv([1, 12, 16, 16], [70, 12, 1, 1]),
+    # K blocks of at most 128 with one-vector (6-row) tiles: one micro-kernel call covers
+    # several column slices (nn_gemm.h kSliceGroupBytes): K 40 (a panel's 3 slices per call, a
+    # 36-column rest of 2 whole slices and a narrow 4), K 100 (2 slices per call, a batch, SiLU
+    # on the stored rows), double (8-column slices); a 20-column rest packs 2 of 3 sub-panels
+    "pw_slice_groups_k40": conv([1, 40, 7, 60], [30, 40, 1, 1], act="Relu"),
+    "pw_slice_groups_k100_batch": conv([2, 100, 12, 12], [50, 100, 1, 1], act="SiLU"),
+    "pw_slice_groups_double": conv([1, 20, 9, 11], [14, 20, 1, 1], dt=np.float64),
+    "pw_rest_two_subpanels": conv([1, 24, 4, 17], [20, 24, 1, 1], bias=False),
     # The last 1..4 columns of a panel by nn_gemm.h micro_narrow (packed A, 8-row tiles): 49,
     # 50, 51, 52 columns (NR 48); K over one K block (300: the later block adds); M not a
     # multiple of 8; bias, activation, a batch; im2col 3x3 on a 7x7 plane; double (NR 24).
