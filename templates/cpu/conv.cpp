@@ -603,19 +603,35 @@ ONNXC_GEMM_INLINE void conv_depthwise(onnxc_rt *rt, const i64 *params, const Con
 
 /* ---- depthwise on channel vectors (kConvDwChannels, float): see conv_params.h ---- */
 
-/// r[i][j] <- r[j][i] for 16 vectors of 16 floats: four perfect shuffles (each moves element
-/// (i, j)'s 8-bit index i:j one bit to the left, rotating it; four give j:i).
-ONNXC_DW_INLINE void transpose16(vf32 r[16]) {
-  for (int step = 0; step < 4; ++step) {
-    vf32 t[16];
-    for (int i = 0; i < 8; ++i) {
-      t[2 * i] = __builtin_shufflevector(r[i], r[i + 8], 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21,
-                                         6, 22, 7, 23);
-      t[2 * i + 1] = __builtin_shufflevector(r[i], r[i + 8], 8, 24, 9, 25, 10, 26, 11, 27, 12, 28,
-                                             13, 29, 14, 30, 15, 31);
-    }
-    for (int i = 0; i < 16; ++i)
-      r[i] = t[i];
+/// Half a channel vector: the 8 x 8 blocks the layout changes of this path transpose.
+typedef float vf32h __attribute__((vector_size(32)));
+ONNXC_DW_INLINE vf32h load_f32h(const float *p) {
+  vf32h v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+ONNXC_DW_INLINE void store_f32h(float *p, const vf32h &v) { __builtin_memcpy(p, &v, sizeof v); }
+
+/// r[i][j] <- r[j][i] for 8 vectors of 8 floats: pairs interleaved, then pairs of pairs, then
+/// the halves exchanged (24 shuffles, all in registers on AVX2: a 16 x 16 transposition of
+/// 64-byte vectors needs 32 ymm and spilled every one of its rounds there, half of this path's
+/// time on a 576-channel 14x14 layer, session 32).
+ONNXC_DW_INLINE void transpose8(vf32h r[8]) {
+  vf32h t[8], u[8];
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = __builtin_shufflevector(r[2 * i], r[2 * i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+    t[2 * i + 1] = __builtin_shufflevector(r[2 * i], r[2 * i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+  }
+  for (int h = 0; h < 2; ++h) { /* rows 4h .. 4h + 3 */
+    const vf32h *p = t + 4 * h;
+    u[4 * h] = __builtin_shufflevector(p[0], p[2], 0, 1, 8, 9, 4, 5, 12, 13);
+    u[4 * h + 1] = __builtin_shufflevector(p[0], p[2], 2, 3, 10, 11, 6, 7, 14, 15);
+    u[4 * h + 2] = __builtin_shufflevector(p[1], p[3], 0, 1, 8, 9, 4, 5, 12, 13);
+    u[4 * h + 3] = __builtin_shufflevector(p[1], p[3], 2, 3, 10, 11, 6, 7, 14, 15);
+  }
+  for (int i = 0; i < 4; ++i) {
+    r[i] = __builtin_shufflevector(u[i], u[i + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+    r[i + 4] = __builtin_shufflevector(u[i], u[i + 4], 4, 5, 6, 7, 12, 13, 14, 15);
   }
 }
 
@@ -708,12 +724,21 @@ ONNXC_DW_INLINE void dwc_row(const ConvGeom &g, const float *wv, vf32 bias, cons
   }
 }
 
-/// v[j] = the 16 pixels x[j], ... of channels 0 .. nc (planes `plane` apart) as one vector of
-/// channels each (lanes past nc zero).
-ONNXC_DW_INLINE void dwc_load_pixels(const float *x, i64 plane, i64 nc, vf32 v[16]) {
-  for (i64 l = 0; l < kDwcLanes; ++l)
-    v[l] = l < nc ? load_f32(x + l * plane) : vf32{};
-  transpose16(v);
+/// The 16 pixels x[0 .. 16) of channels 0 .. nc (planes `plane` apart) as one vector of
+/// channels each, pixel j's at dst(j) (lanes past nc zero): four 8 x 8 blocks, each loaded,
+/// transposed and stored in registers.
+template <typename Dst>
+ONNXC_DW_INLINE void dwc_load_pixels(const float *x, i64 plane, i64 nc, Dst &&dst) {
+  static_assert(kDwcLanes == 16, "two 8-lane halves per channel vector");
+  for (i64 cb = 0; cb < 2; ++cb)
+    for (i64 ph = 0; ph < 2; ++ph) {
+      vf32h r[8];
+      for (i64 l = 0; l < 8; ++l)
+        r[l] = cb * 8 + l < nc ? load_f32h(x + (cb * 8 + l) * plane + ph * 8) : vf32h{};
+      transpose8(r);
+      for (i64 j = 0; j < 8; ++j)
+        store_f32h(dst(ph * 8 + j) + cb * 8, r[j]);
+    }
 }
 
 /// Input rows [ih0, ih0 + rows) of channels c0 .. c0 + nc of one image (x: channel c0's plane)
@@ -740,11 +765,8 @@ ONNXC_DW_INLINE void dwc_load_rows(const ConvGeom &g, const float *x, i64 nc, i6
     for (i64 r = 0; r < b - a; ++r)
       for (i64 c = 0; c < Wi; c += L) {
         const i64 c1 = c + L <= Wi ? c : Wi - L;
-        vf32 v[16];
-        dwc_load_pixels(x0 + r * Wi + c1, plane, nc, v);
         float *d = b0 + (r * cols + pl + c1) * L;
-        for (i64 j = 0; j < L; ++j)
-          store_f32(d + j * L, v[j]);
+        dwc_load_pixels(x0 + r * Wi + c1, plane, nc, [&](i64 j) { return d + j * L; });
       }
     return;
   }
@@ -754,16 +776,16 @@ ONNXC_DW_INLINE void dwc_load_rows(const ConvGeom &g, const float *x, i64 nc, i6
   float *d = b0 + pl * L;           /* where pixel q goes */
   const i64 skip = (cols - Wi) * L; /* from a row's last pixel to the next row's first */
   for (; q + L <= q1; q += L) {
-    vf32 v[16];
-    dwc_load_pixels(x0 + q, plane, nc, v);
+    float *dp[kDwcLanes];
     for (i64 j = 0; j < L; ++j) {
-      store_f32(d, v[j]);
+      dp[j] = d;
       d += L;
       if (++c == Wi) {
         c = 0;
         d += skip;
       }
     }
+    dwc_load_pixels(x0 + q, plane, nc, [&](i64 j) { return dp[j]; });
   }
   for (; q < q1; ++q) {
     for (i64 l = 0; l < L; ++l)
@@ -781,14 +803,17 @@ ONNXC_DW_INLINE void dwc_load_rows(const ConvGeom &g, const float *x, i64 nc, i6
 ONNXC_DW_INLINE void dwc_store_pixels(const float *out, i64 n, i64 nc, i64 plane, float *y) {
   constexpr i64 L = kDwcLanes;
   i64 q = 0;
-  for (; q + L <= n; q += L) {
-    vf32 v[16];
-    for (i64 j = 0; j < L; ++j)
-      v[j] = load_f32(out + (q + j) * L);
-    transpose16(v);
-    for (i64 l = 0; l < nc; ++l)
-      store_f32(y + l * plane + q, v[l]);
-  }
+  for (; q + L <= n; q += L) /* four 8 x 8 blocks, as dwc_load_pixels */
+    for (i64 cb = 0; cb < 2; ++cb)
+      for (i64 ph = 0; ph < 2; ++ph) {
+        vf32h r[8];
+        for (i64 j = 0; j < 8; ++j)
+          r[j] = load_f32h(out + (q + ph * 8 + j) * L + cb * 8);
+        transpose8(r);
+        for (i64 l = 0; l < 8; ++l)
+          if (cb * 8 + l < nc)
+            store_f32h(y + (cb * 8 + l) * plane + q + ph * 8, r[l]);
+      }
   for (; q < n; ++q)
     for (i64 l = 0; l < nc; ++l)
       y[l * plane + q] = out[q * L + l];

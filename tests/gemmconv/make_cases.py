@@ -248,6 +248,13 @@ CASES = {
     "dwc_tall_bands": conv([1, 16, 200, 12], [16, 1, 5, 5], group=16, pads=[2, 2, 2, 2],
                            act="HardSwish"),
     "dwc_1d": conv([1, 24, 12], [24, 1, 3], group=24, pads=[1, 1]),
+    # the last channel block's second half partly there (28 = 16 + 12, 30 = 16 + 14 channels):
+    # the 8 x 8 transpositions of conv.cpp dwc_load_pixels / dwc_store_pixels leave its missing
+    # lanes zero and store only the channels that exist
+    "dwc_c28_halves": conv([1, 28, 14, 14], [28, 1, 3, 3], group=28, pads=[1, 1, 1, 1],
+                           act="Clip"),
+    "dwc_c30_stride2": conv([1, 30, 14, 14], [30, 1, 3, 3], group=30, strides=[2, 2],
+                            pads=[1, 1, 1, 1]),
     "dwc_tiny_rows": conv([1, 33, 6, 3], [33, 1, 3, 2], group=33, pads=[0, 0, 0, 0]),
     "conv_pointwise_grouped": conv([1, 12, 30, 30], [16, 3, 1, 1], group=4),
     # Pointwise B read in place (conv_params.h conv_b_in_place: plane rows a multiple of 64
