@@ -603,15 +603,6 @@ ONNXC_GEMM_INLINE void conv_depthwise(onnxc_rt *rt, const i64 *params, const Con
 
 /* ---- depthwise on channel vectors (kConvDwChannels, float): see conv_params.h ---- */
 
-/// Half a channel vector: the 8 x 8 blocks the layout changes of this path transpose.
-typedef float vf32h __attribute__((vector_size(32)));
-ONNXC_DW_INLINE vf32h load_f32h(const float *p) {
-  vf32h v;
-  __builtin_memcpy(&v, p, sizeof v);
-  return v;
-}
-ONNXC_DW_INLINE void store_f32h(float *p, const vf32h &v) { __builtin_memcpy(p, &v, sizeof v); }
-
 /// r[i][j] <- r[j][i] for 8 vectors of 8 floats: pairs interleaved, then pairs of pairs, then
 /// the halves exchanged (24 shuffles, all in registers on AVX2: a 16 x 16 transposition of
 /// 64-byte vectors needs 32 ymm and spilled every one of its rounds there, half of this path's

@@ -152,6 +152,11 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
     for (int i = 0; i < R; ++i)
       ar[i] = p.a + ((i0 + i) / kMR) * kMR * kk + k0 * kMR + (i0 + i) % kMR;
   const bool last = k0 + kc >= p.K;
+  const i64 sub = p.bsub > 0 ? p.bsub : NR;
+  /* A packed A (constant weights, often streamed from memory) is prefetched one row tile
+     ahead: the next tile's part of this K block, one 64-byte line per 64 bytes used here. */
+  const T *a_next = a + kMR * kk;
+  constexpr i64 kLine = 64 / (kMR * sizeof(T)) > 0 ? 64 / (kMR * sizeof(T)) : 1;
   for (i64 js = 0; js < cols_all; js += NV * VL) {
     const i64 j0 = j0_first + js, cols = min_i(NV * VL, cols_all - js);
     V acc[R][NV];
@@ -162,15 +167,11 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
         acc[i][v] = V{};
     /* j0 may start a column slice inside its panel (tile_vectors() < kNV) */
     const bool in_place = p.bd && (j0 / NR) * NR + NR <= p.N;
-    const i64 sub = p.bsub > 0 ? p.bsub : NR, jp = j0 % NR; /* jp: first column in the panel */
+    const i64 jp = j0 % NR; /* jp: first column in the panel */
     const i64 ldb = in_place ? p.ldb : sub;
     /* with bd, bp holds only the last panel */
     const T *b = in_place ? p.bd + k0 * ldb + j0
                           : p.bp + packed_b_col(kk, NR, sub, p.bd ? jp : j0) + k0 * sub;
-    /* A packed A (constant weights, often streamed from memory) is prefetched one row tile
-       ahead: the next tile's part of this K block, one 64-byte line per 64 bytes used here. */
-    const T *a_next = a + kMR * kk;
-    constexpr i64 kLine = 64 / (kMR * sizeof(T)) > 0 ? 64 / (kMR * sizeof(T)) : 1;
     /* The tile's residual rows (read once, by the epilogue of the first K block) are requested
        now, so that they arrive during the K loop: each row is its own stream at the plane's
        stride, more streams than the hardware prefetcher follows. */

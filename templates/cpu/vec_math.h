@@ -205,6 +205,16 @@ inline vf32 load_f32(const float *p) {
 }
 /// Stores 16 floats to p (any alignment).
 inline void store_f32(float *p, const vf32 &v) { __builtin_memcpy(p, &v, sizeof v); }
+/// Half a vf32: 8 floats (the 8 x 8 blocks conv.cpp's transpose8 works on).
+typedef float vf32h __attribute__((vector_size(32)));
+/// Loads 8 floats from p (any alignment).
+inline vf32h load_f32h(const float *p) {
+  vf32h v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+/// Stores 8 floats to p (any alignment).
+inline void store_f32h(float *p, const vf32h &v) { __builtin_memcpy(p, &v, sizeof v); }
 /// p[0], p[2], ..., p[30] (a stride-2 load: the even lanes of two vectors; reads p[0..32)).
 inline vf32 load_even_f32(const float *p) {
   const vf32 a = load_f32(p), b = load_f32(p + kVecF32);
