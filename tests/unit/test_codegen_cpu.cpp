@@ -132,6 +132,28 @@ TEST_CASE("GEMM micro-tile rows follow the target's vector registers", "[codegen
   CHECK(gemm_tile_rows(0, 0) == 1);
 }
 
+TEST_CASE("AVX-512 targets get 64-byte vectors despite LLVM's 256-bit tuning", "[codegen_cpu]") {
+  // LLVM tunes these CPUs with prefer-256-bit; a KVM guest of a recent Xeon reports
+  // rocketlake. Under that tuning the code generator reported 32-byte registers (AVX2's 6-row
+  // GEMM tile) and split the kernels' 64-byte vectors into ymm halves.
+  using onnxc_k::gemm::gemm_tile_rows;
+  for (const char *cpu : {"x86-64-v4", "skylake-avx512", "icelake-server", "sapphirerapids",
+                          "rocketlake", "znver4"}) {
+    CAPTURE(cpu);
+    const ResolvedCpuTarget t = resolve_cpu_target({"x86_64-unknown-linux-gnu", cpu, ""});
+    const VectorRegisters r = vector_registers(t);
+    CHECK(r.count == 32);
+    CHECK(r.bytes == 64);
+    CHECK(gemm_tile_rows(r.count, r.bytes) == 8);
+  }
+  // The user's own choice stands.
+  const VectorRegisters narrow = vector_registers(
+      resolve_cpu_target({"x86_64-unknown-linux-gnu", "skylake-avx512", "+prefer-256-bit"}));
+  CHECK(narrow.bytes == 32);
+  // CPUs without AVX-512 keep their features as given.
+  CHECK(resolve_cpu_target({"x86_64-unknown-linux-gnu", "x86-64-v3", ""}).features.empty());
+}
+
 TEST_CASE("Winograd's input-channel floor follows the GEMM tile height", "[codegen_cpu]") {
   // A 3x3 stride-1 conv on a 55x55 plane: with 6-row tiles (AVX2, NEON) Winograd needs 32 input
   // channels (below, its transforms cost more than im2col saves), with 8-row tiles 8.
