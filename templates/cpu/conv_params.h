@@ -327,6 +327,25 @@ constexpr int64_t wino_tiles(const ConvParams &p) {
 /// The GEMMs' rows: the tiles of every image (so the batch shares one pass over the weights).
 constexpr int64_t wino_rows(const ConvParams &p) { return p.N * wino_tiles(p); }
 
+/// Below this many GEMM rows (tiles of all images), with 8-row GEMM tiles, Winograd is left to
+/// im2col when its transformed weights exceed kWinoLargeUBytes.
+constexpr int64_t kWinoMinRowsLargeU = 32;
+constexpr int64_t kWinoLargeUBytes = int64_t{4} << 20;
+
+/// Whether Winograd should run a conv it supports. Its 16 products stream U (16 C x M matrices,
+/// 1.8x W) once per run, each element used by every row (tile); a 7x7 plane has 16 tiles, so
+/// ResNet-50's 512-channel layer4 convs (U 16 MB) were bound by reading U, where im2col reads
+/// W (9 MB) once and uses each element for 49 pixels. On a Xeon with AVX-512 (2 x 512-bit FMA,
+/// docs/performance.md session 33), onnxc profile of resnet50 at 1 thread: 2.6-2.9 ms as
+/// Winograd, 2.3-2.4 as im2col. Kept for tiles under 8 rows (AVX2, NEON: half the FMA rate,
+/// so the saved multiplications count for more; not measured there) and for small U, which
+/// stays in cache.
+constexpr bool conv_wino_preferred(const ConvParams &p, int64_t elem_bytes) {
+  const bool few_regs = p.gemm_mr > 0 && p.gemm_mr < gemm::kMR;
+  return few_regs || wino_rows(p) >= kWinoMinRowsLargeU ||
+         16 * p.C * p.M * elem_bytes <= kWinoLargeUBytes;
+}
+
 /// Elements of one transformed-input matrix (rows x C, packed A) and one product (rows x M).
 constexpr int64_t wino_v_elems(const ConvParams &p) {
   return gemm::packed_a_elems(wino_rows(p), p.C);

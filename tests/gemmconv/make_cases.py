@@ -306,6 +306,9 @@ CASES = {
     "wino_wide_m": conv([1, 32, 20, 21], [200, 32, 3, 3], pads=[1, 1, 1, 1]),
     "wino_relu": conv([1, 32, 9, 15], [40, 32, 3, 3], pads=[1, 1, 1, 1], relu=True),
     "wino_double": conv([1, 32, 6, 7], [9, 32, 3, 3], dt=np.float64, pads=[1, 1, 1, 1]),
+    # 16 tiles and a 16 MB U: im2col with 8-row GEMM tiles (conv_wino_preferred), Winograd
+    # with fewer rows
+    "wino_large_u_7x7": conv([1, 512, 7, 7], [512, 512, 3, 3], pads=[1, 1, 1, 1], relu=True),
     # large planes run blocked (conv_params.h wino_blocked: tile rows in blocks, lanes of
     # scratch): blocks that end inside an image, an odd output height and width, a batch
     "wino_blocked": conv([2, 32, 129, 97], [24, 32, 3, 3], pads=[1, 1, 1, 1], relu=True),

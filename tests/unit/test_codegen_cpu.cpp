@@ -175,6 +175,26 @@ TEST_CASE("Winograd's input-channel floor follows the GEMM tile height", "[codeg
   }
 }
 
+TEST_CASE("Winograd leaves few tiles with large transformed weights to im2col", "[codegen_cpu]") {
+  // ResNet-50's layer4: 512 -> 512 channels on a 7x7 plane, 16 tiles per image; U is 16 MB.
+  onnxc_k::ConvParams p{};
+  p.N = 1, p.G = 1, p.C = 512, p.M = 512;
+  p.w.in[0] = 1, p.w.k[0] = 1, p.w.k[1] = 3, p.w.k[2] = 3;
+  p.w.s[1] = 1, p.w.s[2] = 1, p.w.d[1] = 1, p.w.d[2] = 1;
+  p.w.out[0] = 1, p.w.out[1] = 7, p.w.out[2] = 7;
+  p.gemm_mr = 8;
+  REQUIRE(onnxc_k::conv_wino_supported(p));
+  CHECK_FALSE(onnxc_k::conv_wino_preferred(p, 4));
+  p.N = 2; // 32 tiles
+  CHECK(onnxc_k::conv_wino_preferred(p, 4));
+  p.N = 1, p.w.out[1] = 14, p.w.out[2] = 14; // 49 tiles
+  CHECK(onnxc_k::conv_wino_preferred(p, 4));
+  p.w.out[1] = 7, p.w.out[2] = 7, p.C = 128, p.M = 128; // U 1 MB
+  CHECK(onnxc_k::conv_wino_preferred(p, 4));
+  p.C = 512, p.M = 512, p.gemm_mr = 6; // AVX2 / NEON tiles keep Winograd
+  CHECK(onnxc_k::conv_wino_preferred(p, 4));
+}
+
 TEST_CASE("a compiled .so runs through the generic ABI", "[codegen_cpu]") {
   TinyModel m;
   TempDirectory dir;

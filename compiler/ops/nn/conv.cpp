@@ -54,7 +54,8 @@ onnxc_k::ConvAlgo choose_algo(const Node &n, const ConvShape &s, const onnxc_k::
   if (paths == 0)
     return kConvIm2col;
   if ((paths & kConvWinogradBit) != 0 && attr_int(n, kPackWeightsAttr, 0) != 0 &&
-      n.inputs[1]->constant && conv_wino_supported(p))
+      n.inputs[1]->constant && conv_wino_supported(p) &&
+      conv_wino_preferred(p, dtype_bits(input_dtype(n, 0)) / 8))
     return kConvWinograd;
   if (s.C / s.group == 1 && conv_dw_supported(p)) {
     if ((paths & kConvDwChannelsBit) != 0 &&
