@@ -195,6 +195,23 @@ TEST_CASE("Winograd leaves few tiles with large transformed weights to im2col", 
   CHECK(onnxc_k::conv_wino_preferred(p, 4));
 }
 
+TEST_CASE("Winograd runs blocked for large scratch, or medium scratch with a small U",
+          "[codegen_cpu]") {
+  onnxc_k::ConvParams p{};
+  p.N = 1, p.G = 1;
+  p.w.in[0] = 1, p.w.k[0] = 1, p.w.k[1] = 3, p.w.k[2] = 3;
+  p.w.s[1] = 1, p.w.s[2] = 1, p.w.d[1] = 1, p.w.d[2] = 1;
+  p.w.out[0] = 1, p.w.out[1] = 56, p.w.out[2] = 56; // 784 tiles
+  p.C = 64, p.M = 64; // 6.4 MB of V and P, U 256 KB
+  CHECK(onnxc_k::wino_blocked(p, 4));
+  p.C = 128, p.M = 128; // 12.8 MB
+  CHECK(onnxc_k::wino_blocked(p, 4));
+  p.w.out[1] = 28, p.w.out[2] = 28; // 196 tiles: 3.2 MB, U 1 MB
+  CHECK_FALSE(onnxc_k::wino_blocked(p, 4));
+  p.C = 64, p.M = 64; // 1.6 MB
+  CHECK_FALSE(onnxc_k::wino_blocked(p, 4));
+}
+
 TEST_CASE("a compiled .so runs through the generic ABI", "[codegen_cpu]") {
   TinyModel m;
   TempDirectory dir;
