@@ -63,11 +63,21 @@ template <typename T> inline void conv_pack_weights(const ConvParams &p, const T
 /// panels, and packs only the last, partial one. Packing costs as much as the product when
 /// the output has few channels; read in place, each panel row is a run of the plane's row.
 /// Only when the plane's rows (in bytes) keep 64-byte alignment (a vector never straddles two
-/// cache lines, which halves the load bandwidth: 14x14 and 7x7 planes stay packed) and are not
+/// cache lines, which halves the load bandwidth: 14x14 and 7x7 planes stay packed), or, with
+/// 8-row GEMM tiles, when the output has at most kConvInPlaceAnyRowsM channels per group (one
+/// row block of gemm::kMC: the packed B would serve a single block's tiles, so packing it costs
+/// more than the straddling loads; one-node models on a Xeon with AVX-512, 1 thread, session
+/// 33: 128 -> 16 channels at 55x55 0.209 -> 0.119 ms, 128 -> 32 0.278 -> 0.222, 576 -> 64 at
+/// 14x14 0.120 -> 0.112, 64 -> 48 at 27x27 0.038 -> 0.035; with 128 channels and more, packed
+/// wins: 128 -> 128 at 55x55 0.753 against 0.814 in place; 6-row tiles not measured); and not
 /// a multiple of 4096 bytes (the K rows of a panel would all fall in the same L1 sets).
+constexpr int64_t kConvInPlaceAnyRowsM = gemm::kMC;
 constexpr bool conv_b_in_place(const ConvParams &p, int64_t elem_bytes) {
   const int64_t row_bytes = p.w.out_size() * elem_bytes;
-  return p.algo == kConvPointwise && row_bytes % 64 == 0 && row_bytes % 4096 != 0;
+  const bool wide_tiles = p.gemm_mr == 0 || p.gemm_mr >= gemm::kMR;
+  return p.algo == kConvPointwise &&
+         (row_bytes % 64 == 0 || (wide_tiles && p.M / p.G <= kConvInPlaceAnyRowsM)) &&
+         row_bytes % 4096 != 0;
 }
 
 /// Elements of one group's packed K x (output plane) matrix in the scratch buffer (GEMM algos);

@@ -186,6 +186,11 @@ CASES = {
     "conv_grouped_fused": conv([1, 16, 40, 40], [32, 4, 3, 3], group=4, pads=[1, 1, 1, 1]),
     "conv_pointwise_fused": conv([1, 24, 40, 40], [40, 24, 1, 1]),
     "conv_pointwise_batch": conv([3, 20, 6, 5], [17, 20, 1, 1]),
+    # read in place with rows that are not 64-byte multiples (conv_b_in_place: at most 64
+    # output channels with 8-row tiles), the last partial panel packed
+    "pw_in_place_unaligned_55": conv([1, 128, 55, 55], [16, 128, 1, 1], relu=True),
+    "pw_in_place_unaligned_batch": conv([2, 96, 14, 14], [64, 96, 1, 1]),
+    "pw_in_place_unaligned_double": conv([1, 40, 11, 13], [24, 40, 1, 1], dt=np.float64),
     # The few-columns schedule packs several images' B at once (conv_gemm_images, at most
     # kConvBatchScratchBytes): K = 3200 on a 14x14 plane is 3 MB per image in float, so 3
     # images run as 2 + 1; in double (5.5 MB) one at a time.

@@ -212,6 +212,31 @@ TEST_CASE("Winograd runs blocked for large scratch, or medium scratch with a sma
   CHECK_FALSE(onnxc_k::wino_blocked(p, 4));
 }
 
+TEST_CASE("pointwise convs read B in place: aligned rows, or few output channels on 8-row tiles",
+          "[codegen_cpu]") {
+  onnxc_k::ConvParams p{};
+  p.N = 1, p.G = 1, p.C = 128, p.algo = onnxc_k::kConvPointwise;
+  p.w.in[0] = 1, p.w.k[0] = 1, p.w.k[1] = 1, p.w.k[2] = 1;
+  p.w.out[0] = 1, p.w.out[1] = 55, p.w.out[2] = 55; // rows of 12,100 bytes
+  p.M = 16;
+  p.gemm_mr = 0;
+  CHECK(onnxc_k::conv_b_in_place(p, 4));
+  p.gemm_mr = 8;
+  CHECK(onnxc_k::conv_b_in_place(p, 4));
+  p.M = 64;
+  CHECK(onnxc_k::conv_b_in_place(p, 4));
+  p.M = 65;
+  CHECK_FALSE(onnxc_k::conv_b_in_place(p, 4));
+  p.M = 16, p.gemm_mr = 6; // AVX2 / NEON tiles: aligned rows only
+  CHECK_FALSE(onnxc_k::conv_b_in_place(p, 4));
+  p.M = 256, p.w.out[1] = 56, p.w.out[2] = 56; // 12,544 bytes: 64-byte multiple
+  CHECK(onnxc_k::conv_b_in_place(p, 4));
+  p.M = 16, p.gemm_mr = 8, p.w.out[1] = 32, p.w.out[2] = 32; // 4,096 bytes: same L1 sets
+  CHECK_FALSE(onnxc_k::conv_b_in_place(p, 4));
+  p.algo = onnxc_k::kConvIm2col, p.w.out[1] = 55, p.w.out[2] = 55;
+  CHECK_FALSE(onnxc_k::conv_b_in_place(p, 4));
+}
+
 TEST_CASE("a compiled .so runs through the generic ABI", "[codegen_cpu]") {
   TinyModel m;
   TempDirectory dir;
