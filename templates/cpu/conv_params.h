@@ -43,6 +43,11 @@ constexpr int64_t conv_b_sub(const ConvParams &p, int64_t elem_bytes) {
   return gemm::b_slice_width(p.gemm_mr, elem_bytes);
 }
 
+/// Whether the node's GEMM tiles are under gemm::kMR rows (AVX2, AArch64 NEON: 6; SSE, ARMv7: 2).
+constexpr bool conv_few_tile_rows(const ConvParams &p) {
+  return p.gemm_mr > 0 && p.gemm_mr < gemm::kMR;
+}
+
 /// The GEMM's K: one group's input channels times the kernel size.
 constexpr int64_t conv_gemm_k(const ConvParams &p) { return p.C / p.G * p.w.k_size(); }
 
@@ -74,9 +79,8 @@ template <typename T> inline void conv_pack_weights(const ConvParams &p, const T
 constexpr int64_t kConvInPlaceAnyRowsM = gemm::kMC;
 constexpr bool conv_b_in_place(const ConvParams &p, int64_t elem_bytes) {
   const int64_t row_bytes = p.w.out_size() * elem_bytes;
-  const bool wide_tiles = p.gemm_mr == 0 || p.gemm_mr >= gemm::kMR;
   return p.algo == kConvPointwise &&
-         (row_bytes % 64 == 0 || (wide_tiles && p.M / p.G <= kConvInPlaceAnyRowsM)) &&
+         (row_bytes % 64 == 0 || (!conv_few_tile_rows(p) && p.M / p.G <= kConvInPlaceAnyRowsM)) &&
          row_bytes % 4096 != 0;
 }
 
@@ -321,7 +325,7 @@ constexpr int64_t kWinoMinInChannelsFewRegs = 32;
 /// channels for the node's GEMM tile height (ConvParams::gemm_mr).
 constexpr bool conv_wino_supported(const ConvParams &p) {
   const WindowGeom &w = p.w;
-  const bool few_regs = p.gemm_mr > 0 && p.gemm_mr < gemm::kMR;
+  const bool few_regs = conv_few_tile_rows(p);
   return p.G == 1 && w.in[0] == 1 && w.k[0] == 1 && w.k[1] == 3 && w.k[2] == 3 && w.s[1] == 1 &&
          w.s[2] == 1 && w.d[1] == 1 && w.d[2] == 1 &&
          p.C >= (few_regs ? kWinoMinInChannelsFewRegs : kWinoMinChannels) &&
@@ -337,6 +341,11 @@ constexpr int64_t wino_tiles(const ConvParams &p) {
 /// The GEMMs' rows: the tiles of every image (so the batch shares one pass over the weights).
 constexpr int64_t wino_rows(const ConvParams &p) { return p.N * wino_tiles(p); }
 
+/// Bytes of the 16 transformed-weight matrices U_xi (C x M each), unpadded.
+constexpr int64_t wino_u_bytes(const ConvParams &p, int64_t elem_bytes) {
+  return 16 * p.C * p.M * elem_bytes;
+}
+
 /// Below this many GEMM rows (tiles of all images), with 8-row GEMM tiles, Winograd is left to
 /// im2col when its transformed weights exceed kWinoLargeUBytes.
 constexpr int64_t kWinoMinRowsLargeU = 32;
@@ -351,9 +360,8 @@ constexpr int64_t kWinoLargeUBytes = int64_t{4} << 20;
 /// so the saved multiplications count for more; not measured there) and for small U, which
 /// stays in cache.
 constexpr bool conv_wino_preferred(const ConvParams &p, int64_t elem_bytes) {
-  const bool few_regs = p.gemm_mr > 0 && p.gemm_mr < gemm::kMR;
-  return few_regs || wino_rows(p) >= kWinoMinRowsLargeU ||
-         16 * p.C * p.M * elem_bytes <= kWinoLargeUBytes;
+  return conv_few_tile_rows(p) || wino_rows(p) >= kWinoMinRowsLargeU ||
+         wino_u_bytes(p, elem_bytes) <= kWinoLargeUBytes;
 }
 
 /// Elements of one transformed-input matrix (rows x C, packed A) and one product (rows x M).
@@ -424,7 +432,7 @@ constexpr bool wino_blocked(const ConvParams &p, int64_t elem_bytes) {
   const int64_t scratch = 16 * wino_tiles(p) * (p.C + p.M) * elem_bytes;
   return scratch > kWinoBlockedMinBytes ||
          (scratch > kWinoBlockedSmallUMinBytes &&
-          16 * p.C * p.M * elem_bytes <= kWinoBlockedSmallUBytes);
+          wino_u_bytes(p, elem_bytes) <= kWinoBlockedSmallUBytes);
 }
 
 /// The blocked path's geometry: tile rows per block, tiles per block (GEMM rows), V and P
