@@ -12,7 +12,7 @@
  *   pointwise: 1x1 kernel, stride 1, no padding: the input plane is the GEMM's B, packed;
  *   winograd: 2-D 3x3 stride 1, one group: F(2x2, 3x3) on 16 GEMMs (conv_winograd.h);
  *   dw channels: float depthwise with narrow output rows, 16 channels per vector (transposed);
- *   few channels: float, one group, C <= 4 (first layers): direct on stride-phase rows.
+ *   few channels: float, one group, C <= 16 (first layers): direct on stride-phase rows.
  * GEMM algos: every group's packed B has its own part of the scratch, so all groups run in one
  * parallel loop. With enough columns (kConvFusedBlocks blocks of gemm::kNC), each work item
  * (group, column block) packs the columns it multiplies and runs every row block over them while
@@ -972,23 +972,30 @@ ONNXC_DW_INLINE void few_pixels(const ConvGeom &g, const Act<float> &act, const 
 }
 
 /// kConvFewChannels: per image, the phase rows first (one parallel loop over input rows), then
-/// the (channel block, band of rows) items, block-major so that a thread's items share a
-/// block's weights.
+/// the (channel block, band of rows) items: block-major on one thread (a block's weights serve
+/// all its bands), band-major on several (split_rows).
 template <typename T>
 ONNXC_GEMM_INLINE void conv_few_channels(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t) {
   if constexpr (is_f32<T>) {
     const ConvParams cp = params_of<ConvParams>(params);
     const i64 bands = gemm::ceil_div(cp.w.out[1], kFewBandRows);
+    /* Several threads split the rows: the phase rows are packed row-major and the items run
+       band-major, so each thread computes the bands of the rows it packed (block-major, each
+       thread read all the phase rows, half of them from the other core: 16 channels 112x112
+       stride 2 at 2 threads 0.22 -> 0.15 ms). One thread keeps block-major items (a block's
+       weights for all its bands; band-major cost U-Net's 3-channel stem 5%). */
+    const bool split_rows = onnxc_rt_num_threads(rt) > 1;
     for (i64 n = 0; n < cp.N; ++n) {
       auto pack = [&](const i64 *pp, i64 lo, i64 hi) {
         const ConvParams q = params_of<ConvParams>(pp);
         const ConvGeom g(q);
         const i64 rows = few_rows(q), pc = few_phase_cols(q), S = g.s[2];
-        for (i64 it = lo; it < hi; ++it) { /* it: channel c, padded row r */
-          const i64 c = it / rows, ih = it % rows - g.p[1];
+        for (i64 it = lo; it < hi; ++it) { /* it: padded row r, channel c (threads > 1) */
+          const i64 r = split_rows ? it / g.C : it % rows, c = split_rows ? it % g.C : it / rows;
+          const i64 ih = r - g.p[1];
           const float *xrow =
               ih >= 0 && ih < g.in[1] ? t.x + (n * g.C + c) * g.in_size() + ih * g.in[2] : nullptr;
-          few_phase_row(g, xrow, S, pc, t.packed + it * S * pc);
+          few_phase_row(g, xrow, S, pc, t.packed + (c * rows + r) * S * pc);
         }
       };
       parallel_for(rt, params, cp.C * few_rows(cp), 16, pack);
@@ -997,12 +1004,14 @@ ONNXC_GEMM_INLINE void conv_few_channels(onnxc_rt *rt, const i64 *params, const 
         const ConvGeom g(q);
         const Act<float> act = make_act<float>(q.act);
         const i64 K = g.C * g.k_size(), rows = few_rows(q), pc = few_phase_cols(q);
-        const i64 W = g.out[2], nb = gemm::ceil_div(g.out[1], kFewBandRows);
+        const i64 W = g.out[2];
         float *y = t.y + n * g.M * g.out[1] * g.out[2];
         alignas(64) float gathered[kFewMaxTaps * kFewMB];
         i64 have = -1;
         for (i64 it = lo; it < hi; ++it) {
-          const i64 b = it / nb, band = it % nb, m0 = b * kFewMB;
+          const i64 nbk = few_blocks(q), nb = gemm::ceil_div(g.out[1], kFewBandRows);
+          const i64 band = split_rows ? it / nbk : it % nb, b = split_rows ? it % nbk : it / nb;
+          const i64 m0 = b * kFewMB;
           const float *wb = gathered;
           if (g.w_packed) /* conv_few_pack_weights */
             wb = t.w + b * K * kFewMB;

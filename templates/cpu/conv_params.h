@@ -16,7 +16,7 @@ enum ConvAlgo : int64_t {
   kConvPointwise = 2,   ///< 1x1, stride 1, no padding: the input plane is the GEMM's B as is
   kConvWinograd = 3,    ///< 2-D 3x3, stride 1, one group: Winograd F(2x2, 3x3), W transformed
   kConvDwChannels = 4,  ///< depthwise (M == C == G), float, 1-D/2-D: 16 channels per vector
-  kConvFewChannels = 5, ///< float, one group, C <= 4 (a first layer), 2-D: direct, phase rows
+  kConvFewChannels = 5, ///< float, one group, C <= 16 (a first layer), 2-D: direct, phase rows
 };
 
 struct ConvParams {
@@ -257,16 +257,18 @@ constexpr int64_t dwc_lane_elems(const ConvParams &p, int64_t elem_bytes) {
 }
 
 /* ---- kConvFewChannels: 2-D float convs with few input channels (a network's first layer
-   on 3 colour channels). As a GEMM, K is only C x taps (27-147), so im2col packing and the
-   epilogue cost as much as the FMAs (resnet's 7x7 stem at 81 GFLOP/s). Direct instead: each
-   image's zero-padded input is first split into stride-phase rows in the scratch (phase q of a
-   padded row holds its columns q, q + s, q + 2s, ...), so that any tap's input for
-   consecutive output pixels is one contiguous run; a work item (block of kFewMB output
-   channels, band of kFewBandRows output rows) accumulates kFewMB x up to 3 vectors of output
-   pixels over all C x kh x kw taps: per tap the pixel vectors are loaded once and each output
-   channel's weight is broadcast. ---- */
-/// Input channels at most.
-constexpr int64_t kFewMaxC = 4;
+   on 3 colour channels, or an early narrow one: SqueezeNet's 16-channel expand3x3). As a GEMM,
+   K is only C x taps (27-256), so im2col packing and the epilogue cost as much as the FMAs
+   (resnet's 7x7 stem at 81 GFLOP/s). Direct instead: each image's zero-padded input is first split
+   into stride-phase rows in the scratch (phase q of a padded row holds its columns q, q + s, q +
+   2s, ...), so that any tap's input for consecutive output pixels is one contiguous run; a work
+   item (block of kFewMB output channels, band of kFewBandRows output rows) accumulates kFewMB x up
+   to 3 vectors of output pixels over all C x kh x kw taps: per tap the pixel vectors are loaded
+   once and each output channel's weight is broadcast. ---- */
+/// Input channels at most: with 16 the path still beats Winograd, which the lowering would
+/// otherwise choose (16 -> 64 3x3 at 55x55: 0.50 -> 0.40 ms at 1 thread), with 32 not (32 ->
+/// 128 at 27x27: 0.36 -> 0.39; docs/performance.md, session 34).
+constexpr int64_t kFewMaxC = 16;
 /// Output channels per block (one broadcast weight each per tap).
 constexpr int64_t kFewMB = 8;
 /// C x taps at most (the block's weights, kFewMB per tap, stay in L1).
@@ -430,9 +432,8 @@ constexpr int64_t kWinoBlockedSmallUBytes = 512 * 1024;
 /// run-time batch does not change the choice).
 constexpr bool wino_blocked(const ConvParams &p, int64_t elem_bytes) {
   const int64_t scratch = 16 * wino_tiles(p) * (p.C + p.M) * elem_bytes;
-  return scratch > kWinoBlockedMinBytes ||
-         (scratch > kWinoBlockedSmallUMinBytes &&
-          wino_u_bytes(p, elem_bytes) <= kWinoBlockedSmallUBytes);
+  return scratch > kWinoBlockedMinBytes || (scratch > kWinoBlockedSmallUMinBytes &&
+                                            wino_u_bytes(p, elem_bytes) <= kWinoBlockedSmallUBytes);
 }
 
 /// The blocked path's geometry: tile rows per block, tiles per block (GEMM rows), V and P

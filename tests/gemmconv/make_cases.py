@@ -139,7 +139,7 @@ CASES = {
     "conv_pointwise": conv([1, 32, 7, 7], [50, 32, 1, 1], bias=False),
     "conv_pointwise_stride2": conv([1, 16, 9, 9], [8, 16, 1, 1], strides=[2, 2]),
     "conv7x7_stem": conv([1, 3, 32, 32], [16, 3, 7, 7], strides=[2, 2], pads=[3, 3, 3, 3]),
-    # Few input channels, direct on stride-phase rows (kConvFewChannels: float, one group, C <= 4,
+    # Few input channels, direct on stride-phase rows (kConvFewChannels: float, one group, C <= 16,
     # output rows of >= 16 pixels): ResNet's stem with Relu (rows of 40 pixels: a partial
     # 3-vector block); stride 1 with a partial channel block
     # (13 = 8 + 5) and a 37-pixel row (a 3-vector block, 5 lanes of its last); stride 3 with
@@ -154,6 +154,12 @@ CASES = {
     "few_c4_stride2_hardswish": conv([1, 4, 33, 67], [24, 4, 3, 3], strides=[2, 2],
                                      pads=[1, 1, 1, 1], act="HardSwish"),
     "few_w_input": conv([1, 3, 12, 40], [10, 3, 3, 3], w_input=True, pads=[1, 1, 1, 1]),
+    # up to kFewMaxC = 16 input channels, taken before Winograd (16 channels, 3x3 stride 1:
+    # SqueezeNet's expand3x3), with stride 2 and a batch, and a 4x5 window of 240 taps
+    "few_c16_3x3_relu": conv([1, 16, 30, 41], [24, 16, 3, 3], pads=[1, 1, 1, 1], relu=True),
+    "few_c8_stride2_batch_silu": conv([2, 8, 37, 50], [20, 8, 3, 3], strides=[2, 2],
+                                      pads=[1, 1, 1, 1], act="SiLU"),
+    "few_c12_4x5_clip": conv([1, 12, 20, 60], [9, 12, 4, 5], pads=[1, 2, 2, 2], act="Clip"),
     "conv1d": conv([2, 6, 40], [9, 6, 5], pads=[2, 2]),
     "conv3d": conv([1, 4, 5, 6, 7], [5, 4, 3, 3, 3], pads=[1, 1, 1, 1, 1, 1]),
     "conv_double": conv([1, 6, 10, 10], [11, 6, 3, 3], dt=np.float64, pads=[1, 1, 1, 1]),

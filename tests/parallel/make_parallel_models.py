@@ -75,6 +75,14 @@ def cases():
            {"x": xf}, {"w": wf, "b": bf},
            np.maximum(conv_ref(xf.astype(np.float64), wf.astype(np.float64),
                                bf.astype(np.float64), 2, 2), 0))
+    # 16 input channels (kConvFewChannels before Winograd): phase rows packed row-major, then
+    # 12 bands x 3 channel blocks, band-major (each thread's bands read its own phase rows)
+    xg, wg, bg = rand(1, 16, 48, 40), rand(24, 16, 3, 3) * 0.1, rand(24)
+    yield ("few_channels_c16", [node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+                                node("Relu", ["c"], ["y"])],
+           {"x": xg}, {"w": wg, "b": bg},
+           np.maximum(conv_ref(xg.astype(np.float64), wg.astype(np.float64),
+                               bg.astype(np.float64), 1, 1), 0))
     xm, wm = rand(4, 96, 128), rand(128, 160)
     yield ("matmul_softmax", [node("MatMul", ["x", "w"], ["m"]),
                               node("Softmax", ["m"], ["y"], axis=-1)], {"x": xm}, {"w": wm},
