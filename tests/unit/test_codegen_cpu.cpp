@@ -175,6 +175,28 @@ TEST_CASE("Winograd's input-channel floor follows the GEMM tile height", "[codeg
   }
 }
 
+TEST_CASE("the few-channel direct path takes up to 16 input channels and 256 taps",
+          "[codegen_cpu]") {
+  // SqueezeNet's expand3x3: 16 -> 64 channels, 3x3 stride 1 on 55x55 (the lowering checks it
+  // before Winograd, which it beats there; with 32 channels Winograd is faster and keeps it).
+  onnxc_k::ConvParams p{};
+  p.N = 1, p.G = 1, p.C = 16, p.M = 64;
+  p.w.in[0] = 1, p.w.in[1] = 55, p.w.in[2] = 55;
+  p.w.k[0] = 1, p.w.k[1] = 3, p.w.k[2] = 3;
+  p.w.s[1] = 1, p.w.s[2] = 1, p.w.d[1] = 1, p.w.d[2] = 1;
+  p.w.out[0] = 1, p.w.out[1] = 55, p.w.out[2] = 55;
+  CHECK(onnxc_k::conv_few_supported(p, 4));
+  CHECK_FALSE(onnxc_k::conv_few_supported(p, 8)); // float only
+  p.C = 17;
+  CHECK_FALSE(onnxc_k::conv_few_supported(p, 4));
+  p.C = 12, p.w.k[1] = 4, p.w.k[2] = 5; // 240 taps
+  CHECK(onnxc_k::conv_few_supported(p, 4));
+  p.C = 16, p.w.k[1] = 5, p.w.k[2] = 5; // 400 taps
+  CHECK_FALSE(onnxc_k::conv_few_supported(p, 4));
+  p.w.k[1] = 3, p.w.k[2] = 3, p.G = 2; // grouped
+  CHECK_FALSE(onnxc_k::conv_few_supported(p, 4));
+}
+
 TEST_CASE("Winograd leaves few tiles with large transformed weights to im2col", "[codegen_cpu]") {
   // ResNet-50's layer4: 512 -> 512 channels on a 7x7 plane, 16 tiles per image; U is 16 MB.
   onnxc_k::ConvParams p{};
