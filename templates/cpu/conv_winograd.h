@@ -151,18 +151,25 @@ ONNXC_GEMM_INLINE void wino_product(const ConvParams &q, const T *u, const T *v,
   gemm::block(pr, m0, m1, n0, n1);
 }
 
-/// Phase 2: P_xi = V_xi^T U_xi for the 16 xi, work items (xi, row block, column block).
+/// Phase 2: P_xi = V_xi^T U_xi for the 16 xi, work items (xi, row block, column block) on one
+/// thread (U_xi stays in cache for all its rows); on several, (row block, xi, column block), so
+/// that a thread's items are a band of tiles for every xi: the tiles whose V it wrote in phase
+/// 1 and whose outputs it computes in phase 3 (xi-major, each thread read half of V from the
+/// other core).
 template <typename T>
 ONNXC_GEMM_INLINE void wino_products(onnxc_rt *rt, const i64 *params, const T *u, const T *v,
                                      T *prod) {
   using namespace gemm;
   const ConvParams cp = params_of<ConvParams>(params);
   const i64 items = 16 * ceil_div(wino_rows(cp), kMC) * ceil_div(cp.M, kNC);
+  const bool bands = onnxc_rt_num_threads(rt) > 1;
   auto body = [&](const i64 *pp, i64 lo, i64 hi) {
     const ConvParams q = params_of<ConvParams>(pp);
-    const i64 nt = wino_rows(q), mb = ceil_div(nt, kMC), nb = ceil_div(q.M, kNC);
+    const i64 nt = wino_rows(q), nb = ceil_div(q.M, kNC);
     for (i64 it = lo; it < hi; ++it) {
-      const i64 xi = it / (mb * nb), r = it % (mb * nb), bm = r / nb, bn = r % nb;
+      const i64 mb = ceil_div(nt, kMC);
+      const i64 bm = bands ? it / (16 * nb) : it / nb % mb, bn = it % nb;
+      const i64 xi = bands ? it / nb % 16 : it / (mb * nb);
       wino_product(q, u + xi * wino_u_elems(q, sizeof(T)), v + xi * wino_v_stride(q, sizeof(T)),
                    prod + xi * wino_p_stride(q, sizeof(T)), nt, bm * kMC, min_i(nt, bm * kMC + kMC),
                    bn * kNC, min_i(q.M, bn * kNC + kNC));
@@ -254,7 +261,10 @@ ONNXC_GEMM_INLINE void wino_output(onnxc_rt *rt, const i64 *params, const ConvPt
 }
 
 /// The blocked path (wino_blocked): work items are the lanes; each runs its blocks of whole
-/// tile rows through the three phases in its own part of the scratch.
+/// tile rows through the three phases in its own part of the scratch. A lane's blocks are
+/// consecutive (lane l of L: blocks [l B / L, (l + 1) B / L)), so a thread's lanes cover one
+/// band of the plane: the rows that the conv before wrote on that thread (its column blocks go
+/// to the threads in order) and that the conv after reads there.
 template <typename T>
 ONNXC_GEMM_INLINE void conv_winograd_blocked(onnxc_rt *rt, const i64 *params,
                                              const ConvPtrs<T> &t) {
@@ -267,7 +277,7 @@ ONNXC_GEMM_INLINE void conv_winograd_blocked(onnxc_rt *rt, const i64 *params,
     const i64 per_image = gemm::ceil_div(th_n, b.tile_rows), ue = wino_u_elems(q, sizeof(T));
     for (i64 lane = lo; lane < hi; ++lane) {
       T *v = t.packed + lane * b.lane_elems, *prod = v + 16 * b.v_stride;
-      for (i64 blk = lane; blk < b.blocks; blk += b.lanes) {
+      for (i64 blk = lane * b.blocks / b.lanes; blk < (lane + 1) * b.blocks / b.lanes; ++blk) {
         const i64 n = blk / per_image, th0 = (blk % per_image) * b.tile_rows;
         const i64 nth = gemm::min_i(b.tile_rows, th_n - th0), rows = nth * tw;
         wino_in_panels(q, t.x, v, b.v_stride, (n * th_n + th0) * tw, rows, 0,
