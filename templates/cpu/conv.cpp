@@ -1004,12 +1004,11 @@ ONNXC_GEMM_INLINE void conv_few_channels(onnxc_rt *rt, const i64 *params, const 
         const ConvGeom g(q);
         const Act<float> act = make_act<float>(q.act);
         const i64 K = g.C * g.k_size(), rows = few_rows(q), pc = few_phase_cols(q);
-        const i64 W = g.out[2];
+        const i64 W = g.out[2], nbk = few_blocks(q), nb = gemm::ceil_div(g.out[1], kFewBandRows);
         float *y = t.y + n * g.M * g.out[1] * g.out[2];
         alignas(64) float gathered[kFewMaxTaps * kFewMB];
         i64 have = -1;
         for (i64 it = lo; it < hi; ++it) {
-          const i64 nbk = few_blocks(q), nb = gemm::ceil_div(g.out[1], kFewBandRows);
           const i64 band = split_rows ? it / nbk : it % nb, b = split_rows ? it % nbk : it / nb;
           const i64 m0 = b * kFewMB;
           const float *wb = gathered;

@@ -415,8 +415,9 @@ template <typename T> inline void conv_wino_weights(const ConvParams &p, const T
 /* Large planes run blocked (wino_blocked): the tiles go in blocks of whole tile rows of one
    image, each through all three phases while its transformed input and products stay in L2; a
    block's scratch belongs to one of at most kWinoLanes lanes, each lane runs its blocks in turn
-   (lane l of L: the consecutive blocks [l B / L, (l + 1) B / L)). The unblocked path passes 16 x tiles x (C + M) elements
-   through memory, which for large planes costs more than the products. */
+   (lane l of L: the consecutive blocks [l B / L, (l + 1) B / L)). The unblocked path passes
+   16 x tiles x (C + M) elements through memory, which for large planes costs more than the
+   products. */
 constexpr int64_t kWinoLanes = 8;
 constexpr int64_t kWinoBlockBytes = 256 * 1024;           ///< a block's V and P, at most (about)
 constexpr int64_t kWinoBlockedMinBytes = 8 * 1024 * 1024; ///< per image: blocked above this

@@ -165,9 +165,8 @@ ONNXC_GEMM_INLINE void wino_products(onnxc_rt *rt, const i64 *params, const T *u
   const bool bands = onnxc_rt_num_threads(rt) > 1;
   auto body = [&](const i64 *pp, i64 lo, i64 hi) {
     const ConvParams q = params_of<ConvParams>(pp);
-    const i64 nt = wino_rows(q), nb = ceil_div(q.M, kNC);
+    const i64 nt = wino_rows(q), mb = ceil_div(nt, kMC), nb = ceil_div(q.M, kNC);
     for (i64 it = lo; it < hi; ++it) {
-      const i64 mb = ceil_div(nt, kMC);
       const i64 bm = bands ? it / (16 * nb) : it / nb % mb, bn = it % nb;
       const i64 xi = bands ? it / nb % 16 : it / (mb * nb);
       wino_product(q, u + xi * wino_u_elems(q, sizeof(T)), v + xi * wino_v_stride(q, sizeof(T)),
