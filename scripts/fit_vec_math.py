@@ -55,7 +55,7 @@ def erfc_r(x):
 def main():
     ln2 = math.log(2)
     fits = {
-        "exp p(r), |r| <= ln2/2": fit(exp_p, -ln2 / 2, ln2 / 2, 5),
+        "exp p(r), |r| <= ln2/2": fit(exp_p, -ln2 / 2, ln2 / 2, 4),
         "tanh q(z), z <= 0.625^2": fit(tanh_q, 1e-8, 0.625**2, 5,
                                       rel=lambda z: math.tanh(math.sqrt(z)) / z**1.5),
         "erf P(z), z <= 1": fit(erf_p, 0, 1, 7, rel=erf_p),
