@@ -116,6 +116,26 @@ TEST_CASE("vec_math exp: within 1.5 ulp, overflow to inf, underflow through deno
   CHECK(vm::exp(0.0f) == 1.0f);
 }
 
+// Regression (session 35): exp's 2^n became an integer add to the result's exponent field
+// (scale_exact), which turns a NaN into a finite number unless NaN inputs are selected through;
+// the sweeps hit it at 0x7f80016d. Every NaN payload and sign, in both forms.
+TEST_CASE("vec_math: NaN inputs give NaN from exp, exp_nonpos, sigmoid, tanh and erf") {
+  for (uint32_t u : {0x7fc00000u, 0xffc00000u, 0x7f80016du, 0x7f800001u, 0xff812345u, 0x7fffffffu}) {
+    const float x = from_u32(u);
+    vf32 v = {};
+    v += x;
+    INFO("bits 0x" << std::hex << u);
+    CHECK(std::isnan(vm::exp(x)));
+    CHECK(std::isnan(vm::exp(v)[3]));
+    CHECK(std::isnan(vm::exp_nonpos(x)));
+    CHECK(std::isnan(vm::exp_nonpos(v)[7]));
+    CHECK(std::isnan(vm::sigmoid(x)));
+    CHECK(std::isnan(vm::sigmoid(v)[15]));
+    CHECK(std::isnan(vm::tanh(x)));
+    CHECK(std::isnan(vm::erf(x)));
+  }
+}
+
 TEST_CASE("vec_math log: within 1.5 ulp, denormal inputs, 0, negatives, inf") {
   const auto xs = inputs(509, 0.5f, 2.0f, {1.0f, 1e-45f, 1e-40f, -1.0f});
   check("log", sweep(xs, VM_FN(log), VM_FN(log), [](double x) { return std::log(x); }), 1.5);
