@@ -3,7 +3,8 @@
 /usr/bin/python3 with python3-onnx and python3-numpy, onnxc and cc.
 
   test_bench.py CASE ONNXC CC WORK_DIR      CASE: flops, abi_driver, tools, report, cli,
-                                            gemm_study (CC: the C++ compiler for that one)
+                                            gemm_study (CC: the C++ compiler for that one),
+                                            compare_nodes
 
 Each case prints what it checked and exits 0, or raises (non-zero exit) on a failed assertion.
 """
@@ -19,6 +20,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 SRC = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(SRC, "bench"))
+import compare_nodes  # noqa: E402
 import engines  # noqa: E402
 import flops  # noqa: E402
 import report  # noqa: E402
@@ -233,6 +235,37 @@ def case_cli(onnxc, work):
     print("cli: bad --threads, a missing onnxc and a missing onnxruntime are reported")
 
 
+def case_compare_nodes(onnxc, work):
+    """compare_nodes.py groups onnxc's trace (a real one of a --profile library) and ORT's
+    profile events by name prefix, ORT's by the median of each node after the warm-up runs."""
+    assert compare_nodes.group_key("/a/b/c/Conv", 2) == "/a/b"
+    assert compare_nodes.group_key("/a/b/c/Conv", 9) == "/a/b/c/Conv"
+    assert compare_nodes.group_key("node", 3) == "node"
+    model, _ = abi_model(work)
+    lib, trace = os.path.join(work, "libabi_prof.so"), os.path.join(work, "trace.json")
+    subprocess.run([onnxc, "compile", model, "--profile", "-o", lib], check=True,
+                   capture_output=True)
+    subprocess.run([onnxc, "profile", lib, "--iters", "5", "-o", trace], check=True,
+                   capture_output=True)
+    with open(trace) as f:
+        events = json.load(f)
+    names = [e["name"] for e in events["traceEvents"] if e.get("ph") == "X"]
+    got = compare_nodes.onnxc_groups(events, 9)
+    assert sorted(got) == sorted(set(names)) and all(v >= 0 for v in got.values()), got
+    total = sum(e["dur"] for e in events["traceEvents"] if e.get("ph") == "X") / 1e3
+    assert abs(sum(compare_nodes.onnxc_groups(events, 0).values()) - total) < 1e-9
+    ort = [{"cat": "Node", "name": "/x/conv.1/conv.1.0/Conv_kernel_time", "dur": d}
+           for d in (900, 800, 700, 600, 500, 10, 40, 20)]  # 5 warm-up runs, then 10..40 us
+    ort += [{"cat": "Node", "name": "/x/conv.1/conv.1.2/Clip_kernel_time", "dur": 4},
+            {"cat": "Node", "name": "/x/conv.2/Conv_fence_before", "dur": 99},
+            {"cat": "Session", "name": "model_run", "dur": 5000}]
+    g = compare_nodes.ort_groups(ort, 2)
+    assert set(g) == {"/x/conv.1"}, g  # the fence and session events are not kernel times
+    # the median (not the mean) of 10, 40 and 20 us, plus the Clip's 4
+    assert abs(g["/x/conv.1"] - (0.020 + 0.004)) < 1e-12, g
+    print("compare_nodes: onnxc trace and ORT events grouped by prefix, medians after warm-up")
+
+
 def main():
     case, onnxc, cc, work = sys.argv[1:5]
     work = os.path.join(work, case)
@@ -240,7 +273,8 @@ def main():
     cases = {"flops": lambda: case_flops(work), "abi_driver": lambda: case_abi_driver(onnxc, work),
              "tools": lambda: case_tools(cc, work), "report": case_report,
              "cli": lambda: case_cli(onnxc, work),
-             "gemm_study": lambda: case_gemm_study(cc, work)}
+             "gemm_study": lambda: case_gemm_study(cc, work),
+             "compare_nodes": lambda: case_compare_nodes(onnxc, work)}
     cases[case]()
     return 0
 
