@@ -89,11 +89,11 @@ template <typename F> inline ExpCore<F> exp_core(F x) {
 }
 
 /// y 2^k for y = exp_core()'s e^r (in [0.7, 1.42]) and -86 <= k <= 64 (exp's first factor:
-/// -75..64; exp_nonpos's: -86..64), as an integer add to
-/// y's exponent field: exact (both normal), so the same value as y times the float 2^k, without
-/// the multiplication (one FMA-port operation fewer per vector: exp_nonpos 13 -> 12 cycles per
-/// 16 floats on Zen 4). `kb` is (k << 23) as unsigned lanes. A NaN y does not stay NaN (its
-/// exponent field changes): callers select NaN inputs through themselves.
+/// -75..64; exp_nonpos's: -86..64), as an integer add to y's exponent field: exact (both
+/// normal), so the same value as y times the float 2^k, without the multiplication (one
+/// FMA-port operation fewer per vector: exp_nonpos 13 -> 12 cycles per 16 floats on Zen 4).
+/// `kb` is (k << 23) as unsigned lanes. A NaN y does not stay NaN (its exponent field
+/// changes): callers select NaN inputs through themselves.
 template <typename F> inline F scale_exact(F y, typename Lanes<F>::U kb) {
   return from_bits<F>(bits(y) + kb);
 }
@@ -141,9 +141,9 @@ template <typename F> inline F log(F x) {
 }
 
 /// e^x for x <= 0 (or NaN) with fewer operations than exp(): no overflow clamp, and 2^n as
-/// one factor, 2^(n+64) (normal for every n >= -150 the clamp leaves, applied by scale_exact), times 2^-64, so that
-/// results down to the smallest denormal still round once. sigmoid()'s exponential (SiLU's:
-/// efficientnet spends a quarter of its time there).
+/// one factor, 2^(n+64) (normal for every n >= -150 the clamp leaves; applied by
+/// scale_exact), times 2^-64, so that results down to the smallest denormal still round once.
+/// sigmoid()'s exponential (SiLU's: efficientnet spends a quarter of its time there).
 template <typename F> inline F exp_nonpos(F x) {
   x = sel(x < -104.0f, cst<F>(-104.0f), x); /* e^-104 underflows to 0; NaN passes */
   const ExpCore<F> c = exp_core(x);

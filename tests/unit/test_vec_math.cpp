@@ -120,7 +120,8 @@ TEST_CASE("vec_math exp: within 1.5 ulp, overflow to inf, underflow through deno
 // (scale_exact), which turns a NaN into a finite number unless NaN inputs are selected through;
 // the sweeps hit it at 0x7f80016d. Every NaN payload and sign, in both forms.
 TEST_CASE("vec_math: NaN inputs give NaN from exp, exp_nonpos, sigmoid, tanh and erf") {
-  for (uint32_t u : {0x7fc00000u, 0xffc00000u, 0x7f80016du, 0x7f800001u, 0xff812345u, 0x7fffffffu}) {
+  for (uint32_t u :
+       {0x7fc00000u, 0xffc00000u, 0x7f80016du, 0x7f800001u, 0xff812345u, 0x7fffffffu}) {
     const float x = from_u32(u);
     vf32 v = {};
     v += x;
