@@ -92,10 +92,10 @@ template <typename F> inline ExpCore<F> exp_core(F x) {
 /// -75..64; exp_nonpos's: -86..64), as an integer add to y's exponent field: exact (both
 /// normal), so the same value as y times the float 2^k, without the multiplication (one
 /// FMA-port operation fewer per vector: exp_nonpos 13 -> 12 cycles per 16 floats on Zen 4).
-/// `kb` is (k << 23) as unsigned lanes. A NaN y does not stay NaN (its exponent field
-/// changes): callers select NaN inputs through themselves.
-template <typename F> inline F scale_exact(F y, typename Lanes<F>::U kb) {
-  return from_bits<F>(bits(y) + kb);
+/// `kb` is (k << 23) as unsigned lanes. A NaN input x of the exponential gives x (the add
+/// alone would change a NaN's exponent field and make it finite).
+template <typename F> inline F scale_exact(F y, typename Lanes<F>::U kb, F x) {
+  return sel(x != x, x, from_bits<F>(bits(y) + kb));
 }
 
 /// e^x: exp_core()'s e^r times 2^n, applied as two factors so that results down to the
@@ -109,7 +109,7 @@ template <typename F> inline F exp(F x) {
   const I ni = __builtin_bit_cast(I, bits(c.t) - 0x4b400000u);
   const I h = ni >> 1; /* -75 <= h <= 64: the first factor is exact (scale_exact) */
   const F s2 = from_bits<F>(__builtin_bit_cast(U, ni - h + 127) << 23);
-  return sel(x != x, x, scale_exact(c.y, __builtin_bit_cast(U, h) << 23) * s2);
+  return scale_exact(c.y, __builtin_bit_cast(U, h) << 23, x) * s2;
 }
 
 /// Natural logarithm. x = 2^k m with m in [sqrt(1/2), sqrt(2)), f = m - 1, s = f / (2 + f),
@@ -148,9 +148,8 @@ template <typename F> inline F exp_nonpos(F x) {
   x = sel(x < -104.0f, cst<F>(-104.0f), x); /* e^-104 underflows to 0; NaN passes */
   const ExpCore<F> c = exp_core(x);
   /* bits(t) - 0x4b400000 is n >= -150; y 2^(n+64) is exact and normal */
-  return sel(x != x, x,
-             scale_exact(c.y, (bits(c.t) - (0x4b400000u - 64u)) << 23) *
-                 5.42101086242752217e-20f); /* 2^-64 */
+  return scale_exact(c.y, (bits(c.t) - (0x4b400000u - 64u)) << 23, x) *
+         5.42101086242752217e-20f; /* 2^-64 */
 }
 
 /// 1 / (1 + e^-x), from e = e^-|x| (no overflow, no cancellation for either sign).

@@ -117,7 +117,7 @@ TEST_CASE("vec_math exp: within 1.5 ulp, overflow to inf, underflow through deno
 }
 
 // Regression (session 35): exp's 2^n became an integer add to the result's exponent field
-// (scale_exact), which turns a NaN into a finite number unless NaN inputs are selected through;
+// (scale_exact), which turns a NaN into a finite number unless it selects NaN inputs through;
 // the sweeps hit it at 0x7f80016d. Every NaN payload and sign, in both forms.
 TEST_CASE("vec_math: NaN inputs give NaN from exp, exp_nonpos, sigmoid, tanh and erf") {
   for (uint32_t u :
