@@ -25,7 +25,8 @@ struct ConvParams {
   int64_t algo;     ///< ConvAlgo
   int64_t has_bias; ///< 0/1: tensor 2 is the bias
   int64_t w_packed; ///< 0/1: tensor 1 is W pre-packed per group (conv_pack_weights), GEMM algos,
-                    ///< or per channel block (conv_dwc_pack_weights), kConvDwChannels
+                    ///< per channel block (conv_dwc_pack_weights), kConvDwChannels, or for
+                    ///< Winograd as U (conv_wino_weights) or its taps (wino_run_time_u)
   ActParams act;    ///< fused activation, applied as each output element is final
   int64_t gemm_mr;  ///< GEMM micro-tile rows (GemmParams::mr); 0: gemm::kMR
   /// 0/1: tensor 4 is a residual R of Y's shape, Y = act(conv + bias + R) (the fuse-residual
@@ -412,6 +413,22 @@ template <typename T> inline void conv_wino_weights(const ConvParams &p, const T
     }
 }
 
+/// Packs W (M x C x 3 x 3) as its 9 taps W_ij (C x M each, packed B exactly like U_xi, so that
+/// an element of one is the same (c, m) in all): the weights of the run-time U path
+/// (wino_run_time_u). dst has 9 * wino_u_elems elements.
+template <typename T> inline void conv_wino_tap_weights(const ConvParams &p, const T *w, T *dst) {
+  constexpr int64_t NR = gemm::panel_width(sizeof(T));
+  const int64_t ue = wino_u_elems(p, sizeof(T)), sub = conv_b_sub(p, sizeof(T));
+  for (int64_t i = 0; i < 9 * ue; ++i)
+    dst[i] = T(0);
+  for (int64_t m = 0; m < p.M; ++m)
+    for (int64_t c = 0; c < p.C; ++c) {
+      T *col = dst + gemm::packed_b_col(p.C, NR, sub, m) + c * sub;
+      for (int k = 0; k < 9; ++k)
+        col[k * ue] = w[(m * p.C + c) * 9 + k];
+    }
+}
+
 /* Large planes run blocked (wino_blocked): the tiles go in blocks of whole tile rows of one
    image, each through all three phases while its transformed input and products stay in L2; a
    block's scratch belongs to one of at most kWinoLanes lanes, each lane runs its blocks in turn
@@ -435,6 +452,34 @@ constexpr bool wino_blocked(const ConvParams &p, int64_t elem_bytes) {
   const int64_t scratch = 16 * wino_tiles(p) * (p.C + p.M) * elem_bytes;
   return scratch > kWinoBlockedMinBytes || (scratch > kWinoBlockedSmallUMinBytes &&
                                             wino_u_bytes(p, elem_bytes) <= kWinoBlockedSmallUBytes);
+}
+
+/// From these bytes of U (16 C x M) on, an unblocked Winograd conv keeps W, not U, in the weights
+/// and makes each panel of U_xi from W's 9 taps just before its product (wino_run_time_u):
+/// U is 16/9 of W, and at batch 4 ResNet-50's stride-1 3x3 convs of 512 channels (two, U 16 MiB
+/// each) and of 256 (five, 4 MiB) held 25 MB of its 156 MiB peak RSS (docs/performance.md,
+/// session 36). A panel of U_xi costs
+/// 1 to 9 additions per element (64 over the 16 xi) against 2 x rows FLOPs of its product, and
+/// the products read 9 values of W per (c, m) from memory instead of 16 of U.
+constexpr int64_t kWinoRunTimeUBytes = int64_t{4} << 20;
+
+/// True when a Winograd conv makes U at run time from W's taps (conv_wino_tap_weights): W
+/// pre-packed (a constant), unblocked, and U of kWinoRunTimeUBytes or more.
+constexpr bool wino_run_time_u(const ConvParams &p, int64_t elem_bytes) {
+  return p.algo == kConvWinograd && p.w_packed != 0 && !wino_blocked(p, elem_bytes) &&
+         wino_u_bytes(p, elem_bytes) >= kWinoRunTimeUBytes;
+}
+
+/// The run-time U path's work: items (panel of U's NR columns, xi) in panel-major order, run
+/// by lanes (at most kWinoLanes), each with one panel of U (C x NR) of scratch.
+constexpr int64_t wino_rt_items(const ConvParams &p, int64_t elem_bytes) {
+  return 16 * gemm::ceil_div(p.M, gemm::panel_width(elem_bytes));
+}
+constexpr int64_t wino_rt_lanes(const ConvParams &p, int64_t elem_bytes) {
+  return wino_rt_items(p, elem_bytes) < kWinoLanes ? wino_rt_items(p, elem_bytes) : kWinoLanes;
+}
+constexpr int64_t wino_rt_panel_elems(const ConvParams &p, int64_t elem_bytes) {
+  return (p.C > 0 ? p.C : 1) * gemm::panel_width(elem_bytes);
 }
 
 /// The blocked path's geometry: tile rows per block, tiles per block (GEMM rows), V and P
@@ -477,7 +522,11 @@ constexpr int64_t conv_scratch_bytes(const ConvParams &p, int64_t elem_bytes) {
     return b.lanes * b.lane_elems * elem_bytes;
   }
   if (p.algo == kConvWinograd) /* the 16 transformed inputs and the 16 products */
-    return 16 * (wino_v_stride(p, elem_bytes) + wino_p_stride(p, elem_bytes)) * elem_bytes;
+    return (16 * (wino_v_stride(p, elem_bytes) + wino_p_stride(p, elem_bytes)) +
+            (wino_run_time_u(p, elem_bytes) /* and a panel of U per lane */
+                 ? wino_rt_lanes(p, elem_bytes) * wino_rt_panel_elems(p, elem_bytes)
+                 : 0)) *
+           elem_bytes;
   return conv_gemm_images(p, elem_bytes) * p.G * conv_group_cols_elems(p, elem_bytes) * elem_bytes;
 }
 

@@ -8,6 +8,8 @@
  *      elements are the tiles' columns 0 and 1 (and from 2 elements on, 2 and 3);
  *   2. 16 GEMMs P_xi = V_xi^T U_xi (tiles x M) on the micro-kernel (U_xi: the transformed W,
  *      packed B at compile time by conv_wino_weights), work items (xi, row block, column block);
+ *      for a large U (wino_run_time_u) W's 9 taps are stored instead and each panel of U_xi is
+ *      made from them just before its product;
  *   3. output transform: A^T P A per tile and output channel, plus the bias, clipped to the
  *      output plane; the fused activation is applied to the two finished output rows.
  * Included by conv.cpp only (uses its ConvPtrs).
@@ -177,6 +179,83 @@ ONNXC_GEMM_INLINE void wino_products(onnxc_rt *rt, const i64 *params, const T *u
   parallel_for(rt, params, items, 1, body);
 }
 
+/// One panel of U_xi (xi = 4 a + b; `n` elements from the panel's start) from the same panel of
+/// W's 9 taps at w (`ue` apart): U_ab = sum over i, j of G[a][i] G[b][j] W_ij, as in
+/// conv_wino_weights (rows of G: (1, 0, 0), (1/2, 1/2, 1/2), (1/2, -1/2, 1/2), (0, 0, 1)), on
+/// the NA x NB taps whose coefficient is not zero: row i0 + i (`ia` = 0 or 2 for one row), and
+/// the column likewise.
+template <int NA, int NB, typename T>
+ONNXC_GEMM_INLINE void wino_u_taps(const T *w, i64 ue, i64 n, int ia, int ib, T sa, T sb, T *u) {
+  const T ca[3] = {NA == 1 ? T(1) : T(0.5), sa * T(0.5), T(0.5)};
+  const T cb[3] = {NB == 1 ? T(1) : T(0.5), sb * T(0.5), T(0.5)};
+  const T *tap[NA][NB];
+  T c[NA][NB];
+  for (int i = 0; i < NA; ++i)
+    for (int j = 0; j < NB; ++j) {
+      tap[i][j] = w + ((NA == 1 ? ia : i) * 3 + (NB == 1 ? ib : j)) * ue;
+      c[i][j] = ca[i] * cb[j];
+    }
+  for (i64 e = 0; e < n; ++e) {
+    T s = T(0);
+    for (int i = 0; i < NA; ++i)
+      for (int j = 0; j < NB; ++j)
+        s += c[i][j] * tap[i][j][e];
+    u[e] = s;
+  }
+}
+
+/// U_xi's panel from W's taps (wino_u_taps): rows 0 and 3 of G pick one tap row (0 or 2),
+/// rows 1 and 2 combine all three (row 2 with the middle one negated).
+template <typename T>
+ONNXC_GEMM_INLINE void wino_u_panel(const T *w, i64 ue, i64 n, i64 xi, T *u) {
+  const int a = int(xi / 4), b = int(xi % 4);
+  const bool one_a = a == 0 || a == 3, one_b = b == 0 || b == 3;
+  const int ia = a == 3 ? 2 : 0, ib = b == 3 ? 2 : 0;
+  const T sa = a == 2 ? T(-1) : T(1), sb = b == 2 ? T(-1) : T(1);
+  if (one_a && one_b)
+    wino_u_taps<1, 1>(w, ue, n, ia, ib, sa, sb, u);
+  else if (one_a)
+    wino_u_taps<1, 3>(w, ue, n, ia, ib, sa, sb, u);
+  else if (one_b)
+    wino_u_taps<3, 1>(w, ue, n, ia, ib, sa, sb, u);
+  else
+    wino_u_taps<3, 3>(w, ue, n, ia, ib, sa, sb, u);
+}
+
+/// Phase 2 with U made at run time (wino_run_time_u: `w` holds W's 9 taps, packed like U):
+/// work items are lanes, each with one panel of U in the scratch at ubuf; lane l of L runs the
+/// (panel, xi) items [l I / L, (l + 1) I / L) in panel-major order (a panel's taps stay in cache
+/// for its 16 xi): the panel of U_xi, then its columns of P_xi for all rows.
+template <typename T>
+ONNXC_GEMM_INLINE void wino_products_rt(onnxc_rt *rt, const i64 *params, const T *w, const T *v,
+                                        T *prod, T *ubuf) {
+  const ConvParams cp = params_of<ConvParams>(params);
+  auto body = [&](const i64 *pp, i64 lo, i64 hi) {
+    using namespace gemm;
+    constexpr i64 NR = panel_width(sizeof(T));
+    const ConvParams q = params_of<ConvParams>(pp);
+    const i64 ue = wino_u_elems(q, sizeof(T)), pe = wino_rt_panel_elems(q, sizeof(T));
+    const i64 items = wino_rt_items(q, sizeof(T)), lanes = wino_rt_lanes(q, sizeof(T));
+    const i64 nt = wino_rows(q), vs = wino_v_stride(q, sizeof(T));
+    const i64 ps = wino_p_stride(q, sizeof(T));
+    for (i64 lane = lo; lane < hi; ++lane) {
+      T *u = ubuf + lane * pe;
+      for (i64 it = lane * items / lanes; it < (lane + 1) * items / lanes; ++it) {
+        const i64 pn = it / 16, xi = it % 16, n0 = pn * NR, cols = min_i(NR, q.M - n0);
+        wino_u_panel(w + pn * q.C * NR, ue, pe, xi, u);
+        Problem<T> pr{nt,   cols, q.C, v + xi * vs, 0,    0,       u, nullptr, 0,       0,
+                      prod + xi * ps + n0, q.M,  1,   T(1),        T(1), nullptr, 0, 0,  Act<T>{}};
+        pr.a_packed = 1;
+        pr.mr = q.gemm_mr;
+        pr.bsub = conv_b_sub(q, sizeof(T));
+        __builtin_assume(u != nullptr); /* packed B: never gemm::small_m() */
+        block(pr, 0, nt, 0, cols);
+      }
+    }
+  };
+  parallel_for(rt, params, wino_rt_lanes(cp, sizeof(T)), 1, body);
+}
+
 /// Output channels per work item of phase 3 (the vectorised dimension) and tiles per chunk.
 constexpr i64 kWinoOutChannels = 16, kWinoOutTiles = 16;
 
@@ -293,7 +372,8 @@ ONNXC_GEMM_INLINE void conv_winograd_blocked(onnxc_rt *rt, const i64 *params,
   parallel_for(rt, params, wino_blocks(cp, sizeof(T)).lanes, 1, body);
 }
 
-/// kConvWinograd: the three phases (W in t.w is the 16 packed U_xi), blocked for large planes.
+/// kConvWinograd: the three phases (W in t.w is the 16 packed U_xi, or W's 9 taps when
+/// wino_run_time_u), blocked for large planes.
 template <typename T>
 ONNXC_GEMM_INLINE void conv_winograd(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t) {
   const ConvParams cp = params_of<ConvParams>(params);
@@ -301,7 +381,10 @@ ONNXC_GEMM_INLINE void conv_winograd(onnxc_rt *rt, const i64 *params, const Conv
     return conv_winograd_blocked(rt, params, t);
   T *v = t.packed, *prod = t.packed + 16 * wino_v_stride(cp, sizeof(T));
   wino_input(rt, params, t.x, v);
-  wino_products(rt, params, t.w, v, prod);
+  if (wino_run_time_u(cp, sizeof(T)))
+    wino_products_rt(rt, params, t.w, v, prod, prod + 16 * wino_p_stride(cp, sizeof(T)));
+  else
+    wino_products(rt, params, t.w, v, prod);
   wino_output(rt, params, t, prod);
 }
 

@@ -320,6 +320,12 @@ CASES = {
     # 16 tiles and a 16 MB U: im2col with 8-row GEMM tiles (conv_wino_preferred), Winograd
     # with fewer rows
     "wino_large_u_7x7": conv([1, 512, 7, 7], [512, 512, 3, 3], pads=[1, 1, 1, 1], relu=True),
+    # U over 8 MiB with enough tiles for Winograd: W's taps are stored and U is made per panel
+    # at run time (conv_params.h wino_run_time_u): ResNet-50's layer4 at batch 4, a last panel
+    # of 16 columns with asymmetric pads and an odd plane, double
+    "wino_rt_u_batch": conv([4, 512, 7, 7], [512, 512, 3, 3], pads=[1, 1, 1, 1], relu=True),
+    "wino_rt_u_rest_pad": conv([3, 384, 5, 9], [400, 384, 3, 3], pads=[1, 0, 1, 1]),
+    "wino_rt_u_double": conv([4, 256, 7, 7], [260, 256, 3, 3], dt=np.float64, pads=[1, 1, 1, 1]),
     # large planes run blocked (conv_params.h wino_blocked: tile rows in blocks, lanes of
     # scratch): blocks that end inside an image, an odd output height and width, a batch
     "wino_blocked": conv([2, 32, 129, 97], [24, 32, 3, 3], pads=[1, 1, 1, 1], relu=True),

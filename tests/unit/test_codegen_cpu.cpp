@@ -217,6 +217,59 @@ TEST_CASE("Winograd leaves few tiles with large transformed weights to im2col", 
   CHECK(onnxc_k::conv_wino_preferred(p, 4));
 }
 
+TEST_CASE("Winograd makes U at run time from W's taps when U is large", "[codegen_cpu]") {
+  // ResNet-50's layer4 at batch 4: U 16 MiB (16/9 of W) is not stored; W's taps are.
+  onnxc_k::ConvParams p{};
+  p.N = 4, p.G = 1, p.C = 512, p.M = 512, p.algo = onnxc_k::kConvWinograd, p.w_packed = 1;
+  p.w.in[0] = 1, p.w.k[0] = 1, p.w.k[1] = 3, p.w.k[2] = 3;
+  p.w.s[1] = 1, p.w.s[2] = 1, p.w.d[1] = 1, p.w.d[2] = 1;
+  p.w.out[0] = 1, p.w.out[1] = 7, p.w.out[2] = 7;
+  p.gemm_mr = 8;
+  REQUIRE(onnxc_k::conv_wino_preferred(p, 4));
+  CHECK(onnxc_k::wino_run_time_u(p, 4));
+  const int64_t base = onnxc_k::conv_scratch_bytes(p, 4);
+  p.C = 256, p.M = 256; // layer3: U 4 MiB, made at run time too
+  CHECK(onnxc_k::wino_run_time_u(p, 4));
+  p.M = 240; // U under 4 MiB: stored
+  CHECK_FALSE(onnxc_k::wino_run_time_u(p, 4));
+  CHECK(onnxc_k::wino_run_time_u(p, 8)); // double: 7.5 MiB
+  p.C = 512, p.M = 512, p.w_packed = 0; // W not a constant: nothing to store either way
+  CHECK_FALSE(onnxc_k::wino_run_time_u(p, 4));
+  p.w_packed = 1, p.N = 1, p.w.out[1] = 56, p.w.out[2] = 56; // blocked: U read per block, kept
+  REQUIRE(onnxc_k::wino_blocked(p, 4));
+  CHECK_FALSE(onnxc_k::wino_run_time_u(p, 4));
+  // the scratch holds one panel of U (C x NR) per lane besides V and P
+  p.N = 4, p.w.out[1] = 7, p.w.out[2] = 7;
+  const int64_t vp = 16 * (onnxc_k::wino_v_stride(p, 4) + onnxc_k::wino_p_stride(p, 4)) * 4;
+  CHECK(base == vp + onnxc_k::kWinoLanes * 512 * onnxc_k::gemm::panel_width(4) * 4);
+}
+
+TEST_CASE("Winograd's tap weights share U's packed layout", "[codegen_cpu]") {
+  // The kernel combines W's taps element by element into U_xi (templates/cpu/conv_winograd.h
+  // wino_u_panel): each element of the taps must hold the (c, m) that U has there.
+  onnxc_k::ConvParams p{};
+  p.N = 1, p.G = 1, p.C = 5, p.M = 50, p.gemm_mr = 6; // a partial last panel, AVX2 sub-panels
+  const int64_t ue = onnxc_k::wino_u_elems(p, 4);
+  std::vector<float> w(size_t(p.M * p.C * 9)), taps(size_t(9 * ue)), u(size_t(16 * ue));
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = float(int(i * 37 % 101) - 50) / 32.0f;
+  onnxc_k::conv_wino_tap_weights(p, w.data(), taps.data());
+  onnxc_k::conv_wino_weights(p, w.data(), u.data());
+  const double G[4][3] = {{1, 0, 0}, {.5, .5, .5}, {.5, -.5, .5}, {0, 0, 1}};
+  int64_t nonzero = 0;
+  for (int64_t e = 0; e < ue; ++e)
+    for (int a = 0; a < 4; ++a)
+      for (int b = 0; b < 4; ++b) {
+        double want = 0;
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j)
+            want += G[a][i] * G[b][j] * taps[size_t((i * 3 + j) * ue + e)];
+        REQUIRE(u[size_t((a * 4 + b) * ue + e)] == Approx(want).margin(1e-6));
+        nonzero += want != 0;
+      }
+  CHECK(nonzero > 16 * p.M * p.C / 2); // every (c, m) is somewhere
+}
+
 TEST_CASE("Winograd runs blocked for large scratch, or medium scratch with a small U",
           "[codegen_cpu]") {
   onnxc_k::ConvParams p{};

@@ -109,19 +109,26 @@ void channel_block_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCa
   call.args[1] = nullptr;
 }
 
-/// W as the 16 Winograd matrices U_xi (conv_wino_weights), as a new constant of call's slot 1.
+/// W as the 16 Winograd matrices U_xi (conv_wino_weights), or for a large U as its 9 taps in
+/// U's layout (conv_wino_tap_weights; the kernel makes U per panel: wino_run_time_u), as a new
+/// constant of call's slot 1.
 template <typename T>
 void winograd_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCall &call) {
   const Tensor &w = *n.inputs[1]->constant;
-  const std::string key =
-      fmt::format("{}:conv_wino:{},{}", static_cast<const void *>(&w), p.M, p.C);
+  const bool taps = onnxc_k::wino_run_time_u(p, sizeof(T));
+  const std::string key = fmt::format("{}:conv_wino{}:{},{}", static_cast<const void *>(&w),
+                                      taps ? "_taps" : "", p.M, p.C);
   TensorPtr u = derived_tensor(key, [&] {
     auto t = std::make_shared<Tensor>(
-        w.dtype(), std::vector<int64_t>{16 * onnxc_k::wino_u_elems(p, sizeof(T))});
-    onnxc_k::conv_wino_weights(p, w.data_as<T>(), t->data_as<T>());
+        w.dtype(), std::vector<int64_t>{(taps ? 9 : 16) * onnxc_k::wino_u_elems(p, sizeof(T))});
+    if (taps)
+      onnxc_k::conv_wino_tap_weights(p, w.data_as<T>(), t->data_as<T>());
+    else
+      onnxc_k::conv_wino_weights(p, w.data_as<T>(), t->data_as<T>());
     return t;
   });
-  call.derived.push_back({1, std::move(u), n.inputs[1]->name + ".winograd"});
+  call.derived.push_back(
+      {1, std::move(u), n.inputs[1]->name + (taps ? ".winograd_taps" : ".winograd")});
   call.args[1] = nullptr;
 }
 
