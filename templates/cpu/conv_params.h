@@ -171,15 +171,18 @@ constexpr bool conv_dwc_supported(const ConvParams &p, int64_t elem_bytes) {
   return elem_bytes == 4 && p.C == p.G && p.M == p.G && conv_dw_supported(p) &&
          p.w.k_size() <= kDwcMaxTaps;
 }
-/// Where kConvDwChannels beats kConvDirect (measured on one-node models, 1 thread, Zen 4): the
-/// row-vector path wastes lanes on rows narrower than a vector, the channel path pays two
-/// transposes per element; so output rows of at most 7 pixels (2-3x faster), and of at most 14
-/// but for stride-2 windows narrower than 5 (whose row path de-interleaves its input rows with
-/// vector shuffles: 192 channels 3x3 28 -> 14, 0.064 against 0.071 ms; 5x5 windows, 0.121
-/// against 0.107; other strides have no such split and stay here).
+/// Where kConvDwChannels beats kConvDirect (one-node models with SiLU, 1 thread, Zen 4): the
+/// row-vector path wastes lanes on rows narrower than a vector and, for stride 2, de-interleaves
+/// every input row (a fixed cost per row and channel that dominates narrow planes); the channel
+/// path pays two transposes per element. So output rows of at most 14 pixels (7: 2-3x faster;
+/// 14 with a 3x3 stride-2 window, session 36: 240 channels 28 -> 14 0.130 -> 0.072 ms, 192
+/// channels 0.111 -> 0.061, where session 26's machine had measured 0.064 against 0.071 for
+/// the row path), and of at most 28 for windows of 5 columns or more (144 channels 5x5 stride 2
+/// 56 -> 28 0.275 -> 0.249, 240 channels 5x5 at 28x28 0.283 -> 0.248); 3x3 windows at 28
+/// columns stay on the row path (stride 2: 0.172 against 0.191; stride 1 level).
 constexpr bool conv_dwc_preferred(const ConvParams &p) {
   const int64_t W = p.w.out[2];
-  return W <= 7 || (W <= 14 && (p.w.s[2] != 2 || p.w.k[2] >= 5));
+  return W <= 14 || (W <= 28 && p.w.k[2] >= 5);
 }
 /// Channel blocks of kDwcLanes.
 constexpr int64_t dwc_blocks(const ConvParams &p) { return (p.M + kDwcLanes - 1) / kDwcLanes; }

@@ -264,6 +264,14 @@ CASES = {
     # lanes zero and store only the channels that exist
     "dwc_c28_halves": conv([1, 28, 14, 14], [28, 1, 3, 3], group=28, pads=[1, 1, 1, 1],
                            act="Clip"),
+    # the channel path's choice since session 36 (conv_params.h conv_dwc_preferred): 3x3 stride
+    # 2 down to 14 columns, 5x5 windows at up to 28 output columns (stride 2 and 1), with SiLU
+    "dwc_3x3_s2_to14_silu": conv([1, 40, 28, 27], [40, 1, 3, 3], group=40, strides=[2, 2],
+                                 pads=[1, 1, 1, 1], act="SiLU"),
+    "dwc_5x5_s2_to28_silu": conv([1, 24, 56, 55], [24, 1, 5, 5], group=24, strides=[2, 2],
+                                 pads=[2, 2, 2, 2], act="SiLU"),
+    "dwc_5x5_w27_relu": conv([1, 20, 9, 27], [20, 1, 5, 5], group=20, pads=[2, 2, 2, 2],
+                             relu=True),
     "dwc_c30_stride2": conv([1, 30, 14, 14], [30, 1, 3, 3], group=30, strides=[2, 2],
                             pads=[1, 1, 1, 1]),
     "dwc_tiny_rows": conv([1, 33, 6, 3], [33, 1, 3, 2], group=33, pads=[0, 0, 0, 0]),
