@@ -95,10 +95,10 @@ void add_codegen_flags(CLI::App *cmd, CompileOptions &o, CompileFlags &f) {
                   "Dump the IR after a pass (or 'all') to stderr");
   cmd->add_option("--disable-pass", o.pipeline.disabled_passes,
                   "Do not run an optional pass: fuse-half-casts, fuse-qdq, fold-batchnorm, "
-                  "fuse-gelu, fuse-bias, fuse-activation, all-fusion (those six), pack-weights, "
-                  "conv-paths, "
-                  "winograd, dw-channels, few-channels, inplace, concat-in-place or "
-                  "specialise-parallel (repeatable)");
+                  "fuse-gelu, fuse-scale, fuse-bias, fuse-residual, fuse-activation, "
+                  "fuse-channel-scale, all-fusion (those nine), pack-weights, conv-paths, "
+                  "winograd, dw-channels, few-channels, inplace, concat-in-place, "
+                  "specialise-parallel or specialise-first (repeatable)");
   cmd->add_option("--gemm-tile-rows", o.pipeline.gemm_tile_rows,
                   "GEMM micro-tile rows for Conv/Gemm/MatMul/LSTM/GRU/RNN: 1, 2, 4, 6 or 8 "
                   "(default: chosen for the target's vector registers)")

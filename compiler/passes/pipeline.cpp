@@ -11,6 +11,7 @@
 #include "compiler/passes/form_regions.h"
 #include "compiler/passes/fuse_activation.h"
 #include "compiler/passes/fuse_bias.h"
+#include "compiler/passes/fuse_channel_scale.h"
 #include "compiler/passes/fuse_gelu.h"
 #include "compiler/passes/fuse_qdq.h"
 #include "compiler/passes/fuse_residual.h"
@@ -72,11 +73,11 @@ std::vector<std::string> pipeline_pass_names() {
 }
 
 std::vector<std::string> optional_pass_names() {
-  return {"fuse-half-casts",   "fuse-qdq",   "fold-batchnorm",   "fuse-gelu",
-          "fuse-scale",        "fuse-bias",  "fuse-residual",    "fuse-activation",
-          "pack-weights",      "conv-paths", kWinogradPass,      kDwChannelsPass,
-          kFewChannelsPass,    kInplacePass, kConcatInPlacePass, kSpecialiseParallelPass,
-          kSpecialiseFirstPass};
+  return {"fuse-half-casts",    "fuse-qdq",         "fold-batchnorm",      "fuse-gelu",
+          "fuse-scale",         "fuse-bias",        "fuse-residual",       "fuse-activation",
+          "fuse-channel-scale", "pack-weights",     "conv-paths",          kWinogradPass,
+          kDwChannelsPass,      kFewChannelsPass,   kInplacePass,          kConcatInPlacePass,
+          kSpecialiseParallelPass, kSpecialiseFirstPass};
 }
 
 bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
@@ -165,6 +166,10 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   run("fuse-bias", [&] { fuse_bias(g); });
   run("fuse-residual", [&] { fuse_residual(g); });
   run("fuse-activation", [&] { fuse_activation(g); });
+  // A per-channel Mul (squeeze-excite) before a pointwise Conv: W's columns scaled instead.
+  // CPU kernels only (the CUDA backend's Conv has no input scale).
+  if (!opts.lower)
+    run("fuse-channel-scale", [&] { fuse_channel_scale(g); });
   // Nodes that no graph output depends on are removed.
   run("dce", [&] { eliminate_dead_code(g); });
   // Constant GEMM weights (Conv, Gemm, MatMul) are packed in the kernels' layout when lowered.

@@ -327,6 +327,33 @@ ONNXC_GEMM_INLINE void conv_gemm(onnxc_rt *rt, const i64 *params, const ConvPtrs
     conv_gemm_split(rt, params, t, n, gemm::min_i(imgs, cp.N - n));
 }
 
+/// has_in_scale: ws = W with column k (input channel k of the 1x1 window) times s[k], in W's
+/// layout: packed A panels of kMR rows (K x kMR each) when w_packed, else M rows of K. Work
+/// items are blocks of kMR output channels.
+template <typename T>
+ONNXC_GEMM_INLINE void conv_scale_weights(onnxc_rt *rt, const i64 *params, const T *w, const T *s,
+                                          T *ws) {
+  const ConvParams cp = params_of<ConvParams>(params);
+  auto body = [&](const i64 *pp, i64 lo, i64 hi) {
+    const ConvParams q = params_of<ConvParams>(pp);
+    const i64 K = conv_gemm_k(q), R = gemm::kMR;
+    for (i64 b = lo; b < hi; ++b) {
+      if (q.w_packed) {
+        const T *src = w + b * R * K;
+        T *dst = ws + b * R * K;
+        for (i64 k = 0; k < K; ++k)
+          for (i64 i = 0; i < R; ++i)
+            dst[k * R + i] = src[k * R + i] * s[k];
+      } else {
+        for (i64 m = b * R; m < gemm::min_i(q.M, b * R + R); ++m)
+          for (i64 k = 0; k < K; ++k)
+            ws[m * K + k] = w[m * K + k] * s[k];
+      }
+    }
+  };
+  parallel_for(rt, params, gemm::ceil_div(cp.M, gemm::kMR), 4, body);
+}
+
 /* ---- depthwise (Cg == 1): each output row is computed in vector registers ---- */
 
 /// Forces the depthwise helpers into the kernel (and the pool's node-specialised body), so the
@@ -1059,12 +1086,19 @@ ONNXC_GEMM_INLINE void conv_few_channels(onnxc_rt *rt, const i64 *params, const 
 template <typename T>
 ONNXC_GEMM_INLINE int32_t conv_kernel(onnxc_rt *rt, void *const *t, const i64 *p) {
   const ConvParams cp = params_of<ConvParams>(p);
-  const ConvPtrs<T> ptrs{static_cast<const T *>(t[0]),
-                         static_cast<const T *>(t[1]),
-                         cp.has_bias ? static_cast<const T *>(t[2]) : nullptr,
-                         static_cast<T *>(t[3]),
-                         static_cast<T *>(t[cp.has_residual ? 5 : 4]),
-                         cp.has_residual ? static_cast<const T *>(t[4]) : nullptr};
+  const i64 scale_at = 4 + cp.has_residual, scratch_at = scale_at + cp.has_in_scale;
+  ConvPtrs<T> ptrs{static_cast<const T *>(t[0]),
+                   static_cast<const T *>(t[1]),
+                   cp.has_bias ? static_cast<const T *>(t[2]) : nullptr,
+                   static_cast<T *>(t[3]),
+                   static_cast<T *>(t[scratch_at]),
+                   cp.has_residual ? static_cast<const T *>(t[4]) : nullptr};
+  if (cp.has_in_scale) { /* W diag(S) into the scratch's tail, then the conv of X with it */
+    T *ws = reinterpret_cast<T *>(static_cast<unsigned char *>(t[scratch_at]) +
+                                  conv_in_scale_offset(cp, sizeof(T)));
+    conv_scale_weights(rt, p, ptrs.w, static_cast<const T *>(t[scale_at]), ws);
+    ptrs.w = ws;
+  }
   if (cp.algo == kConvDirect)
     conv_depthwise(rt, p, ptrs);
   else if (cp.algo == kConvDwChannels)

@@ -32,6 +32,11 @@ struct ConvParams {
   /// 0/1: tensor 4 is a residual R of Y's shape, Y = act(conv + bias + R) (the fuse-residual
   /// pass); the scratch is then tensor 5. GEMM algos and Winograd only.
   int64_t has_residual;
+  /// 0/1: the next tensor (4, or 5 after a residual) is S, one scale per input channel, and
+  /// the conv is of S * X (the fuse-channel-scale pass: a squeeze-excite's Mul before a
+  /// pointwise conv, batch 1): W's columns are scaled into the scratch first (conv_in_scale_*).
+  /// GEMM algos, one group, 1x1 windows only.
+  int64_t has_in_scale;
 };
 
 /// GEMM panel width in elements for an element of `elem_bytes` (gemm::panel_width).
@@ -511,7 +516,26 @@ constexpr WinoBlocks wino_blocks(const ConvParams &p, int64_t elem_bytes) {
 /// input rows per work item (image, channel, block of output rows); for
 /// kConvWinograd the 16 transformed inputs and 16 products of all images, or (blocked) of one
 /// block per lane.
+constexpr int64_t conv_gemm_scratch_bytes(const ConvParams &p, int64_t elem_bytes);
+
+/// has_in_scale: elements of the scaled W (packed per group when w_packed, else M x C as
+/// given), and where they start in the scratch (after the algorithm's own, 64-byte aligned).
+constexpr int64_t conv_in_scale_w_elems(const ConvParams &p) {
+  return p.w_packed != 0 ? conv_packed_w_elems(p) : p.M * conv_gemm_k(p);
+}
+constexpr int64_t conv_in_scale_offset(const ConvParams &p, int64_t elem_bytes) {
+  return (conv_gemm_scratch_bytes(p, elem_bytes) + 63) / 64 * 64;
+}
+
+/// Scratch bytes: conv_gemm_scratch_bytes, and the scaled W when has_in_scale.
 constexpr int64_t conv_scratch_bytes(const ConvParams &p, int64_t elem_bytes) {
+  if (p.has_in_scale == 0)
+    return conv_gemm_scratch_bytes(p, elem_bytes);
+  return conv_in_scale_offset(p, elem_bytes) + conv_in_scale_w_elems(p) * elem_bytes;
+}
+
+/// The algorithm's scratch bytes (see conv_scratch_bytes).
+constexpr int64_t conv_gemm_scratch_bytes(const ConvParams &p, int64_t elem_bytes) {
   if (p.algo == kConvDwChannels)
     return dwc_lanes(p, elem_bytes) * dwc_lane_elems(p, elem_bytes) * elem_bytes;
   if (p.algo == kConvFewChannels)

@@ -243,8 +243,8 @@ ONNXC_GEMM_INLINE void wino_products_rt(onnxc_rt *rt, const i64 *params, const T
       for (i64 it = lane * items / lanes; it < (lane + 1) * items / lanes; ++it) {
         const i64 pn = it / 16, xi = it % 16, n0 = pn * NR, cols = min_i(NR, q.M - n0);
         wino_u_panel(w + pn * q.C * NR, ue, pe, xi, u);
-        Problem<T> pr{nt,   cols, q.C, v + xi * vs, 0,    0,       u, nullptr, 0,       0,
-                      prod + xi * ps + n0, q.M,  1,   T(1),        T(1), nullptr, 0, 0,  Act<T>{}};
+        Problem<T> pr{nt,  cols, q.C, v + xi * vs, 0, 0, u, nullptr, 0, 0, prod + xi * ps + n0,
+                      q.M, 1,    T(1), T(1),       nullptr, 0, 0, Act<T>{}};
         pr.a_packed = 1;
         pr.mr = q.gemm_mr;
         pr.bsub = conv_b_sub(q, sizeof(T));

@@ -3,8 +3,9 @@
 
   check_fusion.py ONNXC CASE_DIR WORK_DIR
 
-compiles CASE_DIR/model.onnx twice, with the fusion passes and with --disable-pass=all-fusion
-(or the flags of expect.json's "off": a pass that is not a fusion, such as concat-in-place),
+compiles CASE_DIR/model.onnx twice, with the fusion passes (and the flags of expect.json's
+"on", if any) and with --disable-pass=all-fusion (or the flags of expect.json's "off": a pass
+that is not a fusion, such as concat-in-place),
 checks the node counts of the IR with and without fusion and the Concats computed in place
 (expect.json), runs both libraries with `onnxc run`, and compares each output
 with the numpy reference (output_N.pb) and the two libraries' outputs with each other.
@@ -39,7 +40,8 @@ def main(onnxc, case_dir, work):
     model, data = os.path.join(case_dir, "model.onnx"), os.path.join(case_dir, "test_data_set_0")
     expect = json.load(open(os.path.join(case_dir, "expect.json")))
     off = expect.get("off", ["--disable-pass=all-fusion"])
-    fused, concats = compile_model(onnxc, model, os.path.join(work, "fused.so"), [])
+    fused, concats = compile_model(onnxc, model, os.path.join(work, "fused.so"),
+                                   expect.get("on", []))
     plain, plain_concats = compile_model(onnxc, model, os.path.join(work, "plain.so"), off)
     print(f"nodes: fused {fused}, with {' '.join(off)} {plain}; concats in place {concats}")
     if len(fused) != expect["nodes"]:

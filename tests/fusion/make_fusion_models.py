@@ -286,6 +286,25 @@ def build_cases():
         lambda c: (lambda y: [y, c.act("Relu", y)])(c.conv("x", 4)), 2)
     add("conv_two_users", (1, 3, 6, 6),
         lambda c: (lambda y: [c.act("Relu", y), c.act("Sigmoid", y)])(c.conv("x", 4)), 3)
+    # fuse-channel-scale: a squeeze-excite's x * Sigmoid(Conv(GlobalAveragePool(x))) before a
+    # pointwise conv is the conv of x with W's columns scaled (the Mul is gone), also with the
+    # scale on the left, with the block's residual Add (fused too), with conv-paths off
+    # (im2col reads the scaled W) and with pack-weights off (W scaled as given); kept when the conv's output channels exceed half the
+    # plane's pixels (W's copy would cost more than the Mul), for batch 2 and for a 3x3 conv.
+    def se(c, x, left=False):
+        g = c.node("GlobalAveragePool", [x], c.val[x].mean(axis=(2, 3), keepdims=True))
+        sg = c.act("Sigmoid", c.conv(g, c.val[x].shape[1], k=1, pad=0))
+        return c.node("Mul", [sg, x] if left else [x, sg], c.val[x] * c.val[sg])
+    add("se_scale_pointwise", (1, 16, 12, 12), lambda c: [c.conv(se(c, "x"), 8, k=1, pad=0)], 3)
+    add("se_scale_left_residual", (1, 16, 9, 11),
+        lambda c: [c.add_values(c.conv(se(c, "x", left=True), 16, k=1, pad=0), "x")], 3)
+    add("se_scale_im2col", (1, 24, 10, 10), lambda c: [c.conv(se(c, "x"), 40, k=1, pad=0)],
+        {"nodes": 3, "on": ["--disable-pass=conv-paths"]})
+    add("se_scale_unpacked", (1, 16, 12, 12), lambda c: [c.conv(se(c, "x"), 20, k=1, pad=0)],
+        {"nodes": 3, "on": ["--disable-pass=pack-weights"]})
+    add("se_scale_wide_m_kept", (1, 16, 4, 4), lambda c: [c.conv(se(c, "x"), 12, k=1, pad=0)], 4)
+    add("se_scale_batch2_kept", (2, 16, 8, 8), lambda c: [c.conv(se(c, "x"), 8, k=1, pad=0)], 4)
+    add("se_scale_3x3_kept", (1, 16, 8, 8), lambda c: [c.conv(se(c, "x"), 8)], 4)
     # plan-memory's Concat in place (compared with --disable-pass=concat-in-place): a
     # SqueezeNet fire module, whose expand convs write their halves of the Concat's output
     # (16 channels of 12x12: 9216 bytes, 64-byte aligned), then a conv reads it; kept where an

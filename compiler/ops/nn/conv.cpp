@@ -45,6 +45,14 @@ ConvShape conv_shape(const Node &n) {
   return s;
 }
 
+/// Whether the window is 1x1 (every dim), stride 1, unpadded: the pointwise path's.
+bool pointwise_window(const Window &w) {
+  for (int64_t d = 0; d < w.rank(); ++d)
+    if (w.kernel[d] != 1 || w.strides[d] != 1 || w.pad_begin[d] != 0 || w.pad_end[d] != 0)
+      return false;
+  return true;
+}
+
 /// The kernel's algorithm for p: im2col unless the conv-paths pass marked the node
 /// (kConvPathsAttr); Winograd also needs its bit, a constant W and the pack-weights pass (W is
 /// stored transformed).
@@ -53,6 +61,8 @@ onnxc_k::ConvAlgo choose_algo(const Node &n, const ConvShape &s, const onnxc_k::
   const int64_t paths = attr_int(n, kConvPathsAttr, 0);
   if (paths == 0)
     return kConvIm2col;
+  if (p.has_in_scale != 0) /* only the GEMM algos read W (scaled first by the kernel) */
+    return pointwise_window(s.win) ? kConvPointwise : kConvIm2col;
   if (s.C / s.group == 1 && conv_dw_supported(p)) {
     if ((paths & kConvDwChannelsBit) != 0 &&
         conv_dwc_supported(p, dtype_bits(input_dtype(n, 0)) / 8) && conv_dwc_preferred(p))
@@ -68,11 +78,7 @@ onnxc_k::ConvAlgo choose_algo(const Node &n, const ConvShape &s, const onnxc_k::
       n.inputs[1]->constant && conv_wino_supported(p) &&
       conv_wino_preferred(p, dtype_bits(input_dtype(n, 0)) / 8))
     return kConvWinograd;
-  for (int64_t d = 0; d < s.win.rank(); ++d)
-    if (s.win.kernel[d] != 1 || s.win.strides[d] != 1 || s.win.pad_begin[d] != 0 ||
-        s.win.pad_end[d] != 0)
-      return kConvIm2col;
-  return kConvPointwise;
+  return pointwise_window(s.win) ? kConvPointwise : kConvIm2col;
 }
 
 /// W in the GEMM kernel's packed-A layout (per group), as a new constant of call's slot 1.
@@ -135,10 +141,13 @@ void winograd_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCall &c
 KernelCall lower_conv(const Node &n) {
   ConvShape s = conv_shape(n);
   const onnxc_k::WindowGeom geom = window_geom(n, s.win);
-  onnxc_k::ConvParams p{s.N, s.C, s.M, s.group, geom, 0, n.has_input(2), 0, activation(n), 0, 0};
+  onnxc_k::ConvParams p{s.N, s.C,           s.M, s.group, geom, 0, n.has_input(2),
+                        0,   activation(n), 0,   0,       0};
   p.has_residual = attr_int(n, kResidualAttr, 0) != 0 ? 1 : 0;
+  p.has_in_scale = attr_int(n, kInScaleAttr, 0) != 0 ? 1 : 0;
   p.gemm_mr = attr_int(n, kGemmTileRowsAttr, 0);
-  p.algo = choose_algo(n, s, p); /* reads the window geometry, has_residual and gemm_mr */
+  p.algo = choose_algo(n, s, p); /* reads the window geometry, has_residual, has_in_scale and
+                                    gemm_mr */
   KernelCall call;
   const DType dt = input_dtype(n, 0);
   call.kernel = kernel_name(n, "conv", dt);
@@ -153,6 +162,13 @@ KernelCall lower_conv(const Node &n) {
     // is also the Conv's input X, which the kernel reads throughout (y = conv(x) + x).
     if (n.inputs[3] != n.inputs[0])
       call.inplace = {{4, 3}};
+  }
+  if (p.has_in_scale != 0) { // fuse-channel-scale: Y = W (S * X) + B, S after the residual
+    if (!n.input(4) || s.N != 1 || s.group != 1 ||
+        (p.algo != onnxc_k::kConvPointwise && p.algo != onnxc_k::kConvIm2col))
+      node_fail(n, "internal error: an input scale needs input 4, batch 1, one group and a "
+                   "GEMM algorithm");
+    call.args.push_back(n.inputs[4]);
   }
   if (p.algo == onnxc_k::kConvWinograd) {
     p.w_packed = 1;

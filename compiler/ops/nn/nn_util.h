@@ -61,6 +61,11 @@ inline constexpr char kScaleAttr[] = "onnxc.scale";
 /// (compiler/passes/fuse_residual.h).
 inline constexpr char kResidualAttr[] = "onnxc.residual";
 
+/// Int attribute (1) by which the fuse-channel-scale pass marks a pointwise Conv whose fifth
+/// input S (1 x C x 1 x 1) scales its input's channels: Y = W (S * X) + B, computed as
+/// (W diag(S)) X with W's columns scaled at run time (compiler/passes/fuse_channel_scale.h).
+inline constexpr char kInScaleAttr[] = "onnxc.in_scale";
+
 /// Int attribute (1) by which the pack-weights pass lets a Conv, Gemm or MatMul lowering store
 /// its constant weight operand pre-packed (templates/cpu/gemm_params.h).
 inline constexpr char kPackWeightsAttr[] = "onnxc.pack_weights";
