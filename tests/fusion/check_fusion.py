@@ -3,10 +3,9 @@
 
   check_fusion.py ONNXC CASE_DIR WORK_DIR
 
-compiles CASE_DIR/model.onnx twice, with the fusion passes (and the flags of expect.json's
-"on", if any) and with --disable-pass=all-fusion (or the flags of expect.json's "off": a pass
-that is not a fusion, such as concat-in-place),
-checks the node counts of the IR with and without fusion and the Concats computed in place
+compiles CASE_DIR/model.onnx twice (with --verify-each), with the fusion passes (and the flags
+of expect.json's "on", if any) and with --disable-pass=all-fusion (or the flags of expect.json's
+"off": a pass that is not a fusion, such as concat-in-place), checks the node counts of the IR with and without fusion and the Concats computed in place
 (expect.json), runs both libraries with `onnxc run`, and compares each output
 with the numpy reference (output_N.pb) and the two libraries' outputs with each other.
 """
@@ -24,10 +23,10 @@ NODE_LINE = re.compile(r"^\s+%.* = ([A-Za-z.]+)\(")
 
 
 def compile_model(onnxc, model, lib, extra):
-    """Compiles model into lib; returns the op types of the IR after dce and the Concats
-    computed in place."""
-    r = subprocess.run([onnxc, "compile", model, "-o", lib, "--print-after=dce"] + extra,
-                       capture_output=True, text=True)
+    """Compiles model into lib (the IR verifier after every pass, which Release builds skip by
+    default); returns the op types of the IR after dce and the Concats computed in place."""
+    r = subprocess.run([onnxc, "compile", model, "-o", lib, "--print-after=dce", "--verify-each"]
+                       + extra, capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"FAIL: onnxc compile {' '.join(extra)} exited {r.returncode}:\n{r.stderr}")
     concats = re.search(r"^concats in place: (\d+)", r.stdout, re.M)
