@@ -554,6 +554,8 @@ Launch lower_conv(const Node &n, const Region &r, CudaPrecision prec) {
   Value *x = n.input(0), *w = n.input(1), *bias = n.input(2);
   Value *res = attr_int(n, kResidualAttr, 0) ? n.input(3) : nullptr;
   Value *y = n.outputs.at(0);
+  if (attr_int(n, kInScaleAttr, 0)) // run_pipeline skips fuse-channel-scale for this backend
+    node_fail(n, "internal error: the CUDA Conv has no input scale (fuse-channel-scale)");
   const std::string t = ctype(n, x->type.dtype);
   if (!is_float(x->type.dtype))
     unsupported(n, "integer Conv is not supported");

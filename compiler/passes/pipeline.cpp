@@ -66,8 +66,9 @@ std::vector<std::string> pipeline_pass_names() {
           "fold-constants",      "fold-batchnorm",
           "fuse-gelu",           "fuse-scale",
           "fuse-bias",           "fuse-residual",
-          "fuse-activation",     "dce",
-          "pack-weights",        "conv-paths",
+          "fuse-activation",     "fuse-channel-scale",
+          "dce",                 "pack-weights",
+          "conv-paths",
           "materialize-strings", "form-regions",
           "lower-regions",       "plan-memory"};
 }

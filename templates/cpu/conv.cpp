@@ -23,8 +23,9 @@
  * code (parallel_for with params). W is normally pre-packed at compile time (w_packed: the
  * pack-weights pass; conv_pack_weights). The fused activation (templates/cpu/activation.h) is
  * applied to each output element when it is final. tensors {X, W (or packed W), B (may be null), Y,
- * [R: the fused residual (has_residual)], scratch (GEMM algos: one packed K x N)}. R is added after
- * the bias, before the activation.
+ * [R: the fused residual (has_residual)], [S: the input channels' scales (has_in_scale)], scratch
+ * (GEMM algos: one packed K x N; with S also W diag(S))}. R is added after the bias, before the
+ * activation.
  */
 #include "templates/cpu/activation.h"
 #include "templates/cpu/conv_params.h"

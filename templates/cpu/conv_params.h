@@ -30,7 +30,7 @@ struct ConvParams {
   ActParams act;    ///< fused activation, applied as each output element is final
   int64_t gemm_mr;  ///< GEMM micro-tile rows (GemmParams::mr); 0: gemm::kMR
   /// 0/1: tensor 4 is a residual R of Y's shape, Y = act(conv + bias + R) (the fuse-residual
-  /// pass); the scratch is then tensor 5. GEMM algos and Winograd only.
+  /// pass); the scratch then comes after it. GEMM algos and Winograd only.
   int64_t has_residual;
   /// 0/1: the next tensor (4, or 5 after a residual) is S, one scale per input channel, and
   /// the conv is of S * X (the fuse-channel-scale pass: a squeeze-excite's Mul before a

@@ -164,10 +164,10 @@ KernelCall lower_conv(const Node &n) {
       call.inplace = {{4, 3}};
   }
   if (p.has_in_scale != 0) { // fuse-channel-scale: Y = W (S * X) + B, S after the residual
-    if (!n.input(4) || s.N != 1 || s.group != 1 ||
+    if (!n.input(4) || s.N != 1 || s.group != 1 || p.w.k_size() != 1 ||
         (p.algo != onnxc_k::kConvPointwise && p.algo != onnxc_k::kConvIm2col))
-      node_fail(n, "internal error: an input scale needs input 4, batch 1, one group and a "
-                   "GEMM algorithm");
+      node_fail(n, "internal error: an input scale needs input 4, batch 1, one group, a 1x1 "
+                   "window and a GEMM algorithm");
     call.args.push_back(n.inputs[4]);
   }
   if (p.algo == onnxc_k::kConvWinograd) {
