@@ -2,6 +2,8 @@
 #include "compiler/ops/nn/nn_util.h"
 #include "compiler/passes/fusion_util.h"
 
+#include <utility>
+
 namespace onnxc {
 namespace {
 
@@ -64,16 +66,15 @@ int fuse_channel_scale(Graph &g) {
     if (!mul || dead.count(mul) || !is_op(*mul, "Mul") || mul->inputs.size() != 2 ||
         mul->outputs.size() != 1 || sole_user(in) != &n)
       continue;
-    Value *a = mul->inputs[0], *b = mul->inputs[1];
-    const std::vector<int64_t> xd = in->type.static_dims();
-    Value *x = nullptr, *s = nullptr;
-    if (a && a->type.is_static() && a->type.dtype == DType::Float && a->type.static_dims() == xd &&
-        channel_scale_of(b, in))
-      x = a, s = b;
-    else if (b && b->type.is_static() && b->type.dtype == DType::Float &&
-             b->type.static_dims() == xd && channel_scale_of(a, in))
-      x = b, s = a;
-    if (!x)
+    // the operand of the Conv input's type and shape, and the other one the channel scale
+    auto is_x = [in](const Value *v) {
+      return v && v->type.is_static() && v->type.dtype == DType::Float &&
+             v->type.static_dims() == in->type.static_dims();
+    };
+    Value *x = mul->inputs[0], *s = mul->inputs[1];
+    if (!is_x(x) || !channel_scale_of(s, in))
+      std::swap(x, s);
+    if (!is_x(x) || !channel_scale_of(s, in))
       continue;
     g.set_input(&n, 0, x);
     g.set_input(&n, 4, s); // (input 3 stays: the residual, or empty)
