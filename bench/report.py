@@ -73,6 +73,18 @@ def _cold(r, kind, key):
     return c.get(key)
 
 
+def _startup(r):
+    """(onnxc, ORT) start-up ms: cold start minus the 1-thread median latency (None if either
+    is missing)."""
+    one = next((run for run in r.get("runs") or [] if run.get("threads") == 1 and
+                "onnxc_ms" in run), None)
+    out = []
+    for kind, key in (("onnxc", "onnxc_ms"), ("ort", "ort_ms")):
+        cold = _cold(r, kind, "cold_ms")
+        out.append(None if cold is None or one is None else max(cold - one[key], 0.0))
+    return out
+
+
 def _resource_table(doc):
     base = None
     for r in doc["models"]:
@@ -81,21 +93,27 @@ def _resource_table(doc):
     lines = [f"Cold start (median of {runs} fresh process{'es' if runs > 1 else ''}, inputs "
              "loaded): onnxc = dlopen + create + first result, "
              "ORT = session create + first result (`import onnxruntime` not included, its time "
-             "is in results.json). Peak RSS: that process's peak resident memory"
+             "is in results.json). Start-up: the cold start minus the engine's 1-thread median "
+             "latency of the same run, i.e. what loading and preparing the model cost before "
+             "an inference of usual speed. Peak RSS: that process's peak resident memory"
              + (f", minus the {base / 1024:.0f} MiB of the same process doing nothing "
                 "(Python + numpy + inputs)" if base else "") + ". One thread.",
              "",
              "| model | compile s | compile peak RSS MiB | onnxc cold ms | ORT cold ms | "
+             "onnxc start-up ms | ORT start-up ms | start-up ORT/onnxc | "
              "onnxc RSS MiB | ORT RSS MiB | max abs err vs ORT |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in doc["models"]:
         rss = [_cold(r, k, "maxrss_kib") for k in ("onnxc", "ort")]
         rss = [_mib(x - base) if x is not None and base else _mib(x) for x in rss]
         errs = [run["max_abs_err"] for run in r.get("runs") or [] if "max_abs_err" in run]
         failed = "error" in r
+        startup = _startup(r)
+        ratio = (startup[1] / startup[0] if None not in startup and startup[0] > 0 else None)
         cells = [r["name"], _f(r.get("compile_s")) if not failed else "failed",
                  _f(_mib(r.get("compile_maxrss_kib")), 0),
                  _f(_cold(r, "onnxc", "cold_ms"), 1), _f(_cold(r, "ort", "cold_ms"), 1),
+                 _f(startup[0], 1), _f(startup[1], 1), _f(ratio, 0 if ratio and ratio >= 10 else 1),
                  _f(rss[0], 0), _f(rss[1], 0), f"{max(errs):.2g}" if errs else "—"]
         lines.append("| " + " | ".join(cells) + " |")
     return lines

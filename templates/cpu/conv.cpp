@@ -1034,7 +1034,8 @@ ONNXC_GEMM_INLINE void conv_few_channels(onnxc_rt *rt, const i64 *params, const 
         const i64 K = g.C * g.k_size(), rows = few_rows(q), pc = few_phase_cols(q);
         const i64 W = g.out[2], nbk = few_blocks(q), nb = gemm::ceil_div(g.out[1], kFewBandRows);
         float *y = t.y + n * g.M * g.out[1] * g.out[2];
-        alignas(64) float gathered[kFewMaxTaps * kFewMB];
+        /* W not pre-packed: the lowering keeps K within kFewGatherTaps */
+        alignas(64) float gathered[kFewGatherTaps * kFewMB];
         i64 have = -1;
         for (i64 it = lo; it < hi; ++it) {
           const i64 band = split_rows ? it / nbk : it % nb, b = split_rows ? it % nbk : it / nb;

@@ -274,14 +274,27 @@ constexpr int64_t dwc_lane_elems(const ConvParams &p, int64_t elem_bytes) {
    item (block of kFewMB output channels, band of kFewBandRows output rows) accumulates kFewMB x up
    to 3 vectors of output pixels over all C x kh x kw taps: per tap the pixel vectors are loaded
    once and each output channel's weight is broadcast. ---- */
-/// Input channels at most: with 16 the path still beats Winograd, which the lowering would
-/// otherwise choose (16 -> 64 3x3 at 55x55: 0.50 -> 0.40 ms at 1 thread), with 32 not (32 ->
-/// 128 at 27x27: 0.36 -> 0.39; docs/performance.md, session 34).
-constexpr int64_t kFewMaxC = 16;
+/// Input channels at most (the kernel: kFewMaxTaps bounds C x taps too).
+constexpr int64_t kFewMaxC = 128;
+/// Input channels up to which the path is chosen for any window and channel count: with 16 it
+/// still beats Winograd, which the lowering would otherwise choose (16 -> 64 3x3 at 55x55: 0.50
+/// -> 0.40 ms at 1 thread), with 32 not (32 -> 128 at 27x27: 0.36 -> 0.39; docs/performance.md,
+/// session 34). More channels: conv_few_preferred.
+constexpr int64_t kFewAnyC = 16;
+/// Output channels at most for which a stride-1 window of several taps with more than
+/// kFewAnyC input channels is still direct: Winograd's products then have as few columns as
+/// output channels and its transforms cost more than its saved FMAs (32 -> 32 3x3 at 128x128,
+/// AVX-512: 2.12 -> 1.75 ms, 96 -> 32 4.88 -> 4.66; 64 -> 64 at 56x56 1.08 -> 1.30, so 64
+/// keeps Winograd; session 37).
+constexpr int64_t kFewMaxM = 32;
 /// Output channels per block (one broadcast weight each per tap).
 constexpr int64_t kFewMB = 8;
-/// C x taps at most (the block's weights, kFewMB per tap, stay in L1).
-constexpr int64_t kFewMaxTaps = 256;
+/// C x taps at most (the block's weights, kFewMB per tap, 36 KiB at most, stay in L1 or L2;
+/// 128 channels of a 3x3 window).
+constexpr int64_t kFewMaxTaps = 1152;
+/// C x taps at most when W is not pre-packed (the kernel gathers a block's weights into a
+/// stack buffer of this many taps, 8 KiB).
+constexpr int64_t kFewGatherTaps = 256;
 /// Output rows per work item.
 constexpr int64_t kFewBandRows = 4;
 /// True when kConvFewChannels can run p: float, one group, at most kFewMaxC input channels,
@@ -291,6 +304,18 @@ constexpr bool conv_few_supported(const ConvParams &p, int64_t elem_bytes) {
   return elem_bytes == 4 && p.G == 1 && p.C <= kFewMaxC && conv_dw_supported(p) && p.w.d[1] == 1 &&
          p.w.d[2] == 1 && p.w.s[1] <= 4 && p.w.s[2] <= 4 && p.C * p.w.k_size() <= kFewMaxTaps &&
          p.has_residual == 0 && p.M >= kFewMB && p.w.out[2] >= 16;
+}
+/// True when the lowering chooses kConvFewChannels for a p it supports: up to kFewAnyC input
+/// channels always; with more, on targets with 8-row GEMM tiles (AVX-512: the kernel's 8 x 3
+/// accumulators fit its registers), windows of several taps that are strided (the GEMM's
+/// im2col then gathers every tap's elements: 128 -> 128 3x3 stride 2 at 56x56 1.39 -> 1.27
+/// ms, 64 -> 128 0.75 -> 0.71) or have at most kFewMaxM output channels (above).
+constexpr bool conv_few_preferred(const ConvParams &p) {
+  if (p.C <= kFewAnyC)
+    return true;
+  const bool wide_tiles = p.gemm_mr == 0 || p.gemm_mr >= gemm::kMR;
+  const bool strided = p.w.s[1] > 1 || p.w.s[2] > 1;
+  return wide_tiles && p.w.k_size() > 1 && (strided || p.M <= kFewMaxM);
 }
 /// Phase rows of one input channel: the padded rows the windows read.
 constexpr int64_t few_rows(const ConvParams &p) { return (p.w.out[1] - 1) * p.w.s[1] + p.w.k[1]; }

@@ -216,7 +216,9 @@ def case_report():
     assert "at 1 thread(s): **1.00** over 2 models" in md, md
     assert "at 2 thread(s): **1.00** over 1 models" in md, md
     res = table_rows(md, "a")[2]  # the resource table: RSS above the 20 MiB baseline
-    assert res[1:7] == ["1.50", "2", "5.0", "50.0", "10", "70"], res
+    # Start-up = cold - 1-thread median: onnxc 5 - 2 = 3 ms, ORT 50 - 4 = 46 ms, 15x.
+    assert res[1:10] == ["1.50", "2", "5.0", "50.0", "3.0", "46.0", "15", "10", "70"], res
+    assert table_rows(md, "b")[2][5:8] == ["—"] * 3  # no cold start measured: no start-up
     assert table_rows(md, "c")[1][1] == "failed"
     print("report: rates, % peak, geomeans, RSS above baseline and failure rows are right")
 

@@ -160,6 +160,18 @@ CASES = {
     "few_c8_stride2_batch_silu": conv([2, 8, 37, 50], [20, 8, 3, 3], strides=[2, 2],
                                       pads=[1, 1, 1, 1], act="SiLU"),
     "few_c12_4x5_clip": conv([1, 12, 20, 60], [9, 12, 4, 5], pads=[1, 2, 2, 2], act="Clip"),
+    # more input channels with pre-packed W (conv_few_preferred, AVX-512 tiles): at most 32
+    # output channels at stride 1 (instead of Winograd; 20 = 8 + 8 + 4 with 864 taps), strided
+    # windows with any (a batch, 40 channels; 128 channels, 1152 taps: kFewMaxTaps, Clip);
+    # W as an input with 360 taps (over kFewGatherTaps: Winograd or im2col instead)
+    "few_c32_m32_3x3_silu": conv([1, 32, 20, 37], [32, 32, 3, 3], pads=[1, 1, 1, 1], act="SiLU"),
+    "few_c96_m20_3x3_relu": conv([1, 96, 12, 40], [20, 96, 3, 3], pads=[1, 1, 1, 1], relu=True),
+    "few_c64_stride2_batch": conv([2, 64, 33, 40], [40, 64, 3, 3], strides=[2, 2],
+                                  pads=[1, 1, 1, 1]),
+    "few_c128_stride2_clip": conv([1, 128, 34, 66], [16, 128, 3, 3], strides=[2, 2],
+                                  pads=[1, 1, 1, 1], act="Clip"),
+    "few_c40_w_input_big_k": conv([1, 40, 10, 36], [16, 40, 3, 3], w_input=True,
+                                  pads=[1, 1, 1, 1]),
     "conv1d": conv([2, 6, 40], [9, 6, 5], pads=[2, 2]),
     "conv3d": conv([1, 4, 5, 6, 7], [5, 4, 3, 3, 3], pads=[1, 1, 1, 1, 1, 1]),
     "conv_double": conv([1, 6, 10, 10], [11, 6, 3, 3], dt=np.float64, pads=[1, 1, 1, 1]),

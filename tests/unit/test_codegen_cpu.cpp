@@ -175,10 +175,10 @@ TEST_CASE("Winograd's input-channel floor follows the GEMM tile height", "[codeg
   }
 }
 
-TEST_CASE("the few-channel direct path takes up to 16 input channels and 256 taps",
+TEST_CASE("the few-channel direct path takes up to 16 input channels for any window",
           "[codegen_cpu]") {
   // SqueezeNet's expand3x3: 16 -> 64 channels, 3x3 stride 1 on 55x55 (the lowering checks it
-  // before Winograd, which it beats there; with 32 channels Winograd is faster and keeps it).
+  // before Winograd, which it beats there; with 17 channels Winograd keeps it).
   onnxc_k::ConvParams p{};
   p.N = 1, p.G = 1, p.C = 16, p.M = 64;
   p.w.in[0] = 1, p.w.in[1] = 55, p.w.in[2] = 55;
@@ -186,15 +186,47 @@ TEST_CASE("the few-channel direct path takes up to 16 input channels and 256 tap
   p.w.s[1] = 1, p.w.s[2] = 1, p.w.d[1] = 1, p.w.d[2] = 1;
   p.w.out[0] = 1, p.w.out[1] = 55, p.w.out[2] = 55;
   CHECK(onnxc_k::conv_few_supported(p, 4));
+  CHECK(onnxc_k::conv_few_preferred(p));
   CHECK_FALSE(onnxc_k::conv_few_supported(p, 8)); // float only
   p.C = 17;
-  CHECK_FALSE(onnxc_k::conv_few_supported(p, 4));
+  CHECK(onnxc_k::conv_few_supported(p, 4));
+  CHECK_FALSE(onnxc_k::conv_few_preferred(p));
   p.C = 12, p.w.k[1] = 4, p.w.k[2] = 5; // 240 taps
   CHECK(onnxc_k::conv_few_supported(p, 4));
-  p.C = 16, p.w.k[1] = 5, p.w.k[2] = 5; // 400 taps
+  p.C = 16, p.w.k[1] = 5, p.w.k[2] = 5; // 400 taps: W pre-packed (kFewGatherTaps: lowering)
+  CHECK(onnxc_k::conv_few_supported(p, 4));
+  CHECK(onnxc_k::conv_few_preferred(p));
+  p.C = 48; // 1200 taps
   CHECK_FALSE(onnxc_k::conv_few_supported(p, 4));
+  p.C = 16;
   p.w.k[1] = 3, p.w.k[2] = 3, p.G = 2; // grouped
   CHECK_FALSE(onnxc_k::conv_few_supported(p, 4));
+}
+
+TEST_CASE("Direct phase rows take more channels for few outputs or strided windows",
+          "[codegen_cpu]") {
+  // U-Net's 32 -> 32 3x3 at 128x128 (Winograd's products have 32 columns): direct.
+  onnxc_k::ConvParams p{};
+  p.N = 1, p.G = 1, p.C = 32, p.M = 32;
+  p.w.in[0] = 1, p.w.in[1] = 128, p.w.in[2] = 128;
+  p.w.k[0] = 1, p.w.k[1] = 3, p.w.k[2] = 3;
+  p.w.s[0] = 1, p.w.s[1] = 1, p.w.s[2] = 1, p.w.d[0] = 1, p.w.d[1] = 1, p.w.d[2] = 1;
+  p.w.out[0] = 1, p.w.out[1] = 128, p.w.out[2] = 128;
+  REQUIRE(onnxc_k::conv_few_supported(p, 4));
+  CHECK(onnxc_k::conv_few_preferred(p));
+  p.M = 64; // 64 -> 64 keeps Winograd
+  CHECK_FALSE(onnxc_k::conv_few_preferred(p));
+  p.C = 128, p.M = 128, p.w.s[1] = 2, p.w.s[2] = 2, p.w.out[1] = 64, p.w.out[2] = 64;
+  REQUIRE(onnxc_k::conv_few_supported(p, 4)); // 1152 taps: the most
+  CHECK(onnxc_k::conv_few_preferred(p));      // stride 2: direct instead of im2col
+  p.gemm_mr = 6;                              // AVX2 / NEON tiles: only up to 16 channels
+  CHECK_FALSE(onnxc_k::conv_few_preferred(p));
+  p.gemm_mr = 0, p.C = 129;
+  CHECK_FALSE(onnxc_k::conv_few_supported(p, 4));
+  p.C = 64, p.w.k[1] = 1, p.w.k[2] = 1, p.w.s[1] = 1, p.w.s[2] = 1, p.M = 16; // 1x1: the GEMM
+  CHECK_FALSE(onnxc_k::conv_few_preferred(p));
+  p.C = 16;
+  CHECK(onnxc_k::conv_few_preferred(p));
 }
 
 TEST_CASE("Winograd leaves few tiles with large transformed weights to im2col", "[codegen_cpu]") {

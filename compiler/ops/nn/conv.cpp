@@ -69,10 +69,13 @@ onnxc_k::ConvAlgo choose_algo(const Node &n, const ConvShape &s, const onnxc_k::
       return kConvDwChannels;
     return kConvDirect;
   }
-  /* before Winograd: with up to 16 input channels the direct phase-row path wins over its
-     transforms (SqueezeNet's 16 -> 64 3x3 at 55x55: 0.50 -> 0.40 ms at 1 thread) */
+  /* before Winograd: with up to 16 input channels, or up to 32 output channels, the direct
+     phase-row path wins over its transforms (SqueezeNet's 16 -> 64 3x3 at 55x55: 0.50 -> 0.40
+     ms at 1 thread), and strided windows over im2col (conv_few_preferred) */
   if ((paths & kConvFewChannelsBit) != 0 &&
-      conv_few_supported(p, dtype_bits(input_dtype(n, 0)) / 8))
+      conv_few_supported(p, dtype_bits(input_dtype(n, 0)) / 8) && conv_few_preferred(p) &&
+      ((attr_int(n, kPackWeightsAttr, 0) != 0 && n.inputs[1]->constant) ||
+       p.C * p.w.k_size() <= kFewGatherTaps)) /* W gathered per block at run time */
     return kConvFewChannels;
   if ((paths & kConvWinogradBit) != 0 && attr_int(n, kPackWeightsAttr, 0) != 0 &&
       n.inputs[1]->constant && conv_wino_supported(p) &&
