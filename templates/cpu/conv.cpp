@@ -104,6 +104,72 @@ template <typename T> inline void put_run(T *d, i64 m, const T *src, i64 s, cons
     d[t] = src[t * s];
 }
 
+/// Bytes of pack_im2col_small()'s stack buffer of one channel's padded phase rows.
+constexpr i64 kSmallPlaneBytes = 16384;
+
+/// pack_im2col() for 2-D windows whose output rows are at most one vector (the 7x7 and 14x14
+/// planes of ResNet's last stages), all of [oa, ob) in one row buffer: per channel, the padded
+/// input rows that the columns' output rows read are first copied into a stack buffer as
+/// stride-phase rows (phase q of a padded row: its columns q, q + s, ...; zeros outside X), so
+/// that each tap's segment of each output row is one vector copied from it (the general path
+/// spends three runs and their bounds on every such segment). False (nothing written) when the
+/// shape does not qualify.
+template <typename T>
+bool pack_im2col_small(const ConvGeom &g, const T *x, T *dst, i64 K, i64 sub, i64 oa, i64 ob) {
+  typedef typename gemm::Vec<T>::type V;
+  constexpr i64 L = i64(sizeof(V) / sizeof(T)), NR = gemm::nr<T>();
+  const i64 W = g.out[2], Nsp = g.out_size(), ks = g.k_size(), Sy = g.s[1], Sx = g.s[2];
+  const i64 end = ob < Nsp ? ob : gemm::ceil_div(Nsp, NR) * NR; /* zeros in [Nsp, end) */
+  if (g.k[0] != 1 || g.out[0] != 1 || g.in[0] != 1 || W > L || g.d[1] != 1 || g.d[2] != 1 ||
+      end - oa > kColsChunk || oa >= Nsp)
+    return false;
+  const i64 line0 = oa / W, line1 = gemm::ceil_div(gemm::min_i(end, Nsp), W);
+  const i64 row0 = line0 * Sy, rows = (line1 - 1 - line0) * Sy + g.k[1];
+  const i64 pc = (g.k[2] - 1) / Sx + L; /* a phase row: every tap's vector from its start */
+  if (rows * Sx * pc * i64(sizeof(T)) > kSmallPlaneBytes)
+    return false;
+  T plane[kSmallPlaneBytes / sizeof(T)];
+  T buf[L + kColsChunk + kColsSlack];
+  T *const b0 = buf + L; /* column oa; the first line may start up to W before it */
+  const i64 C = K / ks;
+  for (i64 c = 0; c < C; ++c) {
+    const T *xc = x + c * g.in_size();
+    for (i64 r = 0; r < rows; ++r) {
+      const i64 ih = row0 + r - g.p[1];
+      for (i64 q = 0; q < Sx; ++q) {
+        T *d = plane + (r * Sx + q) * pc;
+        i64 j0 = 0, j1 = 0; /* the phase elements j whose column q + Sx j - pad lies in X */
+        if (ih >= 0 && ih < g.in[1])
+          valid_range(g.in[2], pc, Sx, g.p[2], q, j0, j1);
+        for (i64 j = 0; j < j0; ++j)
+          d[j] = T(0);
+        for (i64 j = j0; j < j1; ++j) /* j1 > j0 only for a row of X */
+          d[j] = xc[ih * g.in[2] + q + Sx * j - g.p[2]];
+        for (i64 j = j1; j < pc; ++j)
+          d[j] = T(0);
+      }
+    }
+    for (i64 t = 0; t < ks; ++t) {
+      const i64 kh = t / g.k[2], kw = t % g.k[2], kk = c * ks + t;
+      const T *ph = plane + (kh * Sx + kw % Sx) * pc + kw / Sx;
+      for (i64 line = line0; line < line1; ++line) { /* lines in order: a vector's lanes past
+                                                         W are the next line's, written next */
+        V v;
+        __builtin_memcpy(&v, ph + (line - line0) * Sy * Sx * pc, sizeof v);
+        __builtin_memcpy(b0 + (line * W - oa), &v, sizeof v);
+      }
+      for (i64 j = gemm::min_i(end, Nsp) - oa; j < end - oa; ++j) /* the last panel's padding */
+        b0[j] = T(0);
+      for (i64 o = oa; o < end; o += sub) { /* oa, end: multiples of NR, so of sub */
+        T *d = dst + gemm::packed_b_col(K, NR, sub, o) + kk * sub;
+        for (i64 j = 0; j < sub; ++j)
+          d[j] = b0[o - oa + j];
+      }
+    }
+  }
+  return true;
+}
+
 /// Packs rows [k_lo, k_hi), columns [oa, ob) of the im2col matrix of one image's group (x: its
 /// K / k_size channels) into GEMM panels of sub-panels of `sub` columns (oa a multiple of NR;
 /// ob == Nsp pads the last panel with zeros). Each row's columns are first written into a row
@@ -177,7 +243,7 @@ ONNXC_GEMM_INLINE void pack_cols(const ConvParams &q, const T *xg, T *packed, i6
   } else if (g.algo == kConvPointwise) {
     for (i64 pn = oa / NR; pn * NR < ob; ++pn)
       pack_plane_panel(packed + pn * kk * NR, xg, K, Nsp, pn, sub);
-  } else {
+  } else if (!pack_im2col_small(g, xg, packed, K, sub, oa, ob)) {
     pack_im2col(g, xg, packed, K, sub, 0, K, oa, ob);
   }
 }

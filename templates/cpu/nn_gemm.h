@@ -298,18 +298,23 @@ constexpr i64 kNarrowCols = 4;
 /// elements of the panel are one vector, multiplied by each column's B element broadcast, so every
 /// lane does useful work where micro() with one vector would use one lane per accumulator. U sets
 /// of accumulators (k mod U) keep enough FMAs in flight; summed at the end.
+/// Row k0 of packed B's last columns from j0 (a panel's N % NR, or with 6-row tiles a column
+/// slice's, which starts a sub-panel, or, whole-width, is a column of the panel's rows), and
+/// its row stride: micro_narrow()'s B.
+template <typename T> inline const T *narrow_b(const Problem<T> &p, i64 j0, i64 k0, i64 &ldb) {
+  constexpr i64 NR = nr<T>();
+  const i64 kk = p.K > 0 ? p.K : 1, jp = j0 % NR;
+  ldb = p.bsub > 0 ? p.bsub : NR;
+  return p.bp + packed_b_col(kk, NR, ldb, p.bd ? jp : j0) + k0 * ldb;
+}
+
 template <typename T, int C>
 __attribute__((noinline)) void micro_narrow(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 k0,
-                                            i64 kc) {
+                                            i64 kc, const T *b, i64 ldb) {
   typedef T VA __attribute__((vector_size(kMR * sizeof(T))));
-  constexpr i64 NR = nr<T>();
   constexpr int U = C == 1 ? 8 : C == 2 ? 4 : 2;
   const i64 kk = p.K > 0 ? p.K : 1;
   const T *a = p.a + (i0 / kMR) * kMR * kk + k0 * kMR;
-  /* the last columns of B: a panel's (N % NR), or with 6-row tiles a column slice's, which
-     starts a sub-panel (or, whole-width, is a column of the panel's rows) */
-  const i64 ldb = p.bsub > 0 ? p.bsub : NR, jp = j0 % NR;
-  const T *b = p.bp + packed_b_col(kk, NR, ldb, p.bd ? jp : j0) + k0 * ldb;
   VA acc[U][C];
 #pragma GCC unroll 8
   for (int u = 0; u < U; ++u)
@@ -360,15 +365,17 @@ ONNXC_GEMM_INLINE void micro_cols(const Problem<T> &p, i64 i0, i64 rows, i64 j0,
   static_assert(kNV == 3, "micro_cols covers 1..3 vectors");
   static_assert(kNarrowCols == 4, "micro_narrow variants for 1..4 columns");
   if constexpr (L == kAPacked && R == kMR) {
+    i64 ldb = 0;
+    const T *b = cols <= kNarrowCols ? narrow_b(p, j0, k0, ldb) : nullptr;
     switch (cols) {
     case 1:
-      return micro_narrow<T, 1>(p, i0, rows, j0, k0, kc);
+      return micro_narrow<T, 1>(p, i0, rows, j0, k0, kc, b, ldb);
     case 2:
-      return micro_narrow<T, 2>(p, i0, rows, j0, k0, kc);
+      return micro_narrow<T, 2>(p, i0, rows, j0, k0, kc, b, ldb);
     case 3:
-      return micro_narrow<T, 3>(p, i0, rows, j0, k0, kc);
+      return micro_narrow<T, 3>(p, i0, rows, j0, k0, kc, b, ldb);
     case 4:
-      return micro_narrow<T, 4>(p, i0, rows, j0, k0, kc);
+      return micro_narrow<T, 4>(p, i0, rows, j0, k0, kc, b, ldb);
     default:
       break;
     }
@@ -474,8 +481,40 @@ ONNXC_GEMM_INLINE void panel_rows_in(const Problem<T> &p, const Tiling &t, i64 i
 template <typename T, int C>
 __attribute__((noinline)) void narrow_panels(const Problem<T> &p, i64 i0, i64 i1, i64 j0, i64 k0,
                                              i64 kc) {
+  i64 ldb = 0;
+  const T *b = narrow_b(p, j0, k0, ldb);
   for (i64 i = i0; i < i1; i += kMR)
-    micro_narrow<T, C>(p, i, min_i(kMR, i1 - i), j0, k0, kc);
+    micro_narrow<T, C>(p, i, min_i(kMR, i1 - i), j0, k0, kc, b, ldb);
+}
+
+/// Copies rows [k0, k0 + kc) (kc <= kKC) of B's last `cols` (<= kNarrowCols) columns from j0
+/// into nb, `cols` per row: in packed B each such row is one element of a 64- to 192-byte
+/// panel row, so every k of every row tile's micro_narrow() read a cache line of its own (a
+/// 7x7 plane's 49th column cost 13-14% of the Conv for 2% of its FMAs).
+template <typename T>
+__attribute__((noinline)) void narrow_compact(const Problem<T> &p, i64 j0, i64 cols, i64 k0,
+                                              i64 kc, T *nb) {
+  i64 ldb = 0;
+  const T *b = narrow_b(p, j0, k0, ldb);
+  for (i64 k = 0; k < kc; ++k)
+    for (i64 c = 0; c < cols; ++c)
+      nb[k * cols + c] = b[k * ldb + c];
+}
+
+/// micro_narrow() of rows [i0, i0 + rows) (one packed A panel) x the last `cols` columns, B
+/// from narrow_compact()'s copy.
+template <typename T>
+ONNXC_GEMM_INLINE void narrow_from(const Problem<T> &p, i64 cols, i64 i0, i64 rows, i64 j0,
+                                   i64 k0, i64 kc, const T *nb) {
+  static_assert(kNarrowCols == 4, "micro_narrow variants for 1..4 columns");
+  if (cols == 1)
+    micro_narrow<T, 1>(p, i0, rows, j0, k0, kc, nb, 1);
+  else if (cols == 2)
+    micro_narrow<T, 2>(p, i0, rows, j0, k0, kc, nb, 2);
+  else if (cols == 3)
+    micro_narrow<T, 3>(p, i0, rows, j0, k0, kc, nb, 3);
+  else
+    micro_narrow<T, 4>(p, i0, rows, j0, k0, kc, nb, 4);
 }
 
 /// Rows [i0, i1) x one panel (columns j0 .., cols of them) from K range [k0, k0+kc), in the
@@ -648,11 +687,20 @@ ONNXC_GEMM_INLINE void block(const Problem<T> &p, const Tiling &t, i64 m0, i64 m
       /* 6-row tiles with packed A take the last few columns in kMR-row panels (slice_rows:
          narrow_panels), over the whole block after its tiles */
       const bool rest_after = rest && rest <= kNarrowCols && t.layout == kAPackedRows;
+      /* 8-row tiles of packed A: the last few columns from a compact copy of their K block,
+         made once for all the row tiles (narrow_compact) */
+      const bool compact = rest && rest <= kNarrowCols && t.layout == kAPacked && t.mr == kMR &&
+                           m1 - m0 > kMR;
+      T nb[kKC * kNarrowCols];
+      if (compact)
+        narrow_compact(p, full, rest, k0, kc, nb);
       for (i64 i = m0; i < m1; i += t.mr) {
         const i64 i1 = min_i(i + t.mr, m1);
         if (full > n0)
           panel_rows(p, t, i, i1, n0, full - n0, k0, kc);
-        if (rest && !rest_after)
+        if (compact)
+          narrow_from(p, rest, i, i1 - i, full, k0, kc, nb);
+        else if (rest && !rest_after)
           panel_rows(p, t, i, i1, full, rest, k0, kc);
       }
       if (rest_after)
