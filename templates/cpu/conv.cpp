@@ -135,8 +135,10 @@ bool pack_im2col_small(const ConvGeom &g, const T *x, T *dst, i64 K, i64 sub, i6
   for (i64 c = 0; c < C; ++c) {
     const T *xc = x + c * g.in_size();
     for (i64 r = 0; r < rows; ++r) {
+      if (g.k[1] < Sy && r % Sy >= g.k[1])
+        continue; /* a row no tap reads (a 1x1 window at stride 2: every other one) */
       const i64 ih = row0 + r - g.p[1];
-      for (i64 q = 0; q < Sx; ++q) {
+      for (i64 q = 0; q < Sx && q < g.k[2]; ++q) { /* the phases that taps read */
         T *d = plane + (r * Sx + q) * pc;
         i64 j0 = 0, j1 = 0; /* the phase elements j whose column q + Sx j - pad lies in X */
         if (ih >= 0 && ih < g.in[1])
