@@ -107,30 +107,36 @@ template <typename T> inline void put_run(T *d, i64 m, const T *src, i64 s, cons
 /// Bytes of pack_im2col_small()'s stack buffer of one channel's padded phase rows.
 constexpr i64 kSmallPlaneBytes = 16384;
 
-/// pack_im2col() for 2-D windows whose output rows are at most one vector (the 7x7 and 14x14
-/// planes of ResNet's last stages), all of [oa, ob) in one row buffer: per channel, the padded
-/// input rows that the columns' output rows read are first copied into a stack buffer as
-/// stride-phase rows (phase q of a padded row: its columns q, q + s, ...; zeros outside X), so
-/// that each tap's segment of each output row is one vector copied from it (the general path
-/// spends three runs and their bounds on every such segment). False (nothing written) when the
-/// shape does not qualify.
+/// Output rows of at most this many vectors go through pack_im2col_small().
+constexpr i64 kSmallRowVectors = 4;
+
+/// pack_im2col() for 2-D windows whose output rows are at most kSmallRowVectors vectors (the
+/// 7x7, 14x14 and 28x28 planes of ResNet's later stages), all of [oa, ob) in one row buffer:
+/// per channel, the padded input rows that the columns' output rows read are first copied into
+/// a stack buffer as stride-phase rows (phase q of a padded row: its columns q, q + s, ...;
+/// zeros outside X), so that each tap's segment of each output row is whole vectors copied
+/// from it (the general path spends three runs and their bounds on every such segment). False
+/// (nothing written) when the shape does not qualify.
 template <typename T>
 bool pack_im2col_small(const ConvGeom &g, const T *x, T *dst, i64 K, i64 sub, i64 oa, i64 ob) {
   typedef typename gemm::Vec<T>::type V;
   constexpr i64 L = i64(sizeof(V) / sizeof(T)), NR = gemm::nr<T>();
   const i64 W = g.out[2], Nsp = g.out_size(), ks = g.k_size(), Sy = g.s[1], Sx = g.s[2];
   const i64 end = ob < Nsp ? ob : gemm::ceil_div(Nsp, NR) * NR; /* zeros in [Nsp, end) */
-  if (g.k[0] != 1 || g.out[0] != 1 || g.in[0] != 1 || W > L || g.d[1] != 1 || g.d[2] != 1 ||
-      end - oa > kColsChunk || oa >= Nsp)
+  if (g.k[0] != 1 || g.out[0] != 1 || g.in[0] != 1 || W > kSmallRowVectors * L || g.d[1] != 1 ||
+      g.d[2] != 1 || end - oa > kColsChunk || oa >= Nsp)
     return false;
+  const i64 nv = gemm::ceil_div(W, L); /* vectors per output row */
   const i64 line0 = oa / W, line1 = gemm::ceil_div(gemm::min_i(end, Nsp), W);
   const i64 row0 = line0 * Sy, rows = (line1 - 1 - line0) * Sy + g.k[1];
-  const i64 pc = (g.k[2] - 1) / Sx + L; /* a phase row: every tap's vector from its start */
+  const i64 pc = (g.k[2] - 1) / Sx + nv * L; /* a phase row: every tap's vectors from its start */
   if (rows * Sx * pc * i64(sizeof(T)) > kSmallPlaneBytes)
     return false;
   T plane[kSmallPlaneBytes / sizeof(T)];
-  T buf[L + kColsChunk + kColsSlack];
-  T *const b0 = buf + L; /* column oa; the first line may start up to W before it */
+  /* column oa at b0: the first line may start up to W - 1 before it, the last end up to W - 1
+     past `end` and its last vector L - 1 past that */
+  T buf[kSmallRowVectors * L + kColsChunk + (kSmallRowVectors + 1) * L];
+  T *const b0 = buf + kSmallRowVectors * L;
   const i64 C = K / ks;
   for (i64 c = 0; c < C; ++c) {
     const T *xc = x + c * g.in_size();
@@ -154,12 +160,13 @@ bool pack_im2col_small(const ConvGeom &g, const T *x, T *dst, i64 K, i64 sub, i6
     for (i64 t = 0; t < ks; ++t) {
       const i64 kh = t / g.k[2], kw = t % g.k[2], kk = c * ks + t;
       const T *ph = plane + (kh * Sx + kw % Sx) * pc + kw / Sx;
-      for (i64 line = line0; line < line1; ++line) { /* lines in order: a vector's lanes past
-                                                         W are the next line's, written next */
-        V v;
-        __builtin_memcpy(&v, ph + (line - line0) * Sy * Sx * pc, sizeof v);
-        __builtin_memcpy(b0 + (line * W - oa), &v, sizeof v);
-      }
+      for (i64 line = line0; line < line1; ++line) /* lines in order: a row's lanes past W
+                                                       are the next line's, written next */
+        for (i64 v = 0; v < nv; ++v) {
+          V x;
+          __builtin_memcpy(&x, ph + (line - line0) * Sy * Sx * pc + v * L, sizeof x);
+          __builtin_memcpy(b0 + (line * W - oa) + v * L, &x, sizeof x);
+        }
       for (i64 j = gemm::min_i(end, Nsp) - oa; j < end - oa; ++j) /* the last panel's padding */
         b0[j] = T(0);
       for (i64 o = oa; o < end; o += sub) { /* oa, end: multiples of NR, so of sub */

@@ -325,10 +325,10 @@ CASES = {
     "narrow_cols_im2col_7x7": conv([1, 32, 14, 14], [40, 32, 3, 3], pads=[1, 1, 1, 1],
                                    strides=[2, 2]),
     "narrow_cols_double": conv([1, 20, 5, 5], [9, 20, 1, 1], dt=np.float64),
-    # im2col of output rows of at most one vector from each channel's padded phase rows
+    # im2col of output rows of at most 4 vectors from each channel's padded phase rows
     # (pack_im2col_small): stride 2 with asymmetric pads; 5x5; groups and a batch; double; 1-D
-    # stride 3; a 7x7 plane from 14x14 with K over KC and 72 rows (the 49th column from
-    # narrow_compact's copy)
+    # stride 3; rows of 2 and 4 vectors (29 and 50 columns); a 7x7 plane from 14x14 with K
+    # over KC and 72 rows (the 49th column from narrow_compact's copy)
     "im2col_small_s2_asym": conv([1, 20, 15, 13], [24, 20, 3, 3], strides=[2, 2],
                                  pads=[1, 0, 0, 1], relu=True),
     "im2col_small_5x5": conv([1, 24, 9, 9], [40, 24, 5, 5], pads=[2, 2, 2, 2]),
@@ -337,6 +337,8 @@ CASES = {
     "im2col_small_double_s2": conv([1, 6, 10, 10], [5, 6, 3, 3], dt=np.float64, strides=[2, 2],
                                    pads=[1, 1, 1, 1]),
     "im2col_small_1d_s3": conv([1, 6, 30], [9, 6, 4], strides=[3], pads=[1, 2]),
+    "im2col_small_w29_1x1_s2": conv([1, 20, 56, 57], [24, 20, 1, 1], strides=[2, 2]),
+    "im2col_small_w50_5x5": conv([1, 24, 9, 50], [40, 24, 5, 5], pads=[2, 2, 2, 2], relu=True),
     "im2col_small_7x7_bigk": conv([1, 100, 14, 14], [72, 100, 3, 3], strides=[2, 2],
                                   pads=[1, 1, 1, 1], act="SiLU"),
     # Winograd F(2x2, 3x3) (3x3 stride 1, constant W): odd output sizes (partial tiles), padding
