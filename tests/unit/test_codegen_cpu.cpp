@@ -175,16 +175,23 @@ TEST_CASE("Winograd's input-channel floor follows the GEMM tile height", "[codeg
   }
 }
 
+/// A batch-1, one-group 2-D 3x3 stride-1 Conv from C to M channels on an H x H plane (same size
+/// out).
+static onnxc_k::ConvParams conv3x3_params(int64_t C, int64_t M, int64_t H) {
+  onnxc_k::ConvParams p{};
+  p.N = 1, p.G = 1, p.C = C, p.M = M;
+  p.w.in[0] = 1, p.w.in[1] = H, p.w.in[2] = H;
+  p.w.k[0] = 1, p.w.k[1] = 3, p.w.k[2] = 3;
+  p.w.s[0] = 1, p.w.s[1] = 1, p.w.s[2] = 1, p.w.d[0] = 1, p.w.d[1] = 1, p.w.d[2] = 1;
+  p.w.out[0] = 1, p.w.out[1] = H, p.w.out[2] = H;
+  return p;
+}
+
 TEST_CASE("the few-channel direct path takes up to 16 input channels for any window",
           "[codegen_cpu]") {
   // SqueezeNet's expand3x3: 16 -> 64 channels, 3x3 stride 1 on 55x55 (the lowering checks it
   // before Winograd, which it beats there; with 17 channels Winograd keeps it).
-  onnxc_k::ConvParams p{};
-  p.N = 1, p.G = 1, p.C = 16, p.M = 64;
-  p.w.in[0] = 1, p.w.in[1] = 55, p.w.in[2] = 55;
-  p.w.k[0] = 1, p.w.k[1] = 3, p.w.k[2] = 3;
-  p.w.s[1] = 1, p.w.s[2] = 1, p.w.d[1] = 1, p.w.d[2] = 1;
-  p.w.out[0] = 1, p.w.out[1] = 55, p.w.out[2] = 55;
+  onnxc_k::ConvParams p = conv3x3_params(16, 64, 55);
   CHECK(onnxc_k::conv_few_supported(p, 4));
   CHECK(onnxc_k::conv_few_preferred(p));
   CHECK_FALSE(onnxc_k::conv_few_supported(p, 8)); // float only
@@ -206,12 +213,7 @@ TEST_CASE("the few-channel direct path takes up to 16 input channels for any win
 TEST_CASE("Direct phase rows take more channels for few outputs or strided windows",
           "[codegen_cpu]") {
   // U-Net's 32 -> 32 3x3 at 128x128 (Winograd's products have 32 columns): direct.
-  onnxc_k::ConvParams p{};
-  p.N = 1, p.G = 1, p.C = 32, p.M = 32;
-  p.w.in[0] = 1, p.w.in[1] = 128, p.w.in[2] = 128;
-  p.w.k[0] = 1, p.w.k[1] = 3, p.w.k[2] = 3;
-  p.w.s[0] = 1, p.w.s[1] = 1, p.w.s[2] = 1, p.w.d[0] = 1, p.w.d[1] = 1, p.w.d[2] = 1;
-  p.w.out[0] = 1, p.w.out[1] = 128, p.w.out[2] = 128;
+  onnxc_k::ConvParams p = conv3x3_params(32, 32, 128);
   REQUIRE(onnxc_k::conv_few_supported(p, 4));
   CHECK(onnxc_k::conv_few_preferred(p));
   p.M = 64; // 64 -> 64 keeps Winograd
