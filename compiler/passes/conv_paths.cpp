@@ -3,7 +3,7 @@
 
 namespace onnxc {
 
-int mark_conv_paths(Graph &g, bool winograd, bool dw_channels, bool few_channels) {
+int mark_conv_paths(Graph &g, bool winograd, bool dw_channels, bool few_channels, bool chan_vec) {
   int marked = 0;
   for (auto &np : g.nodes) {
     Node &n = *np;
@@ -15,7 +15,7 @@ int mark_conv_paths(Graph &g, bool winograd, bool dw_channels, bool few_channels
     Attribute one;
     one.kind = Attribute::Kind::Int;
     one.i = 1 | (winograd ? kConvWinogradBit : 0) | (dw_channels ? kConvDwChannelsBit : 0) |
-            (few_channels ? kConvFewChannelsBit : 0);
+            (few_channels ? kConvFewChannelsBit : 0) | (chan_vec ? kConvChanVecBit : 0);
     n.attrs[kConvPathsAttr] = one;
     ++marked;
   }

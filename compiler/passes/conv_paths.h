@@ -11,7 +11,9 @@
 // compare with; `--disable-pass=winograd` keeps the other paths but not Winograd;
 // `--disable-pass=dw-channels` keeps depthwise Convs on their row-vector path;
 // `--disable-pass=few-channels` keeps Convs with few input channels (kConvFewChannels: direct,
-// for a first layer on colour channels; the value's kConvFewChannelsBit) on im2col.
+// for a first layer on colour channels; the value's kConvFewChannelsBit) on im2col;
+// `--disable-pass=chan-vec` keeps strided Convs with many channels (kConvChanVec: direct on
+// output-channel vectors; kConvChanVecBit) on the phase-row path or im2col.
 #pragma once
 
 #include "compiler/ir/ir.h"
@@ -19,6 +21,6 @@
 namespace onnxc {
 
 /// Marks the Convs (Winograd allowed when `winograd`); returns the number of nodes marked.
-int mark_conv_paths(Graph &g, bool winograd, bool dw_channels, bool few_channels);
+int mark_conv_paths(Graph &g, bool winograd, bool dw_channels, bool few_channels, bool chan_vec);
 
 } // namespace onnxc

@@ -74,6 +74,9 @@ inline constexpr char kDwChannelsPass[] = "dw-channels";
 /// conv-paths' direct path for float Convs with few input channels (kConvFewChannels); not a
 /// fusion pass either.
 inline constexpr char kFewChannelsPass[] = "few-channels";
+/// conv-paths' direct path on output-channel vectors for strided float Convs (kConvChanVec); not
+/// a fusion pass either.
+inline constexpr char kChanVecPass[] = "chan-vec";
 
 /// Whether `pass` runs under opts (false if disabled by name or by "all-fusion").
 bool pass_enabled(const PipelineOptions &opts, const std::string &pass);

@@ -1160,6 +1160,118 @@ ONNXC_GEMM_INLINE void conv_few_channels(onnxc_rt *rt, const i64 *params, const 
   }
 }
 
+/* ---- kConvChanVec (conv_params.h): direct, output channels in the lanes ---- */
+
+/// The P pixels from ow0 (npx of them exist) of output row oh for the kCvOC channels of block
+/// m0 (wb: its packed weights, kCvOC per channel and tap): per tap the block's two weight
+/// vectors are loaded once and each pixel's input element (from the padded input xp, cv_rows x
+/// cv_cols per channel) is broadcast; bias and the cheap activations in registers; each
+/// pixel's 32 channels go to their planes (channels past M are not stored).
+template <int P>
+ONNXC_DW_INLINE void cv_tile(const ConvGeom &g, const Act<float> &act, const float *wb,
+                             const float *bias, const float *xp, i64 rows, i64 cols, i64 oh,
+                             i64 ow0, i64 npx, float *y, i64 m0) {
+  constexpr i64 L = kVecF32;
+  static_assert(kCvOC == 2 * L, "two weight vectors per tap");
+  const i64 Sx = g.s[2];
+  vf32 acc[2][P];
+  vf32 b0, b1;
+  __builtin_memcpy(&b0, bias, sizeof b0);
+  __builtin_memcpy(&b1, bias + L, sizeof b1);
+#pragma GCC unroll 12
+  for (int j = 0; j < P; ++j)
+    acc[0][j] = b0, acc[1][j] = b1;
+  const float *w = wb;
+  for (i64 c = 0; c < g.C; ++c)
+    for (i64 kh = 0; kh < g.k[1]; ++kh) {
+      const float *row = xp + (c * rows + oh * g.s[1] + kh) * cols + ow0 * Sx;
+      for (i64 kw = 0; kw < g.k[2]; ++kw, w += kCvOC) {
+        const vf32 w0 = load_f32(w), w1 = load_f32(w + L);
+#pragma GCC unroll 12
+        for (int j = 0; j < P; ++j) {
+          const float x = row[j * Sx + kw];
+          acc[0][j] += x * w0;
+          acc[1][j] += x * w1;
+        }
+      }
+    }
+  const bool cheap = act_is_cheap(act.kind);
+  const i64 plane = g.out[1] * g.out[2], nm = gemm::min_i(kCvOC, g.M - m0);
+  float *yr = y + m0 * plane + oh * g.out[2] + ow0;
+#pragma GCC unroll 12
+  for (int j = 0; j < P; ++j) {
+    if (j >= npx)
+      break;
+    alignas(64) float o[kCvOC];
+    store_f32(o, cheap ? act_vec_cheap(act, acc[0][j]) : acc[0][j]);
+    store_f32(o + L, cheap ? act_vec_cheap(act, acc[1][j]) : acc[1][j]);
+    for (i64 m = 0; m < nm; ++m)
+      yr[m * plane + j] = o[m];
+  }
+}
+
+/// kConvChanVec: per image, the zero-padded input first (one parallel loop over channels and
+/// padded rows), then the (channel block, output row, segment) items, block-major (a block's
+/// weights stay in L2 for all its pixels); the other activations per block and output row.
+template <typename T>
+ONNXC_GEMM_INLINE void conv_chan_vec(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t) {
+  if constexpr (is_f32<T>) {
+    const ConvParams cp = params_of<ConvParams>(params);
+    for (i64 n = 0; n < cp.N; ++n) {
+      auto pad = [&](const i64 *pp, i64 lo, i64 hi) {
+        const ConvParams q = params_of<ConvParams>(pp);
+        const ConvGeom g(q);
+        const i64 rows = cv_rows(q), cols = cv_cols(q);
+        for (i64 it = lo; it < hi; ++it) { /* it: channel c, padded row r */
+          const i64 c = it / rows, r = it % rows, ih = r - g.p[1];
+          float *d = t.packed + it * cols;
+          i64 j0 = 0, j1 = 0; /* padded columns j whose input column j - pad lies in X */
+          if (ih >= 0 && ih < g.in[1])
+            valid_range(g.in[2], cols, 1, g.p[2], 0, j0, j1);
+          for (i64 j = 0; j < j0; ++j)
+            d[j] = 0.0f;
+          if (j1 > j0)
+            __builtin_memcpy(d + j0, t.x + ((n * g.C + c) * g.in[1] + ih) * g.in[2] + j0 - g.p[2],
+                             sizeof(float) * (j1 - j0));
+          for (i64 j = j1; j < cols; ++j)
+            d[j] = 0.0f;
+        }
+      };
+      parallel_for(rt, params, cp.C * cv_rows(cp), 16, pad);
+      auto body = [&](const i64 *pp, i64 lo, i64 hi) {
+        const ConvParams q = params_of<ConvParams>(pp);
+        const ConvGeom g(q);
+        const Act<float> act = make_act<float>(q.act);
+        const i64 K = g.C * g.k_size(), rows = cv_rows(q), cols = cv_cols(q);
+        const i64 segs = cv_segments(q), px = cv_tile_px(q), per_block = g.out[1] * segs;
+        float *y = t.y + n * g.M * g.out[1] * g.out[2];
+        for (i64 it = lo; it < hi; ++it) {
+          const i64 b = it / per_block, oh = it % per_block / segs, seg = it % segs;
+          const i64 m0 = b * kCvOC, ow0 = seg * px, npx = gemm::min_i(px, g.out[2] - ow0);
+          alignas(64) float bias[kCvOC];
+          for (i64 l = 0; l < kCvOC; ++l)
+            bias[l] = t.bias && m0 + l < g.M ? t.bias[m0 + l] : 0.0f;
+          const float *wb = t.w + b * K * kCvOC; /* conv_cv_pack_weights (W is constant) */
+          if (px == 7)
+            cv_tile<7>(g, act, wb, bias, t.packed, rows, cols, oh, ow0, npx, y, m0);
+          else if (px == 8)
+            cv_tile<8>(g, act, wb, bias, t.packed, rows, cols, oh, ow0, npx, y, m0);
+          else if (px == 10)
+            cv_tile<10>(g, act, wb, bias, t.packed, rows, cols, oh, ow0, npx, y, m0);
+          else
+            cv_tile<kCvPx>(g, act, wb, bias, t.packed, rows, cols, oh, ow0, npx, y, m0);
+          if (act.kind != kActNone && !act_is_cheap(act.kind)) /* the tile's pixels */
+            for (i64 m = m0; m < gemm::min_i(g.M, m0 + kCvOC); ++m)
+              apply_act_row(act, y + (m * g.out[1] + oh) * g.out[2] + ow0, npx, 1);
+        }
+      };
+      parallel_for(rt, params, cv_blocks(cp) * cp.w.out[1] * cv_segments(cp), 1, body);
+    }
+  } else {
+    (void)rt, (void)params, (void)t; /* the lowering chooses kConvChanVec for float only */
+  }
+}
+
 template <typename T>
 ONNXC_GEMM_INLINE int32_t conv_kernel(onnxc_rt *rt, void *const *t, const i64 *p) {
   const ConvParams cp = params_of<ConvParams>(p);
@@ -1182,6 +1294,8 @@ ONNXC_GEMM_INLINE int32_t conv_kernel(onnxc_rt *rt, void *const *t, const i64 *p
     conv_dw_channels(rt, p, ptrs);
   else if (cp.algo == kConvFewChannels)
     conv_few_channels(rt, p, ptrs);
+  else if (cp.algo == kConvChanVec)
+    conv_chan_vec(rt, p, ptrs);
   else if (cp.algo == kConvWinograd)
     conv_winograd(rt, p, ptrs);
   else

@@ -17,6 +17,7 @@ enum ConvAlgo : int64_t {
   kConvWinograd = 3,    ///< 2-D 3x3, stride 1, one group: Winograd F(2x2, 3x3), W transformed
   kConvDwChannels = 4,  ///< depthwise (M == C == G), float, 1-D/2-D: 16 channels per vector
   kConvFewChannels = 5, ///< float, one group, C <= 16 (a first layer), 2-D: direct, phase rows
+  kConvChanVec = 6,     ///< float, one group, 2-D, strided: direct, output channels per vector
 };
 
 struct ConvParams {
@@ -343,6 +344,68 @@ template <typename T> inline void conv_few_pack_weights(const ConvParams &p, con
     conv_pack_channel_block(p.M, K, kFewMB, w, b, dst + b * K * kFewMB);
 }
 
+/* ---- kConvChanVec: 2-D float convs with strided windows and many channels (ResNet's 3x3
+   stride-2 convs, 128-256 channels). im2col + GEMM packs K x N for a plane of 784 or 196 pixels,
+   and the phase-row direct path (kConvFewChannels) puts output pixels in the lanes, wasting 4 of
+   32 on rows of 28 and more on 14. Here the lanes are output channels: each image's input is
+   first copied zero-padded into the scratch; a work item (block of kCvOC output channels, output
+   row, segment of up to kCvPx pixels) keeps kCvOC / 16 x kCvPx vectors over all C x kh x kw taps
+   (per tap: the block's weights as kCvOC / 16 vector loads, each pixel's input element
+   broadcast), then stores each pixel's channels to their planes. ---- */
+/// Output channels per block (two vectors of float).
+constexpr int64_t kCvOC = 32;
+/// Output pixels per tile at most (2 x 12 accumulators, the weight vectors and a broadcast fit
+/// AVX-512's 32 registers; with 14, LLVM spilled accumulators in the tap loop).
+constexpr int64_t kCvPx = 12;
+/// Input channels at least (fewer: the phase-row path, kConvFewChannels) and at most (more: W's
+/// block of C x taps x kCvOC floats, 295 KiB at 256 channels of a 3x3 window, no longer stays in
+/// L2 for the block's pixels).
+constexpr int64_t kCvMinC = 17, kCvMaxC = 256;
+static_assert(kCvPx == 12, "cv_tile_px's sizes");
+/// True when kConvChanVec can run p: float, one group, 2-D (or 1-D), dilation 1, no fused
+/// residual or input scale, at least one full channel block.
+constexpr bool conv_cv_supported(const ConvParams &p, int64_t elem_bytes) {
+  return elem_bytes == 4 && p.G == 1 && conv_dw_supported(p) && p.w.d[1] == 1 && p.w.d[2] == 1 &&
+         p.has_residual == 0 && p.has_in_scale == 0 && p.M >= kCvOC && p.C >= kCvMinC &&
+         p.C <= kCvMaxC && p.w.k_size() > 1;
+}
+/// True when the lowering chooses kConvChanVec for a p it supports (with constant W): strided
+/// windows on targets with 8-row GEMM tiles (AVX-512: the kernel's 28 accumulators).
+constexpr bool conv_cv_preferred(const ConvParams &p) {
+  return (p.gemm_mr == 0 || p.gemm_mr >= gemm::kMR) && (p.w.s[1] > 1 || p.w.s[2] > 1);
+}
+/// Pixels per tile: 7, 8, 10 or kCvPx, the fewest that cover an output row in as few tiles as
+/// kCvPx would (28 pixels: 3 tiles of 10; 14: 2 of 7; 56: 5 of 12).
+constexpr int64_t cv_tile_px(const ConvParams &p) {
+  const int64_t W = p.w.out[2] > 0 ? p.w.out[2] : 1, segs = (W + kCvPx - 1) / kCvPx;
+  const int64_t need = (W + segs - 1) / segs;
+  return need <= 7 ? 7 : need <= 8 ? 8 : need <= 10 ? 10 : kCvPx;
+}
+/// Segments (tiles) per output row.
+constexpr int64_t cv_segments(const ConvParams &p) {
+  return (p.w.out[2] + cv_tile_px(p) - 1) / cv_tile_px(p);
+}
+/// Rows and columns of one channel's zero-padded input in the scratch: every tap of every tile
+/// reads inside it (the last segment's pixels past the row included).
+constexpr int64_t cv_rows(const ConvParams &p) { return (p.w.out[1] - 1) * p.w.s[1] + p.w.k[1]; }
+constexpr int64_t cv_cols(const ConvParams &p) {
+  return (cv_segments(p) * cv_tile_px(p) - 1) * p.w.s[2] + p.w.k[2];
+}
+/// Elements of one image's padded input (the scratch).
+constexpr int64_t cv_scratch_elems(const ConvParams &p) { return p.C * cv_rows(p) * cv_cols(p); }
+/// Channel blocks of kCvOC.
+constexpr int64_t cv_blocks(const ConvParams &p) { return (p.M + kCvOC - 1) / kCvOC; }
+/// Elements of W pre-packed for kConvChanVec: per block, kCvOC weights per (channel, tap).
+constexpr int64_t conv_cv_packed_w_elems(const ConvParams &p) {
+  return cv_blocks(p) * p.C * p.w.k_size() * kCvOC;
+}
+/// Packs W for kConvChanVec into dst (conv_cv_packed_w_elems elements; channels past M zero).
+template <typename T> inline void conv_cv_pack_weights(const ConvParams &p, const T *w, T *dst) {
+  const int64_t K = p.C * p.w.k_size();
+  for (int64_t b = 0; b < cv_blocks(p); ++b)
+    conv_pack_channel_block(p.M, K, kCvOC, w, b, dst + b * K * kCvOC);
+}
+
 /* ---- kConvWinograd: F(2x2, 3x3) (Lavin & Gray), Y = A^T [(G g G^T) . (B^T d B)] A per 2x2
    output tile. The 16 products of the transformed domain (xi) are 16 GEMMs: V_xi^T (tiles x C,
    the transformed input, packed A) times U_xi (C x M, the transformed W, packed B at compile
@@ -565,6 +628,8 @@ constexpr int64_t conv_gemm_scratch_bytes(const ConvParams &p, int64_t elem_byte
     return dwc_lanes(p, elem_bytes) * dwc_lane_elems(p, elem_bytes) * elem_bytes;
   if (p.algo == kConvFewChannels)
     return few_scratch_elems(p) * elem_bytes;
+  if (p.algo == kConvChanVec)
+    return cv_scratch_elems(p) * elem_bytes;
   if (p.algo == kConvDirect) {
     const int64_t items = p.N * p.M * conv_dw_splits(p);
     return items * conv_dw_item_rows(p) * conv_dw_row_elems(p, elem_bytes) * elem_bytes;

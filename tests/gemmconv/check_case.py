@@ -21,7 +21,9 @@ name (3x3 stride-1 Convs, which run as Winograd F(2x2, 3x3)) also with --disable
 cases named dw* (depthwise) also with --disable-pass=dw-channels (the row-vector path instead of
 the channel-vector one, where the lowering would choose that); cases named few* (few input
 channels) also with --disable-pass=few-channels (im2col instead of the direct phase-row path)
-and with --gemm-tile-rows=6 (the direct path's 4-channel x 1-vector tiles, as on AVX2).
+and with --gemm-tile-rows=6 (the direct path's 4-channel x 1-vector tiles, as on AVX2); cases
+named cv* (strided, many channels) also with --disable-pass=chan-vec (the phase-row path or
+im2col instead of output-channel vectors).
 """
 import os
 import subprocess
@@ -79,6 +81,8 @@ def main(onnxc, case_dir, work):
         libs["no_winograd"] = ["--disable-pass=winograd"]
     if case.startswith("dw"):
         libs["no_dw_channels"] = ["--disable-pass=dw-channels"]
+    if case.startswith("cv"):
+        libs["no_chan_vec"] = ["--disable-pass=chan-vec"]
     if case.startswith("few"):
         libs["no_few_channels"] = ["--disable-pass=few-channels"]
         libs["few_4x1"] = ["--gemm-tile-rows=6"]  # the 4-channel x 1-vector path (AVX2's)

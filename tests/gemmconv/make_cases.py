@@ -170,6 +170,19 @@ CASES = {
                                   pads=[1, 1, 1, 1]),
     "few_c128_stride2_clip": conv([1, 128, 34, 66], [16, 128, 3, 3], strides=[2, 2],
                                   pads=[1, 1, 1, 1], act="Clip"),
+    # strided windows from 17-256 channels on output-channel vectors (kConvChanVec, W
+    # pre-packed): a partial last segment (15 = 14 + 1), a partial channel block (40 = 32 + 8)
+    # with a batch and SiLU (applied per tile), rows of 7 pixels (the 7-pixel tile) with
+    # asymmetric pads and Clip, 5x5 stride 3 without bias, 1-D; also with chan-vec off
+    "cv_s2_c128_relu": conv([1, 128, 28, 30], [64, 128, 3, 3], strides=[2, 2], pads=[1, 1, 1, 1],
+                            relu=True),
+    "cv_s2_m40_batch_silu": conv([2, 40, 15, 15], [40, 40, 3, 3], strides=[2, 2],
+                                 pads=[1, 1, 1, 1], act="SiLU"),
+    "cv_s2_w7_clip": conv([1, 64, 14, 13], [32, 64, 3, 3], strides=[2, 2], pads=[1, 0, 1, 1],
+                          act="Clip"),
+    "cv_s3_5x5_nobias": conv([1, 24, 20, 40], [32, 24, 5, 5], strides=[3, 3], pads=[2, 2, 2, 2],
+                             bias=False),
+    "cv_1d_s2": conv([1, 32, 50], [48, 32, 3], strides=[2], pads=[1, 1]),
     "few_c40_w_input_big_k": conv([1, 40, 10, 36], [16, 40, 3, 3], w_input=True,
                                   pads=[1, 1, 1, 1]),
     "conv1d": conv([2, 6, 40], [9, 6, 5], pads=[2, 2]),

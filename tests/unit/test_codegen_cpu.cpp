@@ -231,6 +231,40 @@ TEST_CASE("Direct phase rows take more channels for few outputs or strided windo
   CHECK(onnxc_k::conv_few_preferred(p));
 }
 
+TEST_CASE("Strided convs from 17-256 channels run on output-channel vectors", "[codegen_cpu]") {
+  // ResNet-50's layer2.0 conv2: 128 -> 128 3x3 stride 2, 56x56 -> 28x28 (3 tiles of 10 pixels).
+  onnxc_k::ConvParams p = conv3x3_params(128, 128, 56);
+  p.w.s[1] = 2, p.w.s[2] = 2, p.w.p[1] = 1, p.w.p[2] = 1, p.w.out[1] = 28, p.w.out[2] = 28;
+  REQUIRE(onnxc_k::conv_cv_supported(p, 4));
+  CHECK(onnxc_k::conv_cv_preferred(p));
+  CHECK(onnxc_k::cv_tile_px(p) == 10);
+  CHECK(onnxc_k::cv_segments(p) == 3);
+  CHECK(onnxc_k::cv_rows(p) == 57);
+  CHECK(onnxc_k::cv_cols(p) == 61); // 30 pixels' windows: the last tile reads past the row
+  CHECK_FALSE(onnxc_k::conv_cv_supported(p, 8)); // float only
+  p.w.out[2] = 14;
+  CHECK(onnxc_k::cv_tile_px(p) == 7);
+  p.w.out[2] = 7;
+  CHECK(onnxc_k::cv_tile_px(p) == 7);
+  p.w.out[2] = 56;
+  CHECK(onnxc_k::cv_tile_px(p) == 12);
+  p.w.out[2] = 15;
+  CHECK(onnxc_k::cv_tile_px(p) == 8);
+  p.gemm_mr = 6; // AVX2 / NEON tiles
+  CHECK_FALSE(onnxc_k::conv_cv_preferred(p));
+  p.gemm_mr = 0, p.w.s[1] = 1, p.w.s[2] = 1; // stride 1: Winograd or the phase rows
+  CHECK_FALSE(onnxc_k::conv_cv_preferred(p));
+  p.w.s[1] = 2, p.w.s[2] = 2;
+  p.C = 16; // the phase-row path's
+  CHECK_FALSE(onnxc_k::conv_cv_supported(p, 4));
+  p.C = 512; // W's block no longer in L2: im2col
+  CHECK_FALSE(onnxc_k::conv_cv_supported(p, 4));
+  p.C = 128, p.M = 24; // less than one block
+  CHECK_FALSE(onnxc_k::conv_cv_supported(p, 4));
+  p.M = 128, p.has_residual = 1;
+  CHECK_FALSE(onnxc_k::conv_cv_supported(p, 4));
+}
+
 TEST_CASE("Winograd leaves few tiles with large transformed weights to im2col", "[codegen_cpu]") {
   // ResNet-50's layer4: 512 -> 512 channels on a 7x7 plane, 16 tiles per image; U is 16 MB.
   onnxc_k::ConvParams p{};

@@ -72,10 +72,14 @@ onnxc_k::ConvAlgo choose_algo(const Node &n, const ConvShape &s, const onnxc_k::
   /* before Winograd: with up to 16 input channels, or up to 32 output channels, the direct
      phase-row path wins over its transforms (SqueezeNet's 16 -> 64 3x3 at 55x55: 0.50 -> 0.40
      ms at 1 thread), and strided windows over im2col (conv_few_preferred) */
+  const bool w_packable = attr_int(n, kPackWeightsAttr, 0) != 0 && n.inputs[1]->constant;
+  /* strided windows from more channels: output channels in the lanes (W pre-packed) */
+  if ((paths & kConvChanVecBit) != 0 && w_packable &&
+      conv_cv_supported(p, dtype_bits(input_dtype(n, 0)) / 8) && conv_cv_preferred(p))
+    return kConvChanVec;
   if ((paths & kConvFewChannelsBit) != 0 &&
       conv_few_supported(p, dtype_bits(input_dtype(n, 0)) / 8) && conv_few_preferred(p) &&
-      ((attr_int(n, kPackWeightsAttr, 0) != 0 && n.inputs[1]->constant) ||
-       p.C * p.w.k_size() <= kFewGatherTaps)) /* W gathered per block at run time */
+      (w_packable || p.C * p.w.k_size() <= kFewGatherTaps)) /* else W gathered per block */
     return kConvFewChannels;
   if ((paths & kConvWinogradBit) != 0 && attr_int(n, kPackWeightsAttr, 0) != 0 &&
       n.inputs[1]->constant && conv_wino_supported(p) &&
@@ -157,7 +161,7 @@ KernelCall lower_conv(const Node &n) {
   call.args = {n.inputs[0], n.inputs[1], n.input(2), n.outputs[0]};
   if (p.has_residual != 0) { // fuse-residual: Y = act(conv + B + R)
     if (!n.input(3) || p.algo == onnxc_k::kConvDirect || p.algo == onnxc_k::kConvDwChannels ||
-        p.algo == onnxc_k::kConvFewChannels)
+        p.algo == onnxc_k::kConvFewChannels || p.algo == onnxc_k::kConvChanVec)
       node_fail(n, "internal error: a fused residual needs input 3 and a GEMM or Winograd "
                    "algorithm");
     call.args.push_back(n.inputs[3]);
@@ -185,6 +189,10 @@ KernelCall lower_conv(const Node &n) {
       channel_block_weights(n, p, call, "dwc", onnxc_k::conv_dwc_packed_w_elems(p),
                             onnxc_k::conv_dwc_pack_weights<float>);
     }
+  } else if (p.algo == onnxc_k::kConvChanVec) {
+    p.w_packed = 1; // kCvOC weights per channel, tap and block (choose_algo: W is constant)
+    channel_block_weights(n, p, call, "cv", onnxc_k::conv_cv_packed_w_elems(p),
+                          onnxc_k::conv_cv_pack_weights<float>);
   } else if (p.algo == onnxc_k::kConvFewChannels) {
     if (attr_int(n, kPackWeightsAttr, 0) != 0 && n.inputs[1]->constant) {
       p.w_packed = 1; // kFewMB weights per tap and channel block
