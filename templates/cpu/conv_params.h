@@ -330,18 +330,28 @@ constexpr int64_t few_phase_cols(const ConvParams &p) {
 constexpr int64_t few_scratch_elems(const ConvParams &p) {
   return p.C * few_rows(p) * p.w.s[2] * few_phase_cols(p);
 }
+/// Elements of W (M x C x taps) packed in blocks of `lanes` output channels, `lanes` weights
+/// per channel and tap (conv_pack_channel_blocks).
+constexpr int64_t conv_channel_blocks_elems(const ConvParams &p, int64_t lanes) {
+  return (p.M + lanes - 1) / lanes * p.C * p.w.k_size() * lanes;
+}
+/// Packs W in blocks of `lanes` output channels (channels past M zero) into dst
+/// (conv_channel_blocks_elems elements): kConvFewChannels' and kConvChanVec's layouts.
+template <typename T>
+inline void conv_pack_channel_blocks(const ConvParams &p, int64_t lanes, const T *w, T *dst) {
+  const int64_t K = p.C * p.w.k_size();
+  for (int64_t b = 0; b * lanes < p.M; ++b)
+    conv_pack_channel_block(p.M, K, lanes, w, b, dst + b * K * lanes);
+}
 /// Channel blocks of kFewMB.
 constexpr int64_t few_blocks(const ConvParams &p) { return (p.M + kFewMB - 1) / kFewMB; }
-/// Elements of W pre-packed for kConvFewChannels: per block, kFewMB weights per tap (channels
-/// past M zero).
+/// Elements of W pre-packed for kConvFewChannels: per block, kFewMB weights per tap.
 constexpr int64_t conv_few_packed_w_elems(const ConvParams &p) {
-  return few_blocks(p) * p.C * p.w.k_size() * kFewMB;
+  return conv_channel_blocks_elems(p, kFewMB);
 }
 /// Packs W for kConvFewChannels into dst (conv_few_packed_w_elems elements).
 template <typename T> inline void conv_few_pack_weights(const ConvParams &p, const T *w, T *dst) {
-  const int64_t K = p.C * p.w.k_size();
-  for (int64_t b = 0; b < few_blocks(p); ++b)
-    conv_pack_channel_block(p.M, K, kFewMB, w, b, dst + b * K * kFewMB);
+  conv_pack_channel_blocks(p, kFewMB, w, dst);
 }
 
 /* ---- kConvChanVec: 2-D float convs with strided windows and many channels (ResNet's 3x3
@@ -397,13 +407,11 @@ constexpr int64_t cv_scratch_elems(const ConvParams &p) { return p.C * cv_rows(p
 constexpr int64_t cv_blocks(const ConvParams &p) { return (p.M + kCvOC - 1) / kCvOC; }
 /// Elements of W pre-packed for kConvChanVec: per block, kCvOC weights per (channel, tap).
 constexpr int64_t conv_cv_packed_w_elems(const ConvParams &p) {
-  return cv_blocks(p) * p.C * p.w.k_size() * kCvOC;
+  return conv_channel_blocks_elems(p, kCvOC);
 }
-/// Packs W for kConvChanVec into dst (conv_cv_packed_w_elems elements; channels past M zero).
+/// Packs W for kConvChanVec into dst (conv_cv_packed_w_elems elements).
 template <typename T> inline void conv_cv_pack_weights(const ConvParams &p, const T *w, T *dst) {
-  const int64_t K = p.C * p.w.k_size();
-  for (int64_t b = 0; b < cv_blocks(p); ++b)
-    conv_pack_channel_block(p.M, K, kCvOC, w, b, dst + b * K * kCvOC);
+  conv_pack_channel_blocks(p, kCvOC, w, dst);
 }
 
 /* ---- kConvWinograd: F(2x2, 3x3) (Lavin & Gray), Y = A^T [(G g G^T) . (B^T d B)] A per 2x2
