@@ -123,8 +123,8 @@ bool pack_im2col_small(const ConvGeom &g, const T *x, T *dst, i64 K, i64 sub, i6
   constexpr i64 L = i64(sizeof(V) / sizeof(T)), NR = gemm::nr<T>();
   const i64 W = g.out[2], Nsp = g.out_size(), ks = g.k_size(), Sy = g.s[1], Sx = g.s[2];
   const i64 end = ob < Nsp ? ob : gemm::ceil_div(Nsp, NR) * NR; /* zeros in [Nsp, end) */
-  if (g.k[0] != 1 || g.out[0] != 1 || g.in[0] != 1 || W > kSmallRowVectors * L || g.d[1] != 1 ||
-      g.d[2] != 1 || end - oa > kColsChunk || oa >= Nsp)
+  if (g.k[0] != 1 || g.out[0] != 1 || g.in[0] != 1 || g.p[0] != 0 ||
+      W > kSmallRowVectors * L || g.d[1] != 1 || g.d[2] != 1 || end - oa > kColsChunk || oa >= Nsp)
     return false;
   const i64 nv = gemm::ceil_div(W, L); /* vectors per output row */
   const i64 line0 = oa / W, line1 = gemm::ceil_div(gemm::min_i(end, Nsp), W);
@@ -149,6 +149,7 @@ bool pack_im2col_small(const ConvGeom &g, const T *x, T *dst, i64 K, i64 sub, i6
         i64 j0 = 0, j1 = 0; /* the phase elements j whose column q + Sx j - pad lies in X */
         if (ih >= 0 && ih < g.in[1])
           valid_range(g.in[2], pc, Sx, g.p[2], q, j0, j1);
+        j0 = gemm::min_i(j0, pc), j1 = gemm::min_i(j1, pc); /* padding wider than the row */
         for (i64 j = 0; j < j0; ++j)
           d[j] = T(0);
         for (i64 j = j0; j < j1; ++j) /* j1 > j0 only for a row of X */
@@ -1001,6 +1002,7 @@ inline void few_phase_row(const ConvGeom &g, const float *xrow, i64 S, i64 pc, f
     i64 j0 = 0, j1 = 0; /* the run of j whose column S j - p + q lies in X */
     if (xrow)
       valid_range(g.in[2], pc, S, g.p[2], q, j0, j1);
+    j0 = gemm::min_i(j0, pc), j1 = gemm::min_i(j1, pc); /* padding wider than the row */
     for (i64 j = 0; j < j0; ++j)
       d[j] = 0.0f;
     if (j1 > j0) {
@@ -1228,6 +1230,7 @@ ONNXC_GEMM_INLINE void conv_chan_vec(onnxc_rt *rt, const i64 *params, const Conv
           i64 j0 = 0, j1 = 0; /* padded columns j whose input column j - pad lies in X */
           if (ih >= 0 && ih < g.in[1])
             valid_range(g.in[2], cols, 1, g.p[2], 0, j0, j1);
+          j0 = gemm::min_i(j0, cols), j1 = gemm::min_i(j1, cols); /* padding wider than the row */
           for (i64 j = 0; j < j0; ++j)
             d[j] = 0.0f;
           if (j1 > j0)

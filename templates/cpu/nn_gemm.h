@@ -292,12 +292,6 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
 /// Columns up to this many at the end of B (N % NR) go through micro_narrow().
 constexpr i64 kNarrowCols = 4;
 
-/// The last C <= kNarrowCols columns of Y (a 7x7 plane: 49 = one panel and 1), rows
-/// [i0, i0+rows) of one packed A panel (i0 a multiple of kMR; also for 6-row tiles, whose
-/// one-vector micro-kernel would use one lane in 16 there: narrow_panels()): per k, A's kMR
-/// elements of the panel are one vector, multiplied by each column's B element broadcast, so every
-/// lane does useful work where micro() with one vector would use one lane per accumulator. U sets
-/// of accumulators (k mod U) keep enough FMAs in flight; summed at the end.
 /// Row k0 of packed B's last columns from j0 (a panel's N % NR, or with 6-row tiles a column
 /// slice's, which starts a sub-panel, or, whole-width, is a column of the panel's rows), and
 /// its row stride: micro_narrow()'s B.
@@ -308,6 +302,12 @@ template <typename T> inline const T *narrow_b(const Problem<T> &p, i64 j0, i64 
   return p.bp + packed_b_col(kk, NR, ldb, p.bd ? jp : j0) + k0 * ldb;
 }
 
+/// The last C <= kNarrowCols columns of Y (a 7x7 plane: 49 = one panel and 1), rows
+/// [i0, i0+rows) of one packed A panel (i0 a multiple of kMR; also for 6-row tiles, whose
+/// one-vector micro-kernel would use one lane in 16 there: narrow_panels()): per k, A's kMR
+/// elements of the panel are one vector, multiplied by each column's B element broadcast, so every
+/// lane does useful work where micro() with one vector would use one lane per accumulator. U sets
+/// of accumulators (k mod U) keep enough FMAs in flight; summed at the end.
 template <typename T, int C>
 __attribute__((noinline)) void micro_narrow(const Problem<T> &p, i64 i0, i64 rows, i64 j0, i64 k0,
                                             i64 kc, const T *b, i64 ldb) {

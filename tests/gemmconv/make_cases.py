@@ -183,6 +183,9 @@ CASES = {
     "cv_s3_5x5_nobias": conv([1, 24, 20, 40], [32, 24, 5, 5], strides=[3, 3], pads=[2, 2, 2, 2],
                              bias=False),
     "cv_1d_s2": conv([1, 32, 50], [48, 32, 3], strides=[2], pads=[1, 1]),
+    # regression: a left padding wider than the padded row (28 columns, stride 4, one input
+    # column) once wrote past each row of the scratch
+    "cv_wide_left_pad": conv([1, 32, 9, 1], [32, 32, 3, 3], strides=[2, 4], pads=[1, 28, 1, 0]),
     "few_c40_w_input_big_k": conv([1, 40, 10, 36], [16, 40, 3, 3], w_input=True,
                                   pads=[1, 1, 1, 1]),
     "conv1d": conv([2, 6, 40], [9, 6, 5], pads=[2, 2]),
@@ -352,6 +355,10 @@ CASES = {
     "im2col_small_1d_s3": conv([1, 6, 30], [9, 6, 4], strides=[3], pads=[1, 2]),
     "im2col_small_w29_1x1_s2": conv([1, 20, 56, 57], [24, 20, 1, 1], strides=[2, 2]),
     "im2col_small_w50_5x5": conv([1, 24, 9, 50], [40, 24, 5, 5], pads=[2, 2, 2, 2], relu=True),
+    # regression: a 1 x 3 x 3 window on one depth slice whose only depth tap reads the depth
+    # padding (pad 1 at the start, stride 2): zeros, not the slice (the path is 2-D only)
+    "im2col_small_depth_pad_3d": conv([1, 4, 1, 6, 7], [5, 4, 1, 3, 3], strides=[2, 1, 1],
+                                      pads=[1, 1, 1, 0, 1, 1]),
     "im2col_small_7x7_bigk": conv([1, 100, 14, 14], [72, 100, 3, 3], strides=[2, 2],
                                   pads=[1, 1, 1, 1], act="SiLU"),
     # Winograd F(2x2, 3x3) (3x3 stride 1, constant W): odd output sizes (partial tiles), padding
