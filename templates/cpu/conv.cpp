@@ -104,6 +104,46 @@ template <typename T> inline void put_run(T *d, i64 m, const T *src, i64 s, cons
     d[t] = src[t * s];
 }
 
+/// Writes phases [0, phases) of the S phase rows (pc elements each) of one zero-padded input
+/// row at dst: phase q, element j is the padded row's column q + S j (X's column q + S j - left
+/// pad), zero outside X; xrow null: a padding row, all zeros. S == 1: the padded row itself.
+template <typename T>
+inline void pad_phase_rows(const ConvGeom &g, const T *xrow, i64 S, i64 phases, i64 pc, T *dst) {
+  for (i64 q = 0; q < phases; ++q) {
+    T *d = dst + q * pc;
+    i64 j0 = 0, j1 = 0; /* the run of j whose column S j - p + q lies in X */
+    if (xrow)
+      valid_range(g.in[2], pc, S, g.p[2], q, j0, j1);
+    j0 = gemm::min_i(j0, pc), j1 = gemm::min_i(j1, pc); /* padding wider than the row */
+    for (i64 j = 0; j < j0; ++j)
+      d[j] = T(0);
+    if (j1 > j0) {
+      const T *src = xrow + (q + S * j0 - g.p[2]);
+      if (S == 1)
+        __builtin_memcpy(d + j0, src, sizeof(T) * (j1 - j0));
+      else if (S == 2)
+        put_stride2(d + j0, j1 - j0, src);
+      else
+        for (i64 j = j0; j < j1; ++j)
+          d[j] = src[(j - j0) * S];
+    }
+    for (i64 j = j1; j < pc; ++j)
+      d[j] = T(0);
+  }
+}
+
+/// Copies row kk of the packed-B columns [o0, o1) (multiples of NR, so of sub) from buf (column
+/// o0 first) to their sub-panels of `sub` columns.
+template <typename T>
+inline void put_panel_row(T *dst, i64 K, i64 sub, i64 kk, const T *buf, i64 o0, i64 o1) {
+  constexpr i64 NR = gemm::nr<T>();
+  for (i64 o = o0; o < o1; o += sub) {
+    T *d = dst + gemm::packed_b_col(K, NR, sub, o) + kk * sub;
+    for (i64 j = 0; j < sub; ++j)
+      d[j] = buf[o - o0 + j];
+  }
+}
+
 /// Bytes of pack_im2col_small()'s stack buffer of one channel's padded phase rows.
 constexpr i64 kSmallPlaneBytes = 16384;
 
@@ -144,19 +184,9 @@ bool pack_im2col_small(const ConvGeom &g, const T *x, T *dst, i64 K, i64 sub, i6
       if (g.k[1] < Sy && r % Sy >= g.k[1])
         continue; /* a row no tap reads (a 1x1 window at stride 2: every other one) */
       const i64 ih = row0 + r - g.p[1];
-      for (i64 q = 0; q < Sx && q < g.k[2]; ++q) { /* the phases that taps read */
-        T *d = plane + (r * Sx + q) * pc;
-        i64 j0 = 0, j1 = 0; /* the phase elements j whose column q + Sx j - pad lies in X */
-        if (ih >= 0 && ih < g.in[1])
-          valid_range(g.in[2], pc, Sx, g.p[2], q, j0, j1);
-        j0 = gemm::min_i(j0, pc), j1 = gemm::min_i(j1, pc); /* padding wider than the row */
-        for (i64 j = 0; j < j0; ++j)
-          d[j] = T(0);
-        for (i64 j = j0; j < j1; ++j) /* j1 > j0 only for a row of X */
-          d[j] = xc[ih * g.in[2] + q + Sx * j - g.p[2]];
-        for (i64 j = j1; j < pc; ++j)
-          d[j] = T(0);
-      }
+      const T *xrow = ih >= 0 && ih < g.in[1] ? xc + ih * g.in[2] : nullptr;
+      /* only the phases that taps read */
+      pad_phase_rows(g, xrow, Sx, gemm::min_i(Sx, g.k[2]), pc, plane + r * Sx * pc);
     }
     for (i64 t = 0; t < ks; ++t) {
       const i64 kh = t / g.k[2], kw = t % g.k[2], kk = c * ks + t;
@@ -170,11 +200,7 @@ bool pack_im2col_small(const ConvGeom &g, const T *x, T *dst, i64 K, i64 sub, i6
         }
       for (i64 j = gemm::min_i(end, Nsp) - oa; j < end - oa; ++j) /* the last panel's padding */
         b0[j] = T(0);
-      for (i64 o = oa; o < end; o += sub) { /* oa, end: multiples of NR, so of sub */
-        T *d = dst + gemm::packed_b_col(K, NR, sub, o) + kk * sub;
-        for (i64 j = 0; j < sub; ++j)
-          d[j] = b0[o - oa + j];
-      }
+      put_panel_row(dst, K, sub, kk, b0, oa, end);
     }
   }
   return true;
@@ -222,11 +248,7 @@ void pack_im2col(const ConvGeom &g, const T *x, T *dst, i64 K, i64 sub, i64 k_lo
         put_run<T>(buf + (at + v1), s1 - v1, nullptr, 0, nullptr);
       }
       put_run<T>(buf + (n1 - c0), c1 - n1, nullptr, 0, nullptr);
-      for (i64 o = c0; o < c1; o += sub) { /* c0, c1: multiples of NR, so of sub */
-        T *d = dst + gemm::packed_b_col(K, NR, sub, o) + kk * sub;
-        for (i64 j = 0; j < sub; ++j)
-          d[j] = buf[o - c0 + j];
-      }
+      put_panel_row(dst, K, sub, kk, buf, c0, c1);
     }
   }
 }
@@ -993,33 +1015,6 @@ namespace {
 
 /* ---- kConvFewChannels (conv_params.h): direct, on stride-phase rows ---- */
 
-/// Writes the S phase rows (pc elements each) of one zero-padded input row at dst: phase q,
-/// element j is the padded row's column q + S j (X's column q + S j - left pad), zero outside
-/// X; xrow null: a padding row, all zeros.
-inline void few_phase_row(const ConvGeom &g, const float *xrow, i64 S, i64 pc, float *dst) {
-  for (i64 q = 0; q < S; ++q) {
-    float *d = dst + q * pc;
-    i64 j0 = 0, j1 = 0; /* the run of j whose column S j - p + q lies in X */
-    if (xrow)
-      valid_range(g.in[2], pc, S, g.p[2], q, j0, j1);
-    j0 = gemm::min_i(j0, pc), j1 = gemm::min_i(j1, pc); /* padding wider than the row */
-    for (i64 j = 0; j < j0; ++j)
-      d[j] = 0.0f;
-    if (j1 > j0) {
-      const float *src = xrow + (q + S * j0 - g.p[2]);
-      if (S == 1)
-        __builtin_memcpy(d + j0, src, sizeof(float) * (j1 - j0));
-      else if (S == 2)
-        put_stride2(d + j0, j1 - j0, src);
-      else
-        for (i64 j = j0; j < j1; ++j)
-          d[j] = src[(j - j0) * S];
-    }
-    for (i64 j = j1; j < pc; ++j)
-      d[j] = 0.0f;
-  }
-}
-
 /// NV vectors of output row oh's pixels ow0 .. ow0 + npx (npx <= 16 NV) for output channels
 /// MB0 .. MB0 + MBN of the kFewMB of block m0 (nm of them exist): every tap's pixel vectors are
 /// loaded once from the phase rows `ph` (the image's, C x rows x S x pc) and multiplied by each
@@ -1100,7 +1095,7 @@ ONNXC_GEMM_INLINE void conv_few_channels(onnxc_rt *rt, const i64 *params, const 
           const i64 ih = r - g.p[1];
           const float *xrow =
               ih >= 0 && ih < g.in[1] ? t.x + (n * g.C + c) * g.in_size() + ih * g.in[2] : nullptr;
-          few_phase_row(g, xrow, S, pc, t.packed + (c * rows + r) * S * pc);
+          pad_phase_rows(g, xrow, S, S, pc, t.packed + (c * rows + r) * S * pc);
         }
       };
       parallel_for(rt, params, cp.C * few_rows(cp), 16, pack);
@@ -1225,19 +1220,10 @@ ONNXC_GEMM_INLINE void conv_chan_vec(onnxc_rt *rt, const i64 *params, const Conv
         const ConvGeom g(q);
         const i64 rows = cv_rows(q), cols = cv_cols(q);
         for (i64 it = lo; it < hi; ++it) { /* it: channel c, padded row r */
-          const i64 c = it / rows, r = it % rows, ih = r - g.p[1];
-          float *d = t.packed + it * cols;
-          i64 j0 = 0, j1 = 0; /* padded columns j whose input column j - pad lies in X */
-          if (ih >= 0 && ih < g.in[1])
-            valid_range(g.in[2], cols, 1, g.p[2], 0, j0, j1);
-          j0 = gemm::min_i(j0, cols), j1 = gemm::min_i(j1, cols); /* padding wider than the row */
-          for (i64 j = 0; j < j0; ++j)
-            d[j] = 0.0f;
-          if (j1 > j0)
-            __builtin_memcpy(d + j0, t.x + ((n * g.C + c) * g.in[1] + ih) * g.in[2] + j0 - g.p[2],
-                             sizeof(float) * (j1 - j0));
-          for (i64 j = j1; j < cols; ++j)
-            d[j] = 0.0f;
+          const i64 c = it / rows, ih = it % rows - g.p[1];
+          const float *xrow =
+              ih >= 0 && ih < g.in[1] ? t.x + ((n * g.C + c) * g.in[1] + ih) * g.in[2] : nullptr;
+          pad_phase_rows(g, xrow, 1, 1, cols, t.packed + it * cols);
         }
       };
       parallel_for(rt, params, cp.C * cv_rows(cp), 16, pad);
