@@ -314,8 +314,13 @@ template <int NB> void fused_block(Rnn<float> &s, i64 d, i64 st, i64 ub) {
 /// the state.
 inline void step_fused(Rnn<float> &s, i64 d, i64 st) {
   const i64 nub = (s.H + kUnitBlock - 1) / kUnitBlock;
+  /* odd steps walk the blocks backwards: the blocks read last by the step before, still in
+     L2, come first (a forward sweep over an R^T larger than what L2 keeps of it misses on every
+     block) */
+  const bool backwards = (st & 1) != 0;
   auto body = [&](i64 lo, i64 hi) {
-    for (i64 ub = lo; ub < hi; ++ub)
+    for (i64 i = lo; i < hi; ++i) {
+      const i64 ub = backwards ? lo + hi - 1 - i : i;
       switch (s.B) {
       case 1:
         fused_block<1>(s, d, st, ub);
@@ -330,6 +335,7 @@ inline void step_fused(Rnn<float> &s, i64 d, i64 st) {
         fused_block<4>(s, d, st, ub);
         break;
       }
+    }
   };
   parallel_for(s.rt, nub, 1, body); /* each thread keeps its share of R^T's unit blocks */
   float *t = s.h;

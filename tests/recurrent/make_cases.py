@@ -167,6 +167,9 @@ CASES = [
          inputs=ALL_IN, lens=[15], threads=2, const=True),
     case("lstm_const_fused_batch3", "LSTM", S=5, N=3, I=7, H=33, clip=0.9, inputs=ALL_IN,
          lens=[5, 0, 2], threads=4, const=True),
+    # one thread, five unit blocks (a partial last one): odd steps walk the blocks backwards
+    case("lstm_const_fused_one_thread", "LSTM", S=7, N=1, I=9, H=72, direction=BI,
+         inputs=("B", "h0", "c0"), const=True),
     case("lstm_const_fused_few_rows", "LSTM", S=2, N=2, I=5, H=16, inputs=("B", "h0", "c0"),
          threads=2, const=True),
     case("lstm_only_y_h", "LSTM", S=4, outputs=(1,), inputs=("B", "h0")),
