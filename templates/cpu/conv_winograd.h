@@ -139,6 +139,17 @@ ONNXC_GEMM_INLINE void wino_input(onnxc_rt *rt, const i64 *params, const T *x, T
   parallel_for(rt, params, gemm::ceil_div(wino_rows(cp), gemm::kMR), 1, body);
 }
 
+/// Start of row block bm of wino_products' `mb` blocks over `rows` rows: at whole kMR tiles;
+/// with several threads (`balanced`) the tiles are spread evenly (a last short block of kMC
+/// rows had left one thread a quarter less work: ResNet-50's 128-channel 28x28 convs at batch 4
+/// split 6.5 to 5.75 blocks over two threads).
+constexpr i64 wino_block_start(i64 rows, i64 mb, i64 bm, bool balanced) {
+  if (!balanced)
+    return gemm::min_i(rows, bm * gemm::kMC);
+  const i64 tiles = gemm::ceil_div(rows, gemm::kMR);
+  return gemm::min_i(rows, bm * tiles / mb * gemm::kMR);
+}
+
 /// Phase 2 for one xi: rows [m0, m1) x columns [n0, n1) of P_xi (rows x M, at prod) =
 /// V_xi^T (rows x C, packed A at v) U_xi.
 template <typename T>
@@ -163,17 +174,26 @@ ONNXC_GEMM_INLINE void wino_products(onnxc_rt *rt, const i64 *params, const T *u
                                      T *prod) {
   using namespace gemm;
   const ConvParams cp = params_of<ConvParams>(params);
-  const i64 items = 16 * ceil_div(wino_rows(cp), kMC) * ceil_div(cp.M, kNC);
-  const bool bands = onnxc_rt_num_threads(rt) > 1;
+  const i64 threads = onnxc_rt_num_threads(rt);
+  const bool bands = threads > 1;
+  /* with bands, a multiple of the threads' count of row blocks, so that each thread's share is
+     whole blocks of as many tiles as the others' */
+  const i64 blocks = ceil_div(wino_rows(cp), kMC);
+  const i64 mb = bands && blocks >= threads ? ceil_div(blocks, threads) * threads : blocks;
+  const i64 items = 16 * mb * ceil_div(cp.M, kNC);
   auto body = [&](const i64 *pp, i64 lo, i64 hi) {
     const ConvParams q = params_of<ConvParams>(pp);
-    const i64 nt = wino_rows(q), mb = ceil_div(nt, kMC), nb = ceil_div(q.M, kNC);
+    const i64 nt = wino_rows(q), nb = ceil_div(q.M, kNC);
+    const bool balanced = bands;
     for (i64 it = lo; it < hi; ++it) {
       const i64 bm = bands ? it / (16 * nb) : it / nb % mb, bn = it % nb;
       const i64 xi = bands ? it / nb % 16 : it / (mb * nb);
-      wino_product(q, u + xi * wino_u_elems(q, sizeof(T)), v + xi * wino_v_stride(q, sizeof(T)),
-                   prod + xi * wino_p_stride(q, sizeof(T)), nt, bm * kMC, min_i(nt, bm * kMC + kMC),
-                   bn * kNC, min_i(q.M, bn * kNC + kNC));
+      const i64 m0 = wino_block_start(nt, mb, bm, balanced);
+      const i64 m1 = wino_block_start(nt, mb, bm + 1, balanced);
+      if (m1 > m0)
+        wino_product(q, u + xi * wino_u_elems(q, sizeof(T)), v + xi * wino_v_stride(q, sizeof(T)),
+                     prod + xi * wino_p_stride(q, sizeof(T)), nt, m0, m1, bn * kNC,
+                     min_i(q.M, bn * kNC + kNC));
     }
   };
   parallel_for(rt, params, items, 1, body);
@@ -222,10 +242,29 @@ ONNXC_GEMM_INLINE void wino_u_panel(const T *w, i64 ue, i64 n, i64 xi, T *u) {
     wino_u_taps<3, 3>(w, ue, n, ia, ib, sa, sb, u);
 }
 
+/// Work of the run-time U path's items before item `it` (panel-major: panel it / 16, xi it % 16),
+/// in columns of P: a panel's items are as wide as the panel (the last one may be narrower).
+constexpr i64 wino_rt_work_before(i64 M, i64 NR, i64 it) {
+  const i64 pn = it / 16, cols = gemm::min_i(NR, M - pn * NR);
+  return pn * NR * 16 + (it % 16) * cols;
+}
+/// First item of lane l of `lanes`: the first whose work starts at or after l / lanes of all
+/// (16 M columns), so that the lanes, and the threads' shares of them, get as many columns of P
+/// to compute as whole items allow (an even split of the items gave one of two threads 144 of
+/// ResNet-50's 256 columns at 14x14: the last panel has 16).
+constexpr i64 wino_rt_lane_start(i64 M, i64 NR, i64 items, i64 lanes, i64 l) {
+  const i64 goal = l * 16 * M / lanes;
+  /* the panel where the goal falls (the last one may be narrower), then its items */
+  i64 it = gemm::min_i(goal / (16 * NR), gemm::ceil_div(M, NR) - 1) * 16;
+  while (it < items && wino_rt_work_before(M, NR, it) < goal)
+    ++it;
+  return it;
+}
+
 /// Phase 2 with U made at run time (wino_run_time_u: `w` holds W's 9 taps, packed like U):
 /// work items are lanes, each with one panel of U in the scratch at ubuf; lane l of L runs the
-/// (panel, xi) items [l I / L, (l + 1) I / L) in panel-major order (a panel's taps stay in cache
-/// for its 16 xi): the panel of U_xi, then its columns of P_xi for all rows.
+/// (panel, xi) items from wino_rt_lane_start(l) in panel-major order (a panel's taps stay in
+/// cache for its 16 xi): the panel of U_xi, then its columns of P_xi for all rows.
 template <typename T>
 ONNXC_GEMM_INLINE void wino_products_rt(onnxc_rt *rt, const i64 *params, const T *w, const T *v,
                                         T *prod, T *ubuf) {
@@ -240,7 +279,9 @@ ONNXC_GEMM_INLINE void wino_products_rt(onnxc_rt *rt, const i64 *params, const T
     const i64 ps = wino_p_stride(q, sizeof(T));
     for (i64 lane = lo; lane < hi; ++lane) {
       T *u = ubuf + lane * pe;
-      for (i64 it = lane * items / lanes; it < (lane + 1) * items / lanes; ++it) {
+      const i64 first = wino_rt_lane_start(q.M, NR, items, lanes, lane);
+      const i64 last = wino_rt_lane_start(q.M, NR, items, lanes, lane + 1);
+      for (i64 it = first; it < last; ++it) {
         const i64 pn = it / 16, xi = it % 16, n0 = pn * NR, cols = min_i(NR, q.M - n0);
         wino_u_panel(w + pn * q.C * NR, ue, pe, xi, u);
         Problem<T> pr{nt,  cols, q.C, v + xi * vs, 0, 0, u, nullptr, 0, 0, prod + xi * ps + n0,
