@@ -140,14 +140,18 @@ ONNXC_GEMM_INLINE void wino_input(onnxc_rt *rt, const i64 *params, const T *x, T
 }
 
 /// Start of row block bm of wino_products' `mb` blocks over `rows` rows: at whole kMR tiles;
-/// with several threads (`balanced`) the tiles are spread evenly (a last short block of kMC
-/// rows had left one thread a quarter less work: ResNet-50's 128-channel 28x28 convs at batch 4
-/// split 6.5 to 5.75 blocks over two threads).
+/// with several threads (`balanced`) at the multiple of kMR nearest to bm rows / mb, so the
+/// blocks, and the threads' shares of them, get as many rows as whole tiles allow (a last short
+/// block of kMC rows had left one thread a quarter less work: ResNet-50's 128-channel 28x28
+/// convs at batch 4 split 6.5 to 5.75 blocks over two threads; at batch 1, 196 rows split 96 to
+/// 100, not 104 to 92 as whole tiles from the start would).
 constexpr i64 wino_block_start(i64 rows, i64 mb, i64 bm, bool balanced) {
+  constexpr i64 R = gemm::kMR;
   if (!balanced)
     return gemm::min_i(rows, bm * gemm::kMC);
-  const i64 tiles = gemm::ceil_div(rows, gemm::kMR);
-  return gemm::min_i(rows, bm * tiles / mb * gemm::kMR);
+  if (bm >= mb) /* the end: rounding to the nearest tile could fall short of it */
+    return rows;
+  return gemm::min_i(rows, (bm * rows / mb + R / 2) / R * R);
 }
 
 /// Phase 2 for one xi: rows [m0, m1) x columns [n0, n1) of P_xi (rows x M, at prod) =

@@ -369,7 +369,8 @@ CASES = {
     "wino_odd": conv([1, 32, 13, 11], [20, 32, 3, 3], pads=[1, 1, 1, 1]),
     "wino_asym_pad_batch": conv([2, 32, 10, 9], [24, 32, 3, 3], pads=[0, 1, 2, 0]),
     "wino_no_pad": conv([1, 32, 7, 7], [8, 32, 3, 3], bias=False),
-    # 147 GEMM rows: three row blocks of 64, four balanced ones of 5 and 4 tiles at 2 threads
+    # 147 GEMM rows: three row blocks of 64; at 2 threads four balanced ones, starting at the
+    # tile nearest to a quarter each, the last ending at 147 (not at the nearest tile, 144)
     "wino_balanced_blocks": conv([3, 64, 14, 14], [72, 64, 3, 3], pads=[1, 1, 1, 1], relu=True),
     "wino_big_k": conv([1, 300, 18, 18], [100, 300, 3, 3], pads=[1, 1, 1, 1]),
     "wino_wide_m": conv([1, 32, 20, 21], [200, 32, 3, 3], pads=[1, 1, 1, 1]),
