@@ -188,12 +188,11 @@ ONNXC_GEMM_INLINE void wino_products(onnxc_rt *rt, const i64 *params, const T *u
   auto body = [&](const i64 *pp, i64 lo, i64 hi) {
     const ConvParams q = params_of<ConvParams>(pp);
     const i64 nt = wino_rows(q), nb = ceil_div(q.M, kNC);
-    const bool balanced = bands;
     for (i64 it = lo; it < hi; ++it) {
       const i64 bm = bands ? it / (16 * nb) : it / nb % mb, bn = it % nb;
       const i64 xi = bands ? it / nb % 16 : it / (mb * nb);
-      const i64 m0 = wino_block_start(nt, mb, bm, balanced);
-      const i64 m1 = wino_block_start(nt, mb, bm + 1, balanced);
+      const i64 m0 = wino_block_start(nt, mb, bm, bands);
+      const i64 m1 = wino_block_start(nt, mb, bm + 1, bands);
       if (m1 > m0)
         wino_product(q, u + xi * wino_u_elems(q, sizeof(T)), v + xi * wino_v_stride(q, sizeof(T)),
                      prod + xi * wino_p_stride(q, sizeof(T)), nt, m0, m1, bn * kNC,
