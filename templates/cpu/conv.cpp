@@ -328,6 +328,7 @@ ONNXC_GEMM_INLINE gemm::Problem<T> group_problem(const ConvParams &q, const Conv
   if (conv_b_in_place(q, sizeof(T))) {
     pr.bd = t.x + (n * g.C + grp * Cg) * Nsp;
     pr.ldb = Nsp;
+    pr.b_stream = conv_b_streamed(q, sizeof(T));
   }
   if (g.w_packed) {
     pr.a = t.w + grp * packed_a_elems(Mg, K);

@@ -164,6 +164,7 @@ ONNXC_GEMM_INLINE void wino_product(const ConvParams &q, const T *u, const T *v,
   pr.a_packed = 1;
   pr.mr = q.gemm_mr;
   pr.bsub = conv_b_sub(q, sizeof(T));
+  pr.b_stream = 1; /* U is a constant */
   __builtin_assume(u != nullptr); /* U is packed B: never gemm::small_m() */
   gemm::block(pr, m0, m1, n0, n1);
 }

@@ -51,6 +51,7 @@ template <typename T> gemm::Problem<T> batch_problem(const i64 *pp, void *const 
                 make_act<T>(q.act)};
   pr.mr = q.mr;
   pr.bsub = b_slice_width(q.mr, sizeof(T));
+  pr.b_stream = q.b_packed;
   return pr;
 }
 
