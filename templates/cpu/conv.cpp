@@ -338,20 +338,29 @@ ONNXC_GEMM_INLINE gemm::Problem<T> group_problem(const ConvParams &q, const Conv
 }
 
 /// Many columns: one work item per (group, column block of kNC) packs its columns into the
-/// group's scratch and multiplies every row block with them while they are in cache.
+/// group's scratch and multiplies every row block with them while they are in cache. With
+/// `shares` > 0 (conv_panel_shares: one group, a plane of a few column blocks, several
+/// threads), the items are instead the threads' shares of B's panels, item i the panels
+/// [i P / shares, (i + 1) P / shares): each thread packs and multiplies the columns (pixels) of
+/// its own share, which the layer before wrote on the same thread when it split the same way.
 template <typename T>
 ONNXC_GEMM_INLINE void conv_gemm_fused(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t,
-                                       i64 n) {
+                                       i64 n, i64 shares = 0) {
   const ConvParams cp = params_of<ConvParams>(params);
-  const i64 nb = gemm::ceil_div(cp.w.out_size(), gemm::kNC);
+  const i64 nb = shares > 0 ? shares : gemm::ceil_div(cp.w.out_size(), gemm::kNC);
   auto body = [&](const i64 *pp, i64 lo, i64 hi) {
     const ConvParams q = params_of<ConvParams>(pp);
     const ConvGeom g(q);
+    constexpr i64 NR = gemm::nr<T>();
     const i64 Cg = g.C / g.G, K = Cg * g.k_size(), Nsp = g.out_size();
-    const i64 blocks = gemm::ceil_div(Nsp, gemm::kNC), Mg = g.M / g.G;
+    const i64 blocks = shares > 0 ? shares : gemm::ceil_div(Nsp, gemm::kNC), Mg = g.M / g.G;
+    const i64 panels = gemm::ceil_div(Nsp, NR);
     for (i64 it = lo; it < hi; ++it) {
-      const i64 grp = it / blocks, n0 = (it % blocks) * gemm::kNC;
-      const i64 n1 = gemm::min_i(Nsp, n0 + gemm::kNC);
+      const i64 grp = it / blocks, b = it % blocks;
+      const i64 n0 = shares > 0 ? b * panels / shares * NR : b * gemm::kNC;
+      const i64 n1 = gemm::min_i(Nsp, shares > 0 ? (b + 1) * panels / shares * NR : n0 + gemm::kNC);
+      if (n0 >= n1)
+        continue;
       T *cols = t.packed + grp * conv_group_cols_elems(q, sizeof(T));
       pack_cols(q, t.x + (n * g.C + grp * Cg) * g.in_size(), cols, K, n0, n1);
       /* the tiling is read before any block's calls (gemm::block), so the dispatch folds */
@@ -420,6 +429,12 @@ ONNXC_GEMM_INLINE void conv_gemm(onnxc_rt *rt, const i64 *params, const ConvPtrs
   if (conv_fused_schedule(cp)) {
     for (i64 n = 0; n < cp.N; ++n)
       conv_gemm_fused(rt, params, t, n);
+    return;
+  }
+  const i64 shares = conv_panel_shares(cp, onnxc_rt_num_threads(rt), sizeof(T));
+  if (shares > 0) {
+    for (i64 n = 0; n < cp.N; ++n)
+      conv_gemm_fused(rt, params, t, n, shares);
     return;
   }
   const i64 imgs = conv_gemm_images(cp, sizeof(T));

@@ -117,6 +117,16 @@ constexpr int64_t kConvFusedBlocks = 4;
 constexpr bool conv_fused_schedule(const ConvParams &p) {
   return gemm::ceil_div(p.w.out_size(), gemm::kNC) >= kConvFusedBlocks;
 }
+/// GEMM algos with few column blocks (not conv_fused_schedule) at `threads` threads: the
+/// threads' count of shares of B's panels when each gets at least kConvShareMinPanels panels
+/// and there is one group (conv_gemm_fused then splits the plane's pixels, not W's rows,
+/// between the threads: a chain of 1x1 convs at 14x14 then reads on each thread what it wrote;
+/// with W's rows split, each thread packed and read B from both cores); else 0.
+constexpr int64_t kConvShareMinPanels = 2;
+constexpr int64_t conv_panel_shares(const ConvParams &p, int64_t threads, int64_t elem_bytes) {
+  const int64_t panels = gemm::ceil_div(p.w.out_size(), gemm::panel_width(elem_bytes));
+  return threads > 1 && p.G == 1 && panels >= threads * kConvShareMinPanels ? threads : 0;
+}
 /// The few-columns schedule packs the B of several images into at most this many scratch bytes.
 constexpr int64_t kConvBatchScratchBytes = 8 << 20;
 /// GEMM algos: images whose B the few-columns schedule packs at once, so that their tiles run

@@ -373,6 +373,14 @@ CASES = {
     # tile nearest to a quarter each, the last ending at 147 (not at the nearest tile, 144)
     "wino_balanced_blocks": conv([3, 64, 14, 14], [72, 64, 3, 3], pads=[1, 1, 1, 1], relu=True),
     "wino_big_k": conv([1, 300, 18, 18], [100, 300, 3, 3], pads=[1, 1, 1, 1]),
+    # A plane of a few column blocks at 2 threads: each thread packs and multiplies its share of
+    # B's panels (conv_params.h conv_panel_shares): 196 columns (5 panels, the last of 4) packed,
+    # 192 read in place with a batch, an im2col window (dilated), double (panels of 24)
+    "pw_panel_shares": conv([1, 96, 14, 14], [96, 96, 1, 1], relu=True),
+    "pw_panel_shares_inplace_batch": conv([3, 40, 12, 16], [24, 40, 1, 1]),
+    "im2col_panel_shares_dilated": conv([1, 24, 14, 14], [20, 24, 3, 3], pads=[2, 2, 2, 2],
+                                        dilations=[2, 2], act="SiLU"),
+    "pw_panel_shares_double": conv([1, 20, 10, 20], [9, 20, 1, 1], dt=np.float64),
     "wino_wide_m": conv([1, 32, 20, 21], [200, 32, 3, 3], pads=[1, 1, 1, 1]),
     "wino_relu": conv([1, 32, 9, 15], [40, 32, 3, 3], pads=[1, 1, 1, 1], relu=True),
     "wino_double": conv([1, 32, 6, 7], [9, 32, 3, 3], dt=np.float64, pads=[1, 1, 1, 1]),
