@@ -18,7 +18,9 @@
  * (group, column block) packs the columns it multiplies and runs every row block over them while
  * they are in cache; otherwise B is packed first, in parallel, and the (group, row block, column
  * block) tiles run in a second loop, for several images at once where the scratch allows
- * (conv_gemm_images: each row block of W then serves all of them while it is in cache). Every
+ * (conv_gemm_images: each row block of W then serves all of them while it is in cache), except
+ * at several threads with enough panels (conv_panel_shares), where each thread packs and
+ * multiplies its share of the plane's panels, as the first schedule does its blocks. Every
  * parallel body reads the shapes from its params argument, so the thread pool runs node-specialised
  * code (parallel_for with params). W is normally pre-packed at compile time (w_packed: the
  * pack-weights pass; conv_pack_weights). The fused activation (templates/cpu/activation.h) is
@@ -359,15 +361,18 @@ ONNXC_GEMM_INLINE void conv_gemm_fused(onnxc_rt *rt, const i64 *params, const Co
       const i64 grp = it / blocks, b = it % blocks;
       const i64 n0 = shares > 0 ? b * panels / shares * NR : b * gemm::kNC;
       const i64 n1 = gemm::min_i(Nsp, shares > 0 ? (b + 1) * panels / shares * NR : n0 + gemm::kNC);
-      if (n0 >= n1)
-        continue;
       T *cols = t.packed + grp * conv_group_cols_elems(q, sizeof(T));
-      pack_cols(q, t.x + (n * g.C + grp * Cg) * g.in_size(), cols, K, n0, n1);
       /* the tiling is read before any block's calls (gemm::block), so the dispatch folds */
       const gemm::Problem<T> pr = group_problem(q, t, n, grp);
       const gemm::Tiling tl = gemm::tiling(pr);
-      for (i64 m0 = 0; m0 < Mg; m0 += gemm::kMC)
-        gemm::block(pr, tl, m0, gemm::min_i(Mg, m0 + gemm::kMC), n0, n1);
+      /* a share in column blocks of at most kNC, as the kNC items (pack_im2col_small's
+         row buffer holds kNC columns) */
+      for (i64 c0 = n0; c0 < n1; c0 += gemm::kNC) {
+        const i64 c1 = gemm::min_i(n1, c0 + gemm::kNC);
+        pack_cols(q, t.x + (n * g.C + grp * Cg) * g.in_size(), cols, K, c0, c1);
+        for (i64 m0 = 0; m0 < Mg; m0 += gemm::kMC)
+          gemm::block(pr, tl, m0, gemm::min_i(Mg, m0 + gemm::kMC), c0, c1);
+      }
     }
   };
   parallel_for(rt, params, cp.G * nb, 1, body);

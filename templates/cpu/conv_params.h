@@ -93,8 +93,8 @@ constexpr bool conv_b_in_place(const ConvParams &p, int64_t elem_bytes) {
 
 /// B read in place from at least this many bytes (one group's K rows of the plane) comes from
 /// L3 or memory: the micro-kernel requests its rows ahead (gemm::Problem::b_stream). 256 -> 64
-/// channels at 56x56 (3.2 MB), batch 4, Intel Xeon, 1 thread: 3.69 -> 3.15 ms; 64 -> 256 (800
-/// KB, in L2) ran 10% slower with the requests, so smaller planes go without.
+/// channels at 56x56 (3.2 MB), batch 4, Intel Xeon, 1 thread: 3.69 -> 3.19 ms; 64 -> 256 (800
+/// KB, in L2) ran 13% slower with the requests (3.23 -> 3.65), so smaller planes go without.
 constexpr int64_t kConvStreamBBytes = 1 << 20;
 constexpr bool conv_b_streamed(const ConvParams &p, int64_t elem_bytes) {
   return conv_b_in_place(p, elem_bytes) &&

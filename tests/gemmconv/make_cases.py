@@ -378,6 +378,12 @@ CASES = {
     # 192 read in place with a batch, an im2col window (dilated), double (panels of 24)
     "pw_panel_shares": conv([1, 96, 14, 14], [96, 96, 1, 1], relu=True),
     "pw_panel_shares_inplace_batch": conv([3, 40, 12, 16], [24, 40, 1, 1]),
+    # read in place (rows of 208 pixels, 832 bytes) with a last partial panel of 16 columns,
+    # which only the last share packs; a share of 3 panels
+    "pw_panel_shares_inplace_rest": conv([1, 48, 13, 16], [40, 48, 1, 1], relu=True),
+    # 576 columns (3 column blocks): shares of 6 panels, each in blocks of at most 192 for
+    # im2col's small-plane packing (a 1 x 3 window: neither Winograd nor a direct path)
+    "im2col_panel_shares_wide": conv([1, 20, 24, 24], [40, 20, 1, 3], pads=[0, 1, 0, 1]),
     "im2col_panel_shares_dilated": conv([1, 24, 14, 14], [20, 24, 3, 3], pads=[2, 2, 2, 2],
                                         dilations=[2, 2], act="SiLU"),
     "pw_panel_shares_double": conv([1, 20, 10, 20], [9, 20, 1, 1], dt=np.float64),
