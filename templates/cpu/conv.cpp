@@ -345,22 +345,29 @@ ONNXC_GEMM_INLINE gemm::Problem<T> group_problem(const ConvParams &q, const Conv
 /// threads), the items are instead the threads' shares of B's panels, item i the panels
 /// [i P / shares, (i + 1) P / shares): each thread packs and multiplies the columns (pixels) of
 /// its own share, which the layer before wrote on the same thread when it split the same way.
+/// Column blocks per group of conv_gemm_fused (`shares`, or blocks of kNC), and where block b
+/// starts (b == the count: the plane's end).
+inline i64 fused_blocks(i64 Nsp, i64 shares) {
+  return shares > 0 ? shares : gemm::ceil_div(Nsp, gemm::kNC);
+}
+template <typename T> inline i64 fused_block_start(i64 Nsp, i64 shares, i64 b) {
+  constexpr i64 NR = gemm::nr<T>();
+  const i64 start = shares > 0 ? b * gemm::ceil_div(Nsp, NR) / shares * NR : b * gemm::kNC;
+  return gemm::min_i(Nsp, start);
+}
 template <typename T>
 ONNXC_GEMM_INLINE void conv_gemm_fused(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t,
                                        i64 n, i64 shares = 0) {
   const ConvParams cp = params_of<ConvParams>(params);
-  const i64 nb = shares > 0 ? shares : gemm::ceil_div(cp.w.out_size(), gemm::kNC);
   auto body = [&](const i64 *pp, i64 lo, i64 hi) {
     const ConvParams q = params_of<ConvParams>(pp);
     const ConvGeom g(q);
-    constexpr i64 NR = gemm::nr<T>();
-    const i64 Cg = g.C / g.G, K = Cg * g.k_size(), Nsp = g.out_size();
-    const i64 blocks = shares > 0 ? shares : gemm::ceil_div(Nsp, gemm::kNC), Mg = g.M / g.G;
-    const i64 panels = gemm::ceil_div(Nsp, NR);
+    const i64 Cg = g.C / g.G, K = Cg * g.k_size(), Nsp = g.out_size(), Mg = g.M / g.G;
+    const i64 blocks = fused_blocks(Nsp, shares);
     for (i64 it = lo; it < hi; ++it) {
       const i64 grp = it / blocks, b = it % blocks;
-      const i64 n0 = shares > 0 ? b * panels / shares * NR : b * gemm::kNC;
-      const i64 n1 = gemm::min_i(Nsp, shares > 0 ? (b + 1) * panels / shares * NR : n0 + gemm::kNC);
+      const i64 n0 = fused_block_start<T>(Nsp, shares, b);
+      const i64 n1 = fused_block_start<T>(Nsp, shares, b + 1);
       T *cols = t.packed + grp * conv_group_cols_elems(q, sizeof(T));
       /* the tiling is read before any block's calls (gemm::block), so the dispatch folds */
       const gemm::Problem<T> pr = group_problem(q, t, n, grp);
@@ -375,7 +382,7 @@ ONNXC_GEMM_INLINE void conv_gemm_fused(onnxc_rt *rt, const i64 *params, const Co
       }
     }
   };
-  parallel_for(rt, params, cp.G * nb, 1, body);
+  parallel_for(rt, params, cp.G * fused_blocks(cp.w.out_size(), shares), 1, body);
 }
 
 /// Row block of the few-columns schedule: gemm::kMC, or fewer (a multiple of gemm::kMR) so that

@@ -130,6 +130,14 @@ inline void store_row(const Problem<T> &p, i64 i, i64 j0, i64 cols, const T *r, 
     apply_act_row(p.act, y, cols, p.csy);
 }
 
+/// Rows of packed B (k) that micro() requests ahead of its loads. A constant B (an MLP's or a
+/// transformer's weights, 8-16 MiB per layer) is streamed from L3 or memory by the first row
+/// tile of each panel; the hardware prefetcher restarts at every 4 KiB page of it, and the
+/// micro-kernel stalled on B's loads (Intel Xeon, 2 x 512-bit FMA: a 32 x 1024 x 2048 Gemm
+/// layer of the mlp at 82 GFLOP/s, 39% of the peak; 4 layers of 2048 x 2048: 13.8 -> 11.6 ms).
+/// The later row tiles read the panel from L2, where the requests cost an issue slot each.
+constexpr i64 kBPrefetchK = 32;
+
 /// Y tiles [i0, i0+rows) x [j0, j0+cols) (rows <= R; cols: consecutive column slices of NV
 /// vectors, the last one possibly narrower) from the K range [k0, k0+kc): per slice, R x NV
 /// accumulator vectors stay in registers through the K loop (A broadcast, B loaded as NV
@@ -138,13 +146,6 @@ inline void store_row(const Problem<T> &p, i64 i, i64 j0, i64 cols, const T *r, 
 /// the set-up of A's row pointers and the call: with a short K (a pointwise conv from 16 to 64
 /// channels: 16 to 64 iterations of the K loop) that set-up and the epilogue were a third of a
 /// tile's time (`perf`, session 32).
-/// Rows of packed B (k) that micro() requests ahead of its loads. A constant B (an MLP's or a
-/// transformer's weights, 8-16 MiB per layer) is streamed from L3 or memory by the first row
-/// tile of each panel; the hardware prefetcher restarts at every 4 KiB page of it, and the
-/// micro-kernel stalled on B's loads (Intel Xeon, 2 x 512-bit FMA: a 32 x 1024 x 2048 Gemm
-/// layer of the mlp at 82 GFLOP/s, 39% of the peak; 4 layers of 2048 x 2048: 13.8 -> 11.6 ms).
-/// The later row tiles read the panel from L2, where the requests cost an issue slot each.
-constexpr i64 kBPrefetchK = 32;
 template <typename T, int R, int NV, ALayout L>
 __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 j0_first,
                                      i64 cols_all, i64 k0, i64 kc) {
@@ -166,6 +167,7 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
   /* A packed A (constant weights, often streamed from memory) is prefetched one row tile
      ahead: the next tile's part of this K block, one 64-byte line per 64 bytes used here. */
   const T *a_next = a + kMR * kk;
+  const bool prefetch_b = p.b_stream != 0;
   constexpr i64 kLine = 64 / (kMR * sizeof(T)) > 0 ? 64 / (kMR * sizeof(T)) : 1;
   for (i64 js = 0; js < cols_all; js += NV * VL) {
     const i64 j0 = j0_first + js, cols = min_i(NV * VL, cols_all - js);
@@ -182,7 +184,6 @@ __attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 
     /* with bd, bp holds only the last panel */
     const T *b = in_place ? p.bd + k0 * ldb + j0
                           : p.bp + packed_b_col(kk, NR, sub, p.bd ? jp : j0) + k0 * sub;
-    const bool prefetch_b = p.b_stream != 0;
     /* The tile's residual rows (read once, by the epilogue of the first K block) are requested
        now, so that they arrive during the K loop: each row is its own stream at the plane's
        stride, more streams than the hardware prefetcher follows. */
