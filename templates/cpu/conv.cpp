@@ -1235,35 +1235,50 @@ ONNXC_DW_INLINE void cv_tile(const ConvGeom &g, const Act<float> &act, const flo
   }
 }
 
-/// kConvChanVec: per image, the zero-padded input first (one parallel loop over channels and
-/// padded rows), then the (channel block, output row, segment) items, block-major (a block's
-/// weights stay in L2 for all its pixels); the other activations per block and output row.
+/// kConvChanVec: per image, the zero-padded input first (one parallel loop over padded rows and
+/// channels), then the (band, channel block, output row, segment) items, block-major within a
+/// band (a block's weights stay in L2 for the band's pixels); the other activations per block
+/// and output row. At T threads with more input than W, the output rows are cut into T bands
+/// (cv_bands), each thread's share is one band, and the padded rows are split the same way: a
+/// thread pads, reads and writes only its part of the plane, the part that the layers before
+/// and after (their column shares, conv_panel_shares) have on the same core, instead of every
+/// thread reading all the channels the others padded. One band: the items of one thread are
+/// blocks of W.
 template <typename T>
 ONNXC_GEMM_INLINE void conv_chan_vec(onnxc_rt *rt, const i64 *params, const ConvPtrs<T> &t) {
   if constexpr (is_f32<T>) {
     const ConvParams cp = params_of<ConvParams>(params);
+    const i64 bands = cv_bands(cp, onnxc_rt_num_threads(rt));
     for (i64 n = 0; n < cp.N; ++n) {
       auto pad = [&](const i64 *pp, i64 lo, i64 hi) {
         const ConvParams q = params_of<ConvParams>(pp);
         const ConvGeom g(q);
         const i64 rows = cv_rows(q), cols = cv_cols(q);
-        for (i64 it = lo; it < hi; ++it) { /* it: channel c, padded row r */
-          const i64 c = it / rows, ih = it % rows - g.p[1];
+        const i64 band_rows = gemm::ceil_div(rows, bands), per_band = g.C * band_rows;
+        for (i64 it = lo; it < hi; ++it) { /* it: band, channel c, padded row r of the band */
+          const i64 c = it % per_band / band_rows;
+          const i64 r = it / per_band * band_rows + it % band_rows, ih = r - g.p[1];
+          if (r >= rows) /* the last band's rows past the plane */
+            continue;
           const float *xrow =
               ih >= 0 && ih < g.in[1] ? t.x + ((n * g.C + c) * g.in[1] + ih) * g.in[2] : nullptr;
-          pad_phase_rows(g, xrow, 1, 1, cols, t.packed + it * cols);
+          pad_phase_rows(g, xrow, 1, 1, cols, t.packed + (c * rows + r) * cols);
         }
       };
-      parallel_for(rt, params, cp.C * cv_rows(cp), 16, pad);
+      parallel_for(rt, params, bands * cp.C * gemm::ceil_div(cv_rows(cp), bands), 16, pad);
       auto body = [&](const i64 *pp, i64 lo, i64 hi) {
         const ConvParams q = params_of<ConvParams>(pp);
         const ConvGeom g(q);
         const Act<float> act = make_act<float>(q.act);
         const i64 K = g.C * g.k_size(), rows = cv_rows(q), cols = cv_cols(q);
-        const i64 segs = cv_segments(q), px = cv_tile_px(q), per_block = g.out[1] * segs;
+        const i64 segs = cv_segments(q), px = cv_tile_px(q), band_rows = cv_band_rows(q, bands);
+        const i64 per_block = band_rows * segs, per_band = cv_blocks(q) * per_block;
         float *y = t.y + n * g.M * g.out[1] * g.out[2];
         for (i64 it = lo; it < hi; ++it) {
-          const i64 b = it / per_block, oh = it % per_block / segs, seg = it % segs;
+          const i64 band = it / per_band, b = it % per_band / per_block;
+          const i64 oh = band * band_rows + it % per_block / segs, seg = it % segs;
+          if (oh >= g.out[1]) /* the last band's rows past the plane */
+            continue;
           const i64 m0 = b * kCvOC, ow0 = seg * px, npx = gemm::min_i(px, g.out[2] - ow0);
           alignas(64) float bias[kCvOC];
           for (i64 l = 0; l < kCvOC; ++l)
@@ -1282,7 +1297,8 @@ ONNXC_GEMM_INLINE void conv_chan_vec(onnxc_rt *rt, const i64 *params, const Conv
               apply_act_row(act, y + (m * g.out[1] + oh) * g.out[2] + ow0, npx, 1);
         }
       };
-      parallel_for(rt, params, cv_blocks(cp) * cp.w.out[1] * cv_segments(cp), 1, body);
+      parallel_for(rt, params, bands * cv_blocks(cp) * cv_band_rows(cp, bands) * cv_segments(cp),
+                   1, body);
     }
   } else {
     (void)rt, (void)params, (void)t; /* the lowering chooses kConvChanVec for float only */

@@ -183,6 +183,12 @@ CASES = {
     "cv_s3_5x5_nobias": conv([1, 24, 20, 40], [32, 24, 5, 5], strides=[3, 3], pads=[2, 2, 2, 2],
                              bias=False),
     "cv_1d_s2": conv([1, 32, 50], [48, 32, 3], strides=[2], pads=[1, 1]),
+    # more input than W: at 2 threads the output rows in two bands (conv_params.h cv_bands), the
+    # padded rows split the same way; 13 rows (bands of 7 and 6), 27 padded rows (14 and 13, the
+    # last one the input's, no bottom pad), a partial channel block, a batch, SiLU per tile
+    # (cv_s2_c128_relu: two bands of 7 rows; cv_s3_5x5_nobias: 7 rows, bands of 4 and 3)
+    "cv_bands_batch_silu": conv([2, 48, 26, 22], [40, 48, 3, 3], strides=[2, 2],
+                                pads=[1, 1, 0, 1], act="SiLU"),
     # regression: a left padding wider than the padded row (28 columns, stride 4, one input
     # column) once wrote past each row of the scratch
     "cv_wide_left_pad": conv([1, 32, 9, 1], [32, 32, 3, 3], strides=[2, 4], pads=[1, 28, 1, 0]),
