@@ -375,7 +375,7 @@ template <typename T> inline void conv_few_pack_weights(const ConvParams &p, con
 }
 
 /* ---- kConvChanVec: 2-D float convs with strided windows and many channels (ResNet's 3x3
-   stride-2 convs, 128-256 channels). im2col + GEMM packs K x N for a plane of 784 or 196 pixels,
+   stride-2 convs, 128-512 channels). im2col + GEMM packs K x N for a plane of 784 or 196 pixels,
    and the phase-row direct path (kConvFewChannels) puts output pixels in the lanes, wasting 4 of
    32 on rows of 28 and more on 14. Here the lanes are output channels: each image's input is
    first copied zero-padded into the scratch; a work item (block of kCvOC output channels, output
@@ -388,9 +388,11 @@ constexpr int64_t kCvOC = 32;
 /// AVX-512's 32 registers; with 14, LLVM spilled accumulators in the tap loop).
 constexpr int64_t kCvPx = 12;
 /// Input channels at least (fewer: the phase-row path, kConvFewChannels) and at most (more: W's
-/// block of C x taps x kCvOC floats, 295 KiB at 256 channels of a 3x3 window, no longer stays in
-/// L2 for the block's pixels).
-constexpr int64_t kCvMinC = 17, kCvMaxC = 256;
+/// block of C x taps x kCvOC floats, 590 KiB at 512 channels of a 3x3 window, would no longer
+/// stay in L2 for the block's pixels). ResNet-50's 512-channel 3x3 stride-2 conv (14 -> 7) had
+/// gone to im2col with a limit of 256: on a 2 MiB-L2 Xeon, 1 thread 2.01 -> 1.58 ms, 2 threads
+/// 1.27 -> 0.79, at batch 4 8.62 -> 6.54 and 5.06 -> 3.23 (ORT 1.49, 0.75, 6.22, 3.07).
+constexpr int64_t kCvMinC = 17, kCvMaxC = 512;
 static_assert(kCvPx == 12, "cv_tile_px's sizes");
 /// True when kConvChanVec can run p: float, one group, 2-D (or 1-D), dilation 1, no fused
 /// residual or input scale, at least one full channel block.
