@@ -1187,6 +1187,13 @@ ONNXC_GEMM_INLINE void conv_few_channels(onnxc_rt *rt, const i64 *params, const 
 
 /* ---- kConvChanVec (conv_params.h): direct, output channels in the lanes ---- */
 
+/// Requests the line of p[off] (off may lead past p's buffer, as the requests past a block's
+/// last tap or channel do: the address is computed as an integer, a request does not fault).
+inline void prefetch_at(const float *p, i64 off) {
+  __builtin_prefetch(reinterpret_cast<const void *>(reinterpret_cast<uintptr_t>(p) +
+                                                    uintptr_t(off) * sizeof(float)));
+}
+
 /// W's rows are requested this many taps ahead (4 KiB): a block's W comes from memory for its
 /// first tile (ResNet-50's 512-channel 14 -> 7 conv in the model, 1 thread: 2.25 -> 2.05 ms).
 constexpr i64 kCvPrefetchTaps = 32;
@@ -1220,13 +1227,12 @@ ONNXC_DW_INLINE void cv_tile(const ConvGeom &g, const Act<float> &act, const flo
     for (i64 kh = 0; kh < g.k[1]; ++kh) {
       const float *row = xp + (c * rows + oh * g.s[1] + kh) * cols + ow0 * Sx;
       if (rows * cols >= kCvPrefetchPlane) { /* the same row of the next channel */
-        const float *ahead = row + rows * cols;
-        __builtin_prefetch(ahead);
-        __builtin_prefetch(ahead + (P - 1) * Sx + g.k[2] - 1);
+        prefetch_at(row, rows * cols);
+        prefetch_at(row, rows * cols + (P - 1) * Sx + g.k[2] - 1);
       }
       for (i64 kw = 0; kw < g.k[2]; ++kw, w += kCvOC) {
-        __builtin_prefetch(w + kCvPrefetchTaps * kCvOC);
-        __builtin_prefetch(w + kCvPrefetchTaps * kCvOC + L);
+        prefetch_at(w, kCvPrefetchTaps * kCvOC);
+        prefetch_at(w, kCvPrefetchTaps * kCvOC + L);
         const vf32 w0 = load_f32(w), w1 = load_f32(w + L);
 #pragma GCC unroll 12
         for (int j = 0; j < P; ++j) {

@@ -388,7 +388,7 @@ constexpr int64_t kCvOC = 32;
 /// AVX-512's 32 registers; with 14, LLVM spilled accumulators in the tap loop).
 constexpr int64_t kCvPx = 12;
 /// Input channels at least (fewer: the phase-row path, kConvFewChannels) and at most (more: W's
-/// block of C x taps x kCvOC floats, 590 KiB at 512 channels of a 3x3 window, would no longer
+/// block of C x taps x kCvOC floats, 576 KiB at 512 channels of a 3x3 window, would no longer
 /// stay in L2 for the block's pixels). ResNet-50's 512-channel 3x3 stride-2 conv (14 -> 7) had
 /// gone to im2col with a limit of 256: on a 2 MiB-L2 Xeon, 1 thread 2.01 -> 1.58 ms, 2 threads
 /// 1.27 -> 0.79, at batch 4 8.62 -> 6.54 and 5.06 -> 3.23 (ORT 1.49, 0.75, 6.22, 3.07).
@@ -429,14 +429,16 @@ constexpr int64_t cv_scratch_elems(const ConvParams &p) { return p.C * cv_rows(p
 /// outweighs W (each thread then reads its band's rows for all of W, instead of the whole
 /// input for its blocks of W): 128 channels 56 -> 28 (1.7 MB of input, 0.6 MB of W), 2 threads
 /// 1.35 -> 0.87 ms; with more W than input, blocks of W (256 -> 512 channels 14 -> 7, 4.7 MB of
-/// W, by bands 0.39 -> 0.51 ms). 1 otherwise. Also the rows per band (the last band may have
-/// fewer; its items past the plane do nothing).
+/// W, by bands 0.39 -> 0.51 ms). 1 otherwise.
 constexpr int64_t cv_bands(const ConvParams &p, int64_t threads) {
   const int64_t H = p.w.out[1] > 0 ? p.w.out[1] : 1;
   if (threads <= 1 || cv_scratch_elems(p) < p.C * p.w.k_size() * p.M)
     return 1;
   return threads < H ? threads : H;
 }
+/// Output rows per band: ceil(rows / bands), so the last bands may have fewer rows or none (13
+/// rows in 6 bands: 3, 3, 3, 3, 1, 0); their items past the plane do nothing (the thread pool
+/// hands a thread that is done early the others' remaining items).
 constexpr int64_t cv_band_rows(const ConvParams &p, int64_t bands) {
   return (p.w.out[1] + bands - 1) / bands;
 }

@@ -172,7 +172,7 @@ CASES = {
                                   pads=[1, 1, 1, 1], act="Clip"),
     # strided windows from 17-512 channels on output-channel vectors (kConvChanVec, W
     # pre-packed): a partial last segment (15 = 14 + 1), a partial channel block (40 = 32 + 8)
-    # with a batch and SiLU (applied per tile), rows of 7 pixels (the 7-pixel tile) with
+    # with a batch and SiLU (applied per tile), rows of 6 pixels (the 7-pixel tile) with
     # asymmetric pads and Clip, 5x5 stride 3 without bias, 1-D; also with chan-vec off
     "cv_s2_c128_relu": conv([1, 128, 28, 30], [64, 128, 3, 3], strides=[2, 2], pads=[1, 1, 1, 1],
                             relu=True),
@@ -183,15 +183,19 @@ CASES = {
     "cv_s3_5x5_nobias": conv([1, 24, 20, 40], [32, 24, 5, 5], strides=[3, 3], pads=[2, 2, 2, 2],
                              bias=False),
     "cv_1d_s2": conv([1, 32, 50], [48, 32, 3], strides=[2], pads=[1, 1]),
+    # more than 256 input channels (kCvMaxC 512): 2880 taps, one band (more W than input)
+    "cv_s2_c320_relu": conv([1, 320, 9, 9], [48, 320, 3, 3], strides=[2, 2], pads=[1, 1, 1, 1],
+                            relu=True),
     # more input than W: at 2 threads the output rows in two bands (conv_params.h cv_bands), the
     # padded rows split the same way; 13 rows (bands of 7 and 6), 27 padded rows (14 and 13, the
     # last one the input's, no bottom pad), a partial channel block, a batch, SiLU per tile
     # (cv_s2_c128_relu: two bands of 7 rows; cv_s3_5x5_nobias: 7 rows, bands of 4 and 3)
-    # more than 256 input channels (kCvMaxC 512): 2880 taps, one band (more W than input)
-    "cv_s2_c320_relu": conv([1, 320, 9, 9], [48, 320, 3, 3], strides=[2, 2], pads=[1, 1, 1, 1],
-                            relu=True),
     "cv_bands_batch_silu": conv([2, 48, 26, 22], [40, 48, 3, 3], strides=[2, 2],
                                 pads=[1, 1, 0, 1], act="SiLU"),
+    # a padded plane of 65 x 73 (over kCvPrefetchPlane: the next channel's rows requested), in
+    # bands of 16 rows at 2 threads
+    "cv_bands_big_plane": conv([1, 24, 64, 64], [32, 24, 3, 3], strides=[2, 2],
+                               pads=[1, 1, 1, 1], relu=True),
     # regression: a left padding wider than the padded row (28 columns, stride 4, one input
     # column) once wrote past each row of the scratch
     "cv_wide_left_pad": conv([1, 32, 9, 1], [32, 32, 3, 3], strides=[2, 4], pads=[1, 28, 1, 0]),

@@ -231,7 +231,7 @@ TEST_CASE("Direct phase rows take more channels for few outputs or strided windo
   CHECK(onnxc_k::conv_few_preferred(p));
 }
 
-TEST_CASE("Strided convs from 17-256 channels run on output-channel vectors", "[codegen_cpu]") {
+TEST_CASE("Strided convs from 17-512 channels run on output-channel vectors", "[codegen_cpu]") {
   // ResNet-50's layer2.0 conv2: 128 -> 128 3x3 stride 2, 56x56 -> 28x28 (3 tiles of 10 pixels).
   onnxc_k::ConvParams p = conv3x3_params(128, 128, 56);
   p.w.s[1] = 2, p.w.s[2] = 2, p.w.p[1] = 1, p.w.p[2] = 1, p.w.out[1] = 28, p.w.out[2] = 28;
@@ -257,7 +257,9 @@ TEST_CASE("Strided convs from 17-256 channels run on output-channel vectors", "[
   p.w.s[1] = 2, p.w.s[2] = 2;
   p.C = 16; // the phase-row path's
   CHECK_FALSE(onnxc_k::conv_cv_supported(p, 4));
-  p.C = 512; // W's block no longer in L2: im2col
+  p.C = 512; // ResNet-50's layer4.0 conv2 (576 KiB of W per block)
+  CHECK(onnxc_k::conv_cv_supported(p, 4));
+  p.C = 513; // W's block no longer in L2: im2col
   CHECK_FALSE(onnxc_k::conv_cv_supported(p, 4));
   p.C = 128, p.M = 24; // less than one block
   CHECK_FALSE(onnxc_k::conv_cv_supported(p, 4));
