@@ -257,6 +257,18 @@ TEST_CASE("Strided convs from 17-512 channels run on output-channel vectors", "[
   p.w.s[1] = 2, p.w.s[2] = 2;
   p.C = 16; // the phase-row path's
   CHECK_FALSE(onnxc_k::conv_cv_supported(p, 4));
+  p.C = 128;
+  // more padded input (128 x 57 x 33) than W (128 x 9 x 128): one band of rows per thread
+  CHECK(onnxc_k::cv_bands(p, 1) == 1);
+  CHECK(onnxc_k::cv_bands(p, 2) == 2);
+  CHECK(onnxc_k::cv_band_rows(p, 2) == 14);
+  CHECK(onnxc_k::cv_bands(p, 64) == 28); // at most one band per output row
+  p.w.out[1] = 13;
+  CHECK(onnxc_k::cv_band_rows(p, 6) == 3); // 3, 3, 3, 3, 1, 0
+  p.w.out[1] = 28;
+  p.M = 1024; // more W than input: the threads split W's blocks
+  CHECK(onnxc_k::cv_bands(p, 2) == 1);
+  p.M = 128;
   p.C = 512; // ResNet-50's layer4.0 conv2 (576 KiB of W per block)
   CHECK(onnxc_k::conv_cv_supported(p, 4));
   p.C = 513; // W's block no longer in L2: im2col
