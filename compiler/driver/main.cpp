@@ -97,8 +97,8 @@ void add_codegen_flags(CLI::App *cmd, CompileOptions &o, CompileFlags &f) {
                   "Do not run an optional pass: fuse-half-casts, fuse-qdq, fold-batchnorm, "
                   "fuse-gelu, fuse-scale, fuse-bias, fuse-residual, fuse-activation, "
                   "fuse-channel-scale, all-fusion (those nine), pack-weights, conv-paths, "
-                  "winograd, dw-channels, few-channels, chan-vec, inplace, concat-in-place, "
-                  "specialise-parallel or specialise-first (repeatable)");
+                  "winograd, winograd-4x4, dw-channels, few-channels, chan-vec, inplace, "
+                  "concat-in-place, specialise-parallel or specialise-first (repeatable)");
   cmd->add_option("--gemm-tile-rows", o.pipeline.gemm_tile_rows,
                   "GEMM micro-tile rows for Conv/Gemm/MatMul/LSTM/GRU/RNN: 1, 2, 4, 6 or 8 "
                   "(default: chosen for the target's vector registers)")

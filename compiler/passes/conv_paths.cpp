@@ -3,7 +3,8 @@
 
 namespace onnxc {
 
-int mark_conv_paths(Graph &g, bool winograd, bool dw_channels, bool few_channels, bool chan_vec) {
+int mark_conv_paths(Graph &g, bool winograd, bool winograd4, bool dw_channels, bool few_channels,
+                    bool chan_vec) {
   int marked = 0;
   for (auto &np : g.nodes) {
     Node &n = *np;
@@ -14,8 +15,10 @@ int mark_conv_paths(Graph &g, bool winograd, bool dw_channels, bool few_channels
       continue;
     Attribute one;
     one.kind = Attribute::Kind::Int;
-    one.i = 1 | (winograd ? kConvWinogradBit : 0) | (dw_channels ? kConvDwChannelsBit : 0) |
-            (few_channels ? kConvFewChannelsBit : 0) | (chan_vec ? kConvChanVecBit : 0);
+    one.i = 1 | (winograd ? kConvWinogradBit : 0) |
+            (winograd && winograd4 ? kConvWinograd4Bit : 0) |
+            (dw_channels ? kConvDwChannelsBit : 0) | (few_channels ? kConvFewChannelsBit : 0) |
+            (chan_vec ? kConvChanVecBit : 0);
     n.attrs[kConvPathsAttr] = one;
     ++marked;
   }

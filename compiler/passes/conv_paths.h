@@ -9,6 +9,8 @@
 // that path is the faster. Unmarked Convs run as im2col + GEMM.
 // Optional: `--disable-pass=conv-paths` gives the im2col reference the differential tests
 // compare with; `--disable-pass=winograd` keeps the other paths but not Winograd;
+// `--disable-pass=winograd-4x4` keeps Winograd in its F(2x2, 3x3) form (kConvWinograd) where
+// F(4x4, 3x3) (kConvWinograd4; the value's kConvWinograd4Bit) would run;
 // `--disable-pass=dw-channels` keeps depthwise Convs on their row-vector path;
 // `--disable-pass=few-channels` keeps Convs with few input channels (kConvFewChannels: direct,
 // for a first layer on colour channels; the value's kConvFewChannelsBit) on im2col;
@@ -20,7 +22,9 @@
 
 namespace onnxc {
 
-/// Marks the Convs (Winograd allowed when `winograd`); returns the number of nodes marked.
-int mark_conv_paths(Graph &g, bool winograd, bool dw_channels, bool few_channels, bool chan_vec);
+/// Marks the Convs (Winograd allowed when `winograd`, its F(4x4, 3x3) form when also
+/// `winograd4`); returns the number of nodes marked.
+int mark_conv_paths(Graph &g, bool winograd, bool winograd4, bool dw_channels, bool few_channels,
+                    bool chan_vec);
 
 } // namespace onnxc

@@ -77,8 +77,9 @@ std::vector<std::string> optional_pass_names() {
   return {"fuse-half-casts",    "fuse-qdq",         "fold-batchnorm",      "fuse-gelu",
           "fuse-scale",         "fuse-bias",        "fuse-residual",       "fuse-activation",
           "fuse-channel-scale", "pack-weights",     "conv-paths",          kWinogradPass,
-          kDwChannelsPass,      kFewChannelsPass,   kChanVecPass,          kInplacePass,
-          kConcatInPlacePass,   kSpecialiseParallelPass, kSpecialiseFirstPass};
+          kWinograd4Pass,       kDwChannelsPass,    kFewChannelsPass,      kChanVecPass,
+          kInplacePass,         kConcatInPlacePass, kSpecialiseParallelPass,
+          kSpecialiseFirstPass};
 }
 
 bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
@@ -89,8 +90,8 @@ bool pass_enabled(const PipelineOptions &opts, const std::string &pass) {
   static const std::vector<std::string> kNotFusion = {
       kSpecialiseParallelPass, kSpecialiseFirstPass, kInplacePass,
       kConcatInPlacePass,      "pack-weights",       "conv-paths",
-      kWinogradPass,           kDwChannelsPass,      kFewChannelsPass,
-      kChanVecPass};
+      kWinogradPass,           kWinograd4Pass,       kDwChannelsPass,
+      kFewChannelsPass,        kChanVecPass};
   const bool fusion = std::find(kNotFusion.begin(), kNotFusion.end(), pass) == kNotFusion.end();
   for (const std::string &d : opts.disabled_passes)
     if (d == pass || (d == "all-fusion" && fusion))
@@ -178,8 +179,9 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   run("pack-weights", [&] { pack_weights(g); });
   // Conv may use its depthwise, pointwise and Winograd paths (else im2col + GEMM for all).
   run("conv-paths", [&] {
-    mark_conv_paths(g, pass_enabled(opts, kWinogradPass), pass_enabled(opts, kDwChannelsPass),
-                    pass_enabled(opts, kFewChannelsPass), pass_enabled(opts, kChanVecPass));
+    mark_conv_paths(g, pass_enabled(opts, kWinogradPass), pass_enabled(opts, kWinograd4Pass),
+                    pass_enabled(opts, kDwChannelsPass), pass_enabled(opts, kFewChannelsPass),
+                    pass_enabled(opts, kChanVecPass));
   });
   // The GEMM micro-tile height the target's vector registers allow (not an optimisation).
   mark_gemm_tile_rows(g, opts.gemm_tile_rows);

@@ -68,6 +68,9 @@ inline constexpr char kConcatInPlacePass[] = "concat-in-place";
 /// conv-paths' Winograd path for 3x3 stride-1 Convs (compiler/passes/conv_paths.h); not a fusion
 /// pass either.
 inline constexpr char kWinogradPass[] = "winograd";
+/// conv-paths' F(4x4, 3x3) form of Winograd (kConvWinograd4; without it those Convs run as
+/// F(2x2, 3x3)); not a fusion pass either.
+inline constexpr char kWinograd4Pass[] = "winograd-4x4";
 /// conv-paths' channel-vector path for float depthwise Convs (kConvDwChannels); not a fusion
 /// pass either.
 inline constexpr char kDwChannelsPass[] = "dw-channels";

@@ -1351,7 +1351,7 @@ ONNXC_GEMM_INLINE int32_t conv_kernel(onnxc_rt *rt, void *const *t, const i64 *p
     conv_few_channels(rt, p, ptrs);
   else if (cp.algo == kConvChanVec)
     conv_chan_vec(rt, p, ptrs);
-  else if (cp.algo == kConvWinograd)
+  else if (conv_is_wino(cp))
     conv_winograd(rt, p, ptrs);
   else
     conv_gemm(rt, p, ptrs);

@@ -18,6 +18,7 @@ enum ConvAlgo : int64_t {
   kConvDwChannels = 4,  ///< depthwise (M == C == G), float, 1-D/2-D: 16 channels per vector
   kConvFewChannels = 5, ///< float, one group, C <= 16 (a first layer), 2-D: direct, phase rows
   kConvChanVec = 6,     ///< float, one group, 2-D, strided: direct, output channels per vector
+  kConvWinograd4 = 7,   ///< as kConvWinograd with F(4x4, 3x3): 6x6 input tiles, 36 products
 };
 
 struct ConvParams {
@@ -478,18 +479,30 @@ constexpr bool conv_wino_supported(const ConvParams &p) {
          p.M >= kWinoMinChannels;
 }
 
-/// Output tiles (2x2) along W, and in one image.
-constexpr int64_t wino_tiles_w(const ConvParams &p) { return gemm::ceil_div(p.w.out[2], 2); }
-constexpr int64_t wino_tiles(const ConvParams &p) {
-  return gemm::ceil_div(p.w.out[1], 2) * wino_tiles_w(p);
+/// True for both Winograd algorithms (kConvWinograd, kConvWinograd4).
+constexpr bool conv_is_wino(const ConvParams &p) {
+  return p.algo == kConvWinograd || p.algo == kConvWinograd4;
 }
+/// The output tile's side m of F(m x m, 3x3): 4 for kConvWinograd4, else 2.
+constexpr int64_t wino_m(const ConvParams &p) { return p.algo == kConvWinograd4 ? 4 : 2; }
+/// Points of the transformed domain, (m + 2)^2: the products' count (16 or 36).
+constexpr int64_t wino_nx(const ConvParams &p) { return (wino_m(p) + 2) * (wino_m(p) + 2); }
+
+/// Output tiles (m x m) along W, tile rows, and tiles in one image.
+constexpr int64_t wino_tiles_w(const ConvParams &p) {
+  return gemm::ceil_div(p.w.out[2], wino_m(p));
+}
+constexpr int64_t wino_tile_rows(const ConvParams &p) {
+  return gemm::ceil_div(p.w.out[1], wino_m(p));
+}
+constexpr int64_t wino_tiles(const ConvParams &p) { return wino_tile_rows(p) * wino_tiles_w(p); }
 
 /// The GEMMs' rows: the tiles of every image (so the batch shares one pass over the weights).
 constexpr int64_t wino_rows(const ConvParams &p) { return p.N * wino_tiles(p); }
 
-/// Bytes of the 16 transformed-weight matrices U_xi (C x M each), unpadded.
+/// Bytes of the wino_nx transformed-weight matrices U_xi (C x M each), unpadded.
 constexpr int64_t wino_u_bytes(const ConvParams &p, int64_t elem_bytes) {
-  return 16 * p.C * p.M * elem_bytes;
+  return wino_nx(p) * p.C * p.M * elem_bytes;
 }
 
 /// Below this many GEMM rows (tiles of all images), with 8-row GEMM tiles, Winograd is left to
@@ -509,6 +522,7 @@ constexpr bool conv_wino_preferred(const ConvParams &p, int64_t elem_bytes) {
   return conv_few_tile_rows(p) || wino_rows(p) >= kWinoMinRowsLargeU ||
          wino_u_bytes(p, elem_bytes) <= kWinoLargeUBytes;
 }
+
 
 /// Elements of one transformed-input matrix (rows x C, packed A) and one product (rows x M).
 constexpr int64_t wino_v_elems(const ConvParams &p) {
@@ -533,26 +547,32 @@ constexpr int64_t wino_p_stride(const ConvParams &p, int64_t elem_bytes) {
   return wino_stride(wino_rows(p) * p.M, elem_bytes);
 }
 
-/// Packs W (M x C x 3 x 3) as the 16 matrices U_xi (C x M, packed B in sub-panels of
-/// conv_b_sub columns): U = G g G^T per (m, c), computed in double. dst has 16 * wino_u_elems
-/// elements.
+/// Packs W (M x C x 3 x 3) as the wino_nx matrices U_xi (C x M, packed B in sub-panels of
+/// conv_b_sub columns): U = G g G^T per (m, c), computed in double, G the (m + 2) x 3 matrix of
+/// F(2x2, 3x3) (points 0, 1, -1, infinity) or of F(4x4, 3x3) (0, 1, -1, 2, -2, infinity; Lavin
+/// & Gray). dst has wino_nx * wino_u_elems elements.
 template <typename T> inline void conv_wino_weights(const ConvParams &p, const T *w, T *dst) {
   constexpr int64_t NR = gemm::panel_width(sizeof(T));
-  const double G[4][3] = {{1, 0, 0}, {.5, .5, .5}, {.5, -.5, .5}, {0, 0, 1}};
+  const double G2[4][3] = {{1, 0, 0}, {.5, .5, .5}, {.5, -.5, .5}, {0, 0, 1}};
+  const double G4[6][3] = {{1. / 4, 0, 0},          {-1. / 6, -1. / 6, -1. / 6},
+                           {-1. / 6, 1. / 6, -1. / 6}, {1. / 24, 1. / 12, 1. / 6},
+                           {1. / 24, -1. / 12, 1. / 6}, {0, 0, 1}};
+  const int64_t a = wino_m(p) + 2;
+  const double(*G)[3] = a == 6 ? G4 : G2;
   const int64_t ue = wino_u_elems(p, sizeof(T)), sub = conv_b_sub(p, sizeof(T));
-  for (int64_t i = 0; i < 16 * ue; ++i)
+  for (int64_t i = 0; i < wino_nx(p) * ue; ++i)
     dst[i] = T(0);
   for (int64_t m = 0; m < p.M; ++m)
     for (int64_t c = 0; c < p.C; ++c) {
       const T *g = w + (m * p.C + c) * 9;
-      double t[4][3]; /* G g */
-      for (int i = 0; i < 4; ++i)
+      double t[6][3]; /* G g */
+      for (int64_t i = 0; i < a; ++i)
         for (int j = 0; j < 3; ++j)
           t[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
       T *col = dst + gemm::packed_b_col(p.C, NR, sub, m) + c * sub;
-      for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 4; ++j)
-          col[(i * 4 + j) * ue] = T(t[i][0] * G[j][0] + t[i][1] * G[j][1] + t[i][2] * G[j][2]);
+      for (int64_t i = 0; i < a; ++i)
+        for (int64_t j = 0; j < a; ++j)
+          col[(i * a + j) * ue] = T(t[i][0] * G[j][0] + t[i][1] * G[j][1] + t[i][2] * G[j][2]);
     }
 }
 
@@ -584,15 +604,17 @@ constexpr int64_t kWinoBlockedMinBytes = 8 * 1024 * 1024; ///< per image: blocke
 /// ... or above this when U is at most kWinoBlockedSmallUBytes: every block reads all of U, which
 /// then stays in L2. ResNet-50's 64-channel 56x56 convs (6.4 MB of V and P per image, U 256 KB)
 /// in the model on a Xeon with AVX-512, 1 thread (`onnxc profile`): 1.9-2.4 -> 1.2-1.6 ms; the
-/// 128-channel 28x28 ones (3.2 MB, U 1 MB) were slower blocked (1.1-1.4 -> 1.3-1.5 ms).
+/// 128-channel 28x28 ones (3.2 MB, U 1 MB) were slower blocked (1.1-1.4 -> 1.3-1.5 ms). 640 KiB
+/// takes F(4x4, 3x3)'s U of those 64-channel convs (576 KiB) too: blocked, as fast as unblocked
+/// at batch 1 (1 thread, Zen 4: 1.25 against 1.29 ms) and with no scratch for the whole batch.
 constexpr int64_t kWinoBlockedSmallUMinBytes = 2 * 1024 * 1024;
-constexpr int64_t kWinoBlockedSmallUBytes = 512 * 1024;
+constexpr int64_t kWinoBlockedSmallUBytes = 640 * 1024;
 
 /// True when kConvWinograd runs blocked: the unblocked scratch of one image exceeds
 /// kWinoBlockedMinBytes, or kWinoBlockedSmallUMinBytes with a small U (per image, so a
 /// run-time batch does not change the choice).
 constexpr bool wino_blocked(const ConvParams &p, int64_t elem_bytes) {
-  const int64_t scratch = 16 * wino_tiles(p) * (p.C + p.M) * elem_bytes;
+  const int64_t scratch = wino_nx(p) * wino_tiles(p) * (p.C + p.M) * elem_bytes;
   return scratch > kWinoBlockedMinBytes || (scratch > kWinoBlockedSmallUMinBytes &&
                                             wino_u_bytes(p, elem_bytes) <= kWinoBlockedSmallUBytes);
 }
@@ -608,15 +630,41 @@ constexpr int64_t kWinoRunTimeUBytes = int64_t{4} << 20;
 
 /// True when a Winograd conv makes U at run time from W's taps (conv_wino_tap_weights): W
 /// pre-packed (a constant), unblocked, and U of kWinoRunTimeUBytes or more.
+/// F(4x4, 3x3) makes U at run time from this many GEMM rows on, whatever its size: its 36
+/// panels of U from the taps (126-196 FMAs per (c, m) against 72 per row in the products) cost
+/// 7% of the conv at 196 rows (64 channels at 56x56: 1.31 -> 1.40 ms) and 24% at 49 (128
+/// channels at 28x28: 1.15 -> 1.43, F(2x2, 3x3)'s time), and the weights it stores are then W
+/// (9 values per (c, m)), less than F(2x2, 3x3)'s stored U (16).
+constexpr int64_t kWino4RunTimeURows = 128;
 constexpr bool wino_run_time_u(const ConvParams &p, int64_t elem_bytes) {
+  if (p.algo == kConvWinograd4)
+    return p.w_packed != 0 && !wino_blocked(p, elem_bytes) && wino_rows(p) >= kWino4RunTimeURows;
   return p.algo == kConvWinograd && p.w_packed != 0 && !wino_blocked(p, elem_bytes) &&
          wino_u_bytes(p, elem_bytes) >= kWinoRunTimeUBytes;
+}
+
+/// Winograd F(4x4, 3x3) (kConvWinograd4) instead of F(2x2, 3x3) for a conv that Winograd
+/// runs: 8-row GEMM tiles (AVX-512: the 6x6 input transform runs on 8-tile panels, as for
+/// F(2x2, 3x3)), at least kWino4MinRows GEMM rows (4x4 tiles of all images), and U made at run
+/// time (wino_run_time_u) or, stored, at most kWino4StoredUBytes: U is 36/16 of F(2x2, 3x3)'s,
+/// and a U-Net's peak RSS (half of ORT's) had no room for its 32x32 convs' (2.4 MB each). One-
+/// node models, 1 thread, AMD EPYC (Zen 4): 64 -> 64 channels at 56x56 1.72 -> 1.40 ms (U at
+/// run time), 32 -> 48 at 27x25 0.197 -> 0.184 (stored); 128 -> 128 at 28x28 1.45 -> 1.15
+/// with U stored (2.4 MB), not taken.
+constexpr int64_t kWino4MinRows = 32;
+constexpr int64_t kWino4StoredUBytes = int64_t{1} << 20;
+constexpr bool conv_wino4_preferred(const ConvParams &p, int64_t elem_bytes) {
+  ConvParams q = p;
+  q.algo = kConvWinograd4;
+  q.w_packed = 1; /* Winograd stores W transformed or as its taps */
+  return !conv_few_tile_rows(p) && wino_rows(q) >= kWino4MinRows &&
+         (wino_run_time_u(q, elem_bytes) || wino_u_bytes(q, elem_bytes) <= kWino4StoredUBytes);
 }
 
 /// The run-time U path's work: items (panel of U's NR columns, xi) in panel-major order, run
 /// by lanes (at most kWinoLanes), each with one panel of U (C x NR) of scratch.
 constexpr int64_t wino_rt_items(const ConvParams &p, int64_t elem_bytes) {
-  return 16 * gemm::ceil_div(p.M, gemm::panel_width(elem_bytes));
+  return wino_nx(p) * gemm::ceil_div(p.M, gemm::panel_width(elem_bytes));
 }
 constexpr int64_t wino_rt_lanes(const ConvParams &p, int64_t elem_bytes) {
   return wino_rt_items(p, elem_bytes) < kWinoLanes ? wino_rt_items(p, elem_bytes) : kWinoLanes;
@@ -632,14 +680,14 @@ struct WinoBlocks {
 };
 constexpr WinoBlocks wino_blocks(const ConvParams &p, int64_t elem_bytes) {
   WinoBlocks b{};
-  const int64_t tw = wino_tiles_w(p), th = gemm::ceil_div(p.w.out[1], 2);
-  const int64_t row_bytes = 16 * tw * (p.C + p.M) * elem_bytes;
+  const int64_t tw = wino_tiles_w(p), th = wino_tile_rows(p);
+  const int64_t row_bytes = wino_nx(p) * tw * (p.C + p.M) * elem_bytes;
   b.tile_rows = row_bytes > 0 ? kWinoBlockBytes / row_bytes : 1;
   b.tile_rows = b.tile_rows < 1 ? 1 : (b.tile_rows > th ? th : b.tile_rows);
   b.tiles = b.tile_rows * tw;
   b.v_stride = wino_stride(gemm::packed_a_elems(b.tiles, p.C), elem_bytes);
   b.p_stride = wino_stride(b.tiles * p.M, elem_bytes);
-  b.lane_elems = 16 * (b.v_stride + b.p_stride);
+  b.lane_elems = wino_nx(p) * (b.v_stride + b.p_stride);
   b.blocks = p.N * (b.tile_rows > 0 ? gemm::ceil_div(th, b.tile_rows) : 0);
   b.lanes = b.blocks < kWinoLanes ? b.blocks : kWinoLanes;
   return b;
@@ -649,7 +697,7 @@ constexpr WinoBlocks wino_blocks(const ConvParams &p, int64_t elem_bytes) {
 /// conv_gemm_images (GEMM algos), so that all groups are packed and multiplied in one parallel
 /// loop; for kConvFewChannels one image's phase rows; for kConvDirect one zero-padded block of
 /// input rows per work item (image, channel, block of output rows); for
-/// kConvWinograd the 16 transformed inputs and 16 products of all images, or (blocked) of one
+/// Winograd the wino_nx transformed inputs and products of all images, or (blocked) of one
 /// block per lane.
 constexpr int64_t conv_gemm_scratch_bytes(const ConvParams &p, int64_t elem_bytes);
 
@@ -681,12 +729,12 @@ constexpr int64_t conv_gemm_scratch_bytes(const ConvParams &p, int64_t elem_byte
     const int64_t items = p.N * p.M * conv_dw_splits(p);
     return items * conv_dw_item_rows(p) * conv_dw_row_elems(p, elem_bytes) * elem_bytes;
   }
-  if (p.algo == kConvWinograd && wino_blocked(p, elem_bytes)) { /* one block per lane */
+  if (conv_is_wino(p) && wino_blocked(p, elem_bytes)) { /* one block per lane */
     const WinoBlocks b = wino_blocks(p, elem_bytes);
     return b.lanes * b.lane_elems * elem_bytes;
   }
-  if (p.algo == kConvWinograd) /* the 16 transformed inputs and the 16 products */
-    return (16 * (wino_v_stride(p, elem_bytes) + wino_p_stride(p, elem_bytes)) +
+  if (conv_is_wino(p)) /* the wino_nx transformed inputs and products */
+    return (wino_nx(p) * (wino_v_stride(p, elem_bytes) + wino_p_stride(p, elem_bytes)) +
             (wino_run_time_u(p, elem_bytes) /* and a panel of U per lane */
                  ? wino_rt_lanes(p, elem_bytes) * wino_rt_panel_elems(p, elem_bytes)
                  : 0)) *

@@ -16,8 +16,9 @@ Cases named tile_* are also compiled with each forced GEMM micro-tile height
 micro-kernel choice is made at run time instead of folded for the node) and with
 --disable-pass=specialise-first (LLVM simplifies the kernel templates before inlining them into
 the node, as its default pipeline does), and compared the same way; cases with "wino" in their
-name (3x3 stride-1 Convs, which run as Winograd F(2x2, 3x3)) also with --disable-pass=winograd
-(the same Conv through im2col);
+name (3x3 stride-1 Convs, which run as Winograd F(2x2, 3x3) or F(4x4, 3x3)) also with
+--disable-pass=winograd (the same Conv through im2col) and --disable-pass=winograd-4x4 (as
+F(2x2, 3x3) only);
 cases named dw* (depthwise) also with --disable-pass=dw-channels (the row-vector path instead of
 the channel-vector one, where the lowering would choose that); cases named few* (few input
 channels) also with --disable-pass=few-channels (im2col instead of the direct phase-row path)
@@ -79,6 +80,7 @@ def main(onnxc, case_dir, work):
         libs["templates_first"] = ["--disable-pass=specialise-first"]
     if "wino" in case:
         libs["no_winograd"] = ["--disable-pass=winograd"]
+        libs["winograd_2x2"] = ["--disable-pass=winograd-4x4"]
     if case.startswith("dw"):
         libs["no_dw_channels"] = ["--disable-pass=dw-channels"]
     if case.startswith("cv"):

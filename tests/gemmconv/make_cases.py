@@ -378,7 +378,10 @@ CASES = {
     # 0/1/asymmetric, batch > 1, more tiles than a row block (kMC), C above the K block (KC), M
     # above a column block (kNC) and not a multiple of the panel, fused Relu, double; C >= 32
     # in every case, so that 6-row GEMM tiles (AVX2) take Winograd too (conv_params.h
-    # kWinoMinInChannelsFewRegs)
+    # kWinoMinInChannelsFewRegs). With 8-row GEMM tiles, those with 32 or more 4x4 output tiles
+    # and U under 4 MiB run as F(4x4, 3x3) (conv_params.h conv_wino4_preferred; the row counts
+    # in the comments below are F(2x2, 3x3)'s): check_case.py runs every wino case also with
+    # --disable-pass=winograd-4x4, the F(2x2, 3x3) form
     "wino_odd": conv([1, 32, 13, 11], [20, 32, 3, 3], pads=[1, 1, 1, 1]),
     "wino_asym_pad_batch": conv([2, 32, 10, 9], [24, 32, 3, 3], pads=[0, 1, 2, 0]),
     "wino_no_pad": conv([1, 32, 7, 7], [8, 32, 3, 3], bias=False),
@@ -416,6 +419,18 @@ CASES = {
     # scratch): blocks that end inside an image, an odd output height and width, a batch
     "wino_blocked": conv([2, 32, 129, 97], [24, 32, 3, 3], pads=[1, 1, 1, 1], relu=True),
     "wino_blocked_double": conv([1, 32, 67, 66], [16, 32, 3, 3], dt=np.float64, pads=[1, 0, 1, 1]),
+    # F(4x4, 3x3) (kConvWinograd4, 6x6 input tiles 4 apart) with U stored: output sizes that
+    # leave partial tiles of 1-3 rows and columns, asymmetric pads with a batch (tiles of one
+    # panel in two images), C above the K block (KC), double, 2 threads splitting 36-60 GEMM
+    # rows; with U made at run time from W's taps (128 rows or more, unblocked: conv_params.h
+    # wino_run_time_u): a batch, a last panel of U narrower than the others, double
+    "wino4_partial_tiles_relu": conv([1, 40, 30, 27], [48, 40, 3, 3], pads=[1, 1, 1, 1],
+                                     relu=True),
+    "wino4_asym_pad_batch": conv([3, 24, 17, 19], [40, 24, 3, 3], pads=[1, 0, 0, 1]),
+    "wino4_big_k": conv([1, 300, 24, 23], [20, 300, 3, 3], pads=[1, 1, 1, 1]),
+    "wino4_double": conv([1, 32, 23, 26], [20, 32, 3, 3], dt=np.float64, pads=[1, 1, 1, 1]),
+    "wino4_rt_u_batch": conv([2, 32, 30, 34], [40, 32, 3, 3], pads=[1, 1, 1, 1], relu=True),
+    "wino4_rt_u_double": conv([1, 48, 47, 45], [50, 48, 3, 3], dt=np.float64, pads=[1, 1, 1, 1]),
     # ConvTranspose: the U-Net up-sampling shape (2x2 stride 2), more columns than a panel,
     # groups with pads, dilations and stride 3, batch 2 without bias, double
     "convt_2x2_s2": conv_transpose([1, 32, 9, 13], [32, 12, 2, 2], strides=[2, 2]),

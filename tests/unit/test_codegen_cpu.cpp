@@ -326,6 +326,45 @@ TEST_CASE("Winograd makes U at run time from W's taps when U is large", "[codege
   CHECK(base == vp + onnxc_k::kWinoLanes * 512 * onnxc_k::gemm::panel_width(4) * 4);
 }
 
+TEST_CASE("Winograd F(4x4, 3x3) takes enough tiles with U made at run time or small",
+          "[codegen_cpu]") {
+  // ResNet's 64-channel 56x56 convs: 196 4x4 tiles, U 576 KiB (stored, blocked).
+  onnxc_k::ConvParams p{};
+  p.N = 1, p.G = 1, p.C = 64, p.M = 64;
+  p.w.in[0] = 1, p.w.k[0] = 1, p.w.k[1] = 3, p.w.k[2] = 3;
+  p.w.s[1] = 1, p.w.s[2] = 1, p.w.d[1] = 1, p.w.d[2] = 1, p.w.p[1] = 1, p.w.p[2] = 1;
+  p.w.out[0] = 1, p.w.out[1] = 56, p.w.out[2] = 56;
+  p.gemm_mr = 8;
+  REQUIRE(onnxc_k::conv_wino_preferred(p, 4));
+  CHECK(onnxc_k::conv_wino4_preferred(p, 4));
+  onnxc_k::ConvParams q = p;
+  q.algo = onnxc_k::kConvWinograd4, q.w_packed = 1;
+  CHECK(onnxc_k::wino_m(q) == 4);
+  CHECK(onnxc_k::wino_nx(q) == 36);
+  CHECK(onnxc_k::wino_tiles(q) == 196);
+  CHECK(onnxc_k::wino_u_bytes(q, 4) == 36 * 64 * 64 * 4);
+  CHECK(onnxc_k::wino_blocked(q, 4));
+  CHECK_FALSE(onnxc_k::wino_run_time_u(q, 4)); // blocked: every block reads the stored U
+  CHECK(onnxc_k::wino_blocks(q, 4).lane_elems ==
+        36 * (onnxc_k::wino_blocks(q, 4).v_stride + onnxc_k::wino_blocks(q, 4).p_stride));
+  p.gemm_mr = 6; // AVX2 / NEON tiles: F(2x2, 3x3)
+  CHECK_FALSE(onnxc_k::conv_wino4_preferred(p, 4));
+  p.gemm_mr = 8, p.C = 128, p.M = 128, p.w.out[1] = 28, p.w.out[2] = 28; // 49 tiles, U 2.25 MiB
+  CHECK_FALSE(onnxc_k::conv_wino4_preferred(p, 4));
+  p.N = 4; // 196 tiles, unblocked: U made at run time from W's taps
+  REQUIRE(onnxc_k::conv_wino4_preferred(p, 4));
+  q = p, q.algo = onnxc_k::kConvWinograd4, q.w_packed = 1;
+  CHECK_FALSE(onnxc_k::wino_blocked(q, 4));
+  CHECK(onnxc_k::wino_run_time_u(q, 4));
+  CHECK(onnxc_k::wino_rt_items(q, 4) == 36 * onnxc_k::gemm::ceil_div(128, onnxc_k::gemm::panel_width(4)));
+  p.N = 1, p.C = 32, p.M = 48, p.w.out[1] = 27, p.w.out[2] = 25; // 49 tiles, U 216 KiB stored
+  CHECK(onnxc_k::conv_wino4_preferred(p, 4));
+  p.w.out[1] = 20, p.w.out[2] = 28; // 35 tiles
+  CHECK(onnxc_k::conv_wino4_preferred(p, 4));
+  p.w.out[1] = 20, p.w.out[2] = 24; // 30 tiles: too few
+  CHECK_FALSE(onnxc_k::conv_wino4_preferred(p, 4));
+}
+
 TEST_CASE("Winograd's tap weights share U's packed layout", "[codegen_cpu]") {
   // The kernel combines W's taps element by element into U_xi (templates/cpu/conv_winograd.h
   // wino_u_panel): each element of the taps must hold the (c, m) that U has there.

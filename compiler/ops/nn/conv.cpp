@@ -84,7 +84,10 @@ onnxc_k::ConvAlgo choose_algo(const Node &n, const ConvShape &s, const onnxc_k::
   if ((paths & kConvWinogradBit) != 0 && attr_int(n, kPackWeightsAttr, 0) != 0 &&
       n.inputs[1]->constant && conv_wino_supported(p) &&
       conv_wino_preferred(p, dtype_bits(input_dtype(n, 0)) / 8))
-    return kConvWinograd;
+    return (paths & kConvWinograd4Bit) != 0 &&
+                   conv_wino4_preferred(p, dtype_bits(input_dtype(n, 0)) / 8)
+               ? kConvWinograd4
+               : kConvWinograd;
   return pointwise_window(s.win) ? kConvPointwise : kConvIm2col;
 }
 
@@ -122,18 +125,20 @@ void channel_block_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCa
   call.args[1] = nullptr;
 }
 
-/// W as the 16 Winograd matrices U_xi (conv_wino_weights), or for a large U as its 9 taps in
+/// W as the 16 (F(2x2, 3x3)) or 36 (F(4x4, 3x3)) Winograd matrices U_xi (conv_wino_weights),
+/// or for a large U of F(2x2, 3x3) as its 9 taps in
 /// U's layout (conv_wino_tap_weights; the kernel makes U per panel: wino_run_time_u), as a new
 /// constant of call's slot 1.
 template <typename T>
 void winograd_weights(const Node &n, const onnxc_k::ConvParams &p, KernelCall &call) {
   const Tensor &w = *n.inputs[1]->constant;
   const bool taps = onnxc_k::wino_run_time_u(p, sizeof(T));
-  const std::string key = fmt::format("{}:conv_wino{}:{},{}", static_cast<const void *>(&w),
-                                      taps ? "_taps" : "", p.M, p.C);
+  const std::string key = fmt::format("{}:conv_wino{}{}:{},{}", static_cast<const void *>(&w),
+                                      onnxc_k::wino_m(p), taps ? "_taps" : "", p.M, p.C);
   TensorPtr u = derived_tensor(key, [&] {
-    auto t = std::make_shared<Tensor>(
-        w.dtype(), std::vector<int64_t>{(taps ? 9 : 16) * onnxc_k::wino_u_elems(p, sizeof(T))});
+    auto t = std::make_shared<Tensor>(w.dtype(),
+                                      std::vector<int64_t>{(taps ? 9 : onnxc_k::wino_nx(p)) *
+                                                           onnxc_k::wino_u_elems(p, sizeof(T))});
     if (taps)
       onnxc_k::conv_wino_tap_weights(p, w.data_as<T>(), t->data_as<T>());
     else
@@ -177,7 +182,7 @@ KernelCall lower_conv(const Node &n) {
                    "window and a GEMM algorithm");
     call.args.push_back(n.inputs[4]);
   }
-  if (p.algo == onnxc_k::kConvWinograd) {
+  if (onnxc_k::conv_is_wino(p)) {
     p.w_packed = 1;
     if (dt == DType::Float)
       winograd_weights<float>(n, p, call);

@@ -88,6 +88,9 @@ inline constexpr int64_t kConvFewChannelsBit = 8;
 /// Bit of kConvPathsAttr's value: strided float Convs from many channels may run directly on
 /// output-channel vectors (kConvChanVec, templates/cpu/conv_params.h).
 inline constexpr int64_t kConvChanVecBit = 16;
+/// Bit of kConvPathsAttr's value (with kConvWinogradBit): Winograd may run as F(4x4, 3x3)
+/// (kConvWinograd4, templates/cpu/conv_params.h) where conv_wino4_preferred.
+inline constexpr int64_t kConvWinograd4Bit = 32;
 
 /// Int attribute: the GEMM micro-tile rows (1, 2, 4, 6 or 8) for a Conv, Gemm or MatMul, chosen for
 /// the target's vector registers (mark_gemm_tile_rows); absent: the kernels' default.
