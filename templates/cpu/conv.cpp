@@ -1203,26 +1203,31 @@ constexpr i64 kCvPrefetchTaps = 32;
 /// channels 14 -> 7) the requests cost 4% instead.
 constexpr i64 kCvPrefetchPlane = 2048;
 
-/// The P pixels from ow0 (npx of them exist) of output row oh for the kCvOC channels of block
-/// m0 (wb: its packed weights, kCvOC per channel and tap): per tap the block's two weight
-/// vectors are loaded once and each pixel's input element (from the padded input xp, cv_rows x
-/// cv_cols per channel) is broadcast; bias and the cheap activations in registers; each
-/// pixel's 32 channels go to their planes (channels past M are not stored).
-template <int P>
+/// The P pixels from ow0 (npx of them exist) of output row oh for H x 16 of the kCvOC channels
+/// of block m0 from its channel h0 (wb: the block's packed weights, kCvOC per channel and tap):
+/// per tap the H weight vectors are loaded once and each pixel's input element (from the
+/// padded input xp, cv_rows x cv_cols per channel) is broadcast; bias and the cheap activations
+/// in registers; each pixel's channels go to their planes (channels past M are not stored).
+/// H = 2 (the whole block) with up to kCvPx pixels on AVX-512; H = 1 with up to kCvFewPx on
+/// targets with 16 vector registers (AVX2: 2 ymm per vector, 12 accumulators), where 2 x 12
+/// vectors would spill.
+template <int P, int H>
 ONNXC_DW_INLINE void cv_tile(const ConvGeom &g, const Act<float> &act, const float *wb,
                              const float *bias, const float *xp, i64 rows, i64 cols, i64 oh,
-                             i64 ow0, i64 npx, float *y, i64 m0) {
+                             i64 ow0, i64 npx, float *y, i64 m0, i64 h0) {
   constexpr i64 L = kVecF32;
-  static_assert(kCvOC == 2 * L, "two weight vectors per tap");
+  static_assert(kCvOC == 2 * L && H >= 1 && H <= 2, "one or two weight vectors per tap");
   const i64 Sx = g.s[2];
-  vf32 acc[2][P];
-  vf32 b0, b1;
-  __builtin_memcpy(&b0, bias, sizeof b0);
-  __builtin_memcpy(&b1, bias + L, sizeof b1);
+  vf32 acc[H][P];
+#pragma GCC unroll 2
+  for (int h = 0; h < H; ++h) {
+    vf32 b;
+    __builtin_memcpy(&b, bias + h0 + h * L, sizeof b);
 #pragma GCC unroll 12
-  for (int j = 0; j < P; ++j)
-    acc[0][j] = b0, acc[1][j] = b1;
-  const float *w = wb;
+    for (int j = 0; j < P; ++j)
+      acc[h][j] = b;
+  }
+  const float *w = wb + h0;
   for (i64 c = 0; c < g.C; ++c)
     for (i64 kh = 0; kh < g.k[1]; ++kh) {
       const float *row = xp + (c * rows + oh * g.s[1] + kh) * cols + ow0 * Sx;
@@ -1231,30 +1236,49 @@ ONNXC_DW_INLINE void cv_tile(const ConvGeom &g, const Act<float> &act, const flo
         prefetch_at(row, rows * cols + (P - 1) * Sx + g.k[2] - 1);
       }
       for (i64 kw = 0; kw < g.k[2]; ++kw, w += kCvOC) {
-        prefetch_at(w, kCvPrefetchTaps * kCvOC);
-        prefetch_at(w, kCvPrefetchTaps * kCvOC + L);
-        const vf32 w0 = load_f32(w), w1 = load_f32(w + L);
+        vf32 wv[H];
+#pragma GCC unroll 2
+        for (int h = 0; h < H; ++h) {
+          prefetch_at(w, kCvPrefetchTaps * kCvOC + h * L);
+          wv[h] = load_f32(w + h * L);
+        }
 #pragma GCC unroll 12
         for (int j = 0; j < P; ++j) {
           const float x = row[j * Sx + kw];
-          acc[0][j] += x * w0;
-          acc[1][j] += x * w1;
+#pragma GCC unroll 2
+          for (int h = 0; h < H; ++h)
+            acc[h][j] += x * wv[h];
         }
       }
     }
   const bool cheap = act_is_cheap(act.kind);
-  const i64 plane = g.out[1] * g.out[2], nm = gemm::min_i(kCvOC, g.M - m0);
-  float *yr = y + m0 * plane + oh * g.out[2] + ow0;
+  const i64 plane = g.out[1] * g.out[2], nm = gemm::min_i(H * L, g.M - m0 - h0);
+  float *yr = y + (m0 + h0) * plane + oh * g.out[2] + ow0;
 #pragma GCC unroll 12
   for (int j = 0; j < P; ++j) {
     if (j >= npx)
       break;
-    alignas(64) float o[kCvOC];
-    store_f32(o, cheap ? act_vec_cheap(act, acc[0][j]) : acc[0][j]);
-    store_f32(o + L, cheap ? act_vec_cheap(act, acc[1][j]) : acc[1][j]);
+    alignas(64) float o[H * L];
+#pragma GCC unroll 2
+    for (int h = 0; h < H; ++h)
+      store_f32(o + h * L, cheap ? act_vec_cheap(act, acc[h][j]) : acc[h][j]);
     for (i64 m = 0; m < nm; ++m)
       yr[m * plane + j] = o[m];
   }
+}
+
+/// A tile of kCvPx pixels or fewer on a target with 16 vector registers (conv_few_tile_rows):
+/// the 16 channels from h0 of block m0 (H = 1: the item's half block, cv_item_blocks) as two
+/// sub-tiles of P0 and P1 pixels (at most kCvFewPx each); the second reads the half's weights
+/// (C x taps x 16) from L1/L2.
+template <int P0, int P1>
+ONNXC_DW_INLINE void cv_tile_few(const ConvGeom &g, const Act<float> &act, const float *wb,
+                                 const float *bias, const float *xp, i64 rows, i64 cols, i64 oh,
+                                 i64 ow0, i64 npx, float *y, i64 m0, i64 h0) {
+  static_assert(P0 <= kCvFewPx && P1 <= kCvFewPx, "sub-tiles fit the registers");
+  cv_tile<P0, 1>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, m0, h0);
+  if (npx > P0)
+    cv_tile<P1, 1>(g, act, wb, bias, xp, rows, cols, oh, ow0 + P0, npx - P0, y, m0, h0);
 }
 
 /// kConvChanVec: per image, the zero-padded input first (one parallel loop over padded rows and
@@ -1294,33 +1318,46 @@ ONNXC_GEMM_INLINE void conv_chan_vec(onnxc_rt *rt, const i64 *params, const Conv
         const Act<float> act = make_act<float>(q.act);
         const i64 K = g.C * g.k_size(), rows = cv_rows(q), cols = cv_cols(q);
         const i64 segs = cv_segments(q), px = cv_tile_px(q), band_rows = cv_band_rows(q, bands);
-        const i64 per_block = band_rows * segs, per_band = cv_blocks(q) * per_block;
+        const i64 halves = cv_item_halves(q);
+        const i64 per_block = band_rows * segs, per_band = cv_item_blocks(q) * per_block;
         float *y = t.y + n * g.M * g.out[1] * g.out[2];
         for (i64 it = lo; it < hi; ++it) {
-          const i64 band = it / per_band, b = it % per_band / per_block;
+          const i64 band = it / per_band, bh = it % per_band / per_block, b = bh / halves;
           const i64 oh = band * band_rows + it % per_block / segs, seg = it % segs;
           if (oh >= g.out[1]) /* the last band's rows past the plane */
             continue;
-          const i64 m0 = b * kCvOC, ow0 = seg * px, npx = gemm::min_i(px, g.out[2] - ow0);
+          const i64 m0 = b * kCvOC, h0 = bh % halves * kVecF32;
+          const i64 ow0 = seg * px, npx = gemm::min_i(px, g.out[2] - ow0);
           alignas(64) float bias[kCvOC];
           for (i64 l = 0; l < kCvOC; ++l)
             bias[l] = t.bias && m0 + l < g.M ? t.bias[m0 + l] : 0.0f;
           const float *wb = t.w + b * K * kCvOC; /* conv_cv_pack_weights (W is constant) */
-          if (px == 7)
-            cv_tile<7>(g, act, wb, bias, t.packed, rows, cols, oh, ow0, npx, y, m0);
+          const float *xp = t.packed;
+          if (conv_few_tile_rows(q)) { /* 16 vector registers */
+            if (px == 7)
+              cv_tile_few<4, 3>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, m0, h0);
+            else if (px == 8)
+              cv_tile_few<4, 4>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, m0, h0);
+            else if (px == 10)
+              cv_tile_few<5, 5>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, m0, h0);
+            else
+              cv_tile_few<6, 6>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, m0, h0);
+          } else if (px == 7)
+            cv_tile<7, 2>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, m0, 0);
           else if (px == 8)
-            cv_tile<8>(g, act, wb, bias, t.packed, rows, cols, oh, ow0, npx, y, m0);
+            cv_tile<8, 2>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, m0, 0);
           else if (px == 10)
-            cv_tile<10>(g, act, wb, bias, t.packed, rows, cols, oh, ow0, npx, y, m0);
+            cv_tile<10, 2>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, m0, 0);
           else
-            cv_tile<kCvPx>(g, act, wb, bias, t.packed, rows, cols, oh, ow0, npx, y, m0);
+            cv_tile<kCvPx, 2>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, m0, 0);
           if (act.kind != kActNone && !act_is_cheap(act.kind)) /* the tile's pixels */
-            for (i64 m = m0; m < gemm::min_i(g.M, m0 + kCvOC); ++m)
+            for (i64 m = m0 + h0; m < gemm::min_i(g.M, m0 + h0 + kCvOC / halves); ++m)
               apply_act_row(act, y + (m * g.out[1] + oh) * g.out[2] + ow0, npx, 1);
         }
       };
-      parallel_for(rt, params, bands * cv_blocks(cp) * cv_band_rows(cp, bands) * cv_segments(cp),
-                   1, body);
+      parallel_for(rt, params,
+                   bands * cv_item_blocks(cp) * cv_band_rows(cp, bands) * cv_segments(cp), 1,
+                   body);
     }
   } else {
     (void)rt, (void)params, (void)t; /* the lowering chooses kConvChanVec for float only */

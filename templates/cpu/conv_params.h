@@ -388,6 +388,9 @@ constexpr int64_t kCvOC = 32;
 /// Output pixels per tile at most (2 x 12 accumulators, the weight vectors and a broadcast fit
 /// AVX-512's 32 registers; with 14, LLVM spilled accumulators in the tap loop).
 constexpr int64_t kCvPx = 12;
+/// ... and per sub-tile with 16 vector registers (AVX2: one vector of 16 channels is 2 ymm; 2
+/// x 6 accumulators, 2 of weights and a broadcast).
+constexpr int64_t kCvFewPx = 6;
 /// Input channels at least (fewer: the phase-row path, kConvFewChannels) and at most (more: W's
 /// block of C x taps x kCvOC floats, 576 KiB at 512 channels of a 3x3 window, would no longer
 /// stay in L2 for the block's pixels). ResNet-50's 512-channel 3x3 stride-2 conv (14 -> 7) had
@@ -403,9 +406,13 @@ constexpr bool conv_cv_supported(const ConvParams &p, int64_t elem_bytes) {
          p.C <= kCvMaxC && p.w.k_size() > 1;
 }
 /// True when the lowering chooses kConvChanVec for a p it supports (with constant W): strided
-/// windows on targets with 8-row GEMM tiles (AVX-512: the kernel's 28 accumulators).
+/// windows. With 16 vector registers (AVX2) the tiles are half blocks of at most kCvFewPx
+/// pixels (conv.cpp cv_tile_few); one-node models with Relu, 1 thread, Zen 3, against the
+/// phase-row path or im2col: 64 -> 128 channels 56 -> 28 2.75 -> 1.84 ms, 128 -> 256 28 -> 14
+/// 2.04 -> 1.72, 256 -> 512 14 -> 7 1.91 -> 1.82 (ORT 1.64, 1.67, 1.53); three 512-channel
+/// stride-1 convs at 7x7 lost (11.3 -> 14.0 ms: a block's 576 KiB of W exceeds Zen 3's L2).
 constexpr bool conv_cv_preferred(const ConvParams &p) {
-  return (p.gemm_mr == 0 || p.gemm_mr >= gemm::kMR) && (p.w.s[1] > 1 || p.w.s[2] > 1);
+  return p.w.s[1] > 1 || p.w.s[2] > 1;
 }
 /// Pixels per tile: 7, 8, 10 or kCvPx, the fewest that cover an output row in as few tiles as
 /// kCvPx would (28 pixels: 3 tiles of 10; 14: 2 of 7; 56: 5 of 12).
@@ -445,6 +452,14 @@ constexpr int64_t cv_band_rows(const ConvParams &p, int64_t bands) {
 }
 /// Channel blocks of kCvOC.
 constexpr int64_t cv_blocks(const ConvParams &p) { return (p.M + kCvOC - 1) / kCvOC; }
+/// The work items' channel blocks: kCvOC channels, or with 16 vector registers (AVX2: half
+/// blocks of 16, conv.cpp cv_tile_few) each half, so that the items of one half run together
+/// and its C x taps x 16 weights stay in L2 for them (288 KiB at 512 channels, where a whole
+/// block's 576 KiB exceeds a Zen 3's 512 KiB L2).
+constexpr int64_t cv_item_halves(const ConvParams &p) { return conv_few_tile_rows(p) ? 2 : 1; }
+constexpr int64_t cv_item_blocks(const ConvParams &p) {
+  return cv_item_halves(p) == 2 ? (p.M + kCvOC / 2 - 1) / (kCvOC / 2) : cv_blocks(p);
+}
 /// Elements of W pre-packed for kConvChanVec: per block, kCvOC weights per (channel, tap).
 constexpr int64_t conv_cv_packed_w_elems(const ConvParams &p) {
   return conv_channel_blocks_elems(p, kCvOC);
@@ -515,11 +530,11 @@ constexpr int64_t kWinoLargeUBytes = int64_t{4} << 20;
 /// ResNet-50's 512-channel layer4 convs (U 16 MB) were bound by reading U, where im2col reads
 /// W (9 MB) once and uses each element for 49 pixels. On a Xeon with AVX-512 (2 x 512-bit FMA,
 /// docs/performance.md session 33), onnxc profile of resnet50 at 1 thread: 2.6-2.9 ms as
-/// Winograd, 2.3-2.4 as im2col. Kept for tiles under 8 rows (AVX2, NEON: half the FMA rate,
-/// so the saved multiplications count for more; not measured there) and for small U, which
+/// Winograd, 2.3-2.4 as im2col. The same on AVX2 (6-row tiles, Zen 3, session 42): three such
+/// convs alone 19.2 -> 14.9 ms, resnet18 at 1 thread 56.3 -> 47.9 ms. Kept for small U, which
 /// stays in cache.
 constexpr bool conv_wino_preferred(const ConvParams &p, int64_t elem_bytes) {
-  return conv_few_tile_rows(p) || wino_rows(p) >= kWinoMinRowsLargeU ||
+  return wino_rows(p) >= kWinoMinRowsLargeU ||
          wino_u_bytes(p, elem_bytes) <= kWinoLargeUBytes;
 }
 
@@ -644,20 +659,21 @@ constexpr bool wino_run_time_u(const ConvParams &p, int64_t elem_bytes) {
 }
 
 /// Winograd F(4x4, 3x3) (kConvWinograd4) instead of F(2x2, 3x3) for a conv that Winograd
-/// runs: 8-row GEMM tiles (AVX-512: the 6x6 input transform runs on 8-tile panels, as for
-/// F(2x2, 3x3)), at least kWino4MinRows GEMM rows (4x4 tiles of all images), and U made at run
+/// runs: at least kWino4MinRows GEMM rows (4x4 tiles of all images), and U made at run
 /// time (wino_run_time_u) or, stored, at most kWino4StoredUBytes: U is 36/16 of F(2x2, 3x3)'s,
 /// and a U-Net's peak RSS (half of ORT's) had no room for its 32x32 convs' (2.4 MB each). One-
 /// node models, 1 thread, AMD EPYC (Zen 4): 64 -> 64 channels at 56x56 1.72 -> 1.40 ms (U at
 /// run time), 32 -> 48 at 27x25 0.197 -> 0.184 (stored); 128 -> 128 at 28x28 1.45 -> 1.15
-/// with U stored (2.4 MB), not taken.
+/// with U stored (2.4 MB), not taken. On AVX2 (6-row GEMM tiles, Zen 3), alternating: three
+/// 64 -> 64 convs at 56x56 7.6-7.9 against 8.8-9.4 ms; resnet18 -3% / -10% at 1 / 2 threads,
+/// unet_style -21% / -6%.
 constexpr int64_t kWino4MinRows = 32;
 constexpr int64_t kWino4StoredUBytes = int64_t{1} << 20;
 constexpr bool conv_wino4_preferred(const ConvParams &p, int64_t elem_bytes) {
   ConvParams q = p;
   q.algo = kConvWinograd4;
   q.w_packed = 1; /* Winograd stores W transformed or as its taps */
-  return !conv_few_tile_rows(p) && wino_rows(q) >= kWino4MinRows &&
+  return wino_rows(q) >= kWino4MinRows &&
          (wino_run_time_u(q, elem_bytes) || wino_u_bytes(q, elem_bytes) <= kWino4StoredUBytes);
 }
 

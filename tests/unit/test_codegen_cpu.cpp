@@ -250,10 +250,20 @@ TEST_CASE("Strided convs from 17-512 channels run on output-channel vectors", "[
   CHECK(onnxc_k::cv_tile_px(p) == 12);
   p.w.out[2] = 15;
   CHECK(onnxc_k::cv_tile_px(p) == 8);
-  p.gemm_mr = 6; // AVX2 / NEON tiles
-  CHECK_FALSE(onnxc_k::conv_cv_preferred(p));
+  CHECK(onnxc_k::cv_item_halves(p) == 1);
+  CHECK(onnxc_k::cv_item_blocks(p) == 4);
+  p.gemm_mr = 6; // AVX2 / NEON tiles: half blocks of 16 channels per item
+  CHECK(onnxc_k::conv_cv_preferred(p));
+  CHECK(onnxc_k::cv_item_halves(p) == 2);
+  CHECK(onnxc_k::cv_item_blocks(p) == 8);
+  p.M = 40; // two blocks, three halves (the last of 8 channels)
+  CHECK(onnxc_k::cv_item_blocks(p) == 3);
+  p.M = 128;
   p.gemm_mr = 0, p.w.s[1] = 1, p.w.s[2] = 1; // stride 1: Winograd or the phase rows
   CHECK_FALSE(onnxc_k::conv_cv_preferred(p));
+  p.gemm_mr = 6;
+  CHECK_FALSE(onnxc_k::conv_cv_preferred(p));
+  p.gemm_mr = 0;
   p.w.s[1] = 2, p.w.s[2] = 2;
   p.C = 16; // the phase-row path's
   CHECK_FALSE(onnxc_k::conv_cv_supported(p, 4));
@@ -295,8 +305,8 @@ TEST_CASE("Winograd leaves few tiles with large transformed weights to im2col", 
   CHECK(onnxc_k::conv_wino_preferred(p, 4));
   p.w.out[1] = 7, p.w.out[2] = 7, p.C = 128, p.M = 128; // U 1 MB
   CHECK(onnxc_k::conv_wino_preferred(p, 4));
-  p.C = 512, p.M = 512, p.gemm_mr = 6; // AVX2 / NEON tiles keep Winograd
-  CHECK(onnxc_k::conv_wino_preferred(p, 4));
+  p.C = 512, p.M = 512, p.gemm_mr = 6; // AVX2 / NEON tiles alike
+  CHECK_FALSE(onnxc_k::conv_wino_preferred(p, 4));
 }
 
 TEST_CASE("Winograd makes U at run time from W's taps when U is large", "[codegen_cpu]") {
@@ -347,8 +357,8 @@ TEST_CASE("Winograd F(4x4, 3x3) takes enough tiles with U made at run time or sm
   CHECK_FALSE(onnxc_k::wino_run_time_u(q, 4)); // blocked: every block reads the stored U
   CHECK(onnxc_k::wino_blocks(q, 4).lane_elems ==
         36 * (onnxc_k::wino_blocks(q, 4).v_stride + onnxc_k::wino_blocks(q, 4).p_stride));
-  p.gemm_mr = 6; // AVX2 / NEON tiles: F(2x2, 3x3)
-  CHECK_FALSE(onnxc_k::conv_wino4_preferred(p, 4));
+  p.gemm_mr = 6; // AVX2 / NEON tiles alike
+  CHECK(onnxc_k::conv_wino4_preferred(p, 4));
   p.gemm_mr = 8, p.C = 128, p.M = 128, p.w.out[1] = 28, p.w.out[2] = 28; // 49 tiles, U 2.25 MiB
   CHECK_FALSE(onnxc_k::conv_wino4_preferred(p, 4));
   p.N = 4; // 196 tiles, unblocked: U made at run time from W's taps
