@@ -530,7 +530,7 @@ constexpr int64_t kWinoLargeUBytes = int64_t{4} << 20;
 /// ResNet-50's 512-channel layer4 convs (U 16 MB) were bound by reading U, where im2col reads
 /// W (9 MB) once and uses each element for 49 pixels. On a Xeon with AVX-512 (2 x 512-bit FMA,
 /// docs/performance.md session 33), onnxc profile of resnet50 at 1 thread: 2.6-2.9 ms as
-/// Winograd, 2.3-2.4 as im2col. The same on AVX2 (6-row tiles, Zen 3, session 42): three such
+/// Winograd, 2.3-2.4 as im2col. The same on AVX2 (6-row tiles, Zen 3, session 43): three such
 /// convs alone 19.2 -> 14.9 ms, resnet18 at 1 thread 56.3 -> 47.9 ms. Kept for small U, which
 /// stays in cache.
 constexpr bool conv_wino_preferred(const ConvParams &p, int64_t elem_bytes) {
