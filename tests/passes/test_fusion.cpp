@@ -302,7 +302,7 @@ TEST_CASE("pipeline: --disable-pass switches fusion passes off and rejects other
   CHECK_THAT(error({"dce"}), Catch::Contains("required and cannot be disabled"));
 }
 
-TEST_CASE("form-regions: a fused Conv is one region with a typed epilogue; backends lower it") {
+TEST_CASE("form-regions: a fused Conv is one region with a typed epilogue - backends lower it") {
   auto b = fused_and_compared([](Builder &b) {
     Value *y = b.conv(b.input("x", {1, 3, 6, 6}), 4, 1, 3, true);
     y = b.op("Clip", {y, b.constant({}, 0, 0), b.constant({}, 6, 6)})->outputs[0];

@@ -62,7 +62,7 @@ TEST_CASE("estimate_flops: element-wise ~ numel, data movement 0") {
   CHECK(estimate_flops(*t) == 0);
 }
 
-TEST_CASE("describe_for_profile: name, op and shapes; unnamed nodes use their description") {
+TEST_CASE("describe_for_profile: name, op and shapes - unnamed nodes use their description") {
   Graph g;
   Node *n = node(g, "Relu", {typed(g, "x", {1, 3})}, {1, 3});
   n->index = 7;

@@ -133,7 +133,7 @@ TEST_CASE("fuse-half-casts: consecutive promoted ops exchange float values") {
   }
 }
 
-TEST_CASE("promote_half: bool outputs stay bool; a failing node reports its own error") {
+TEST_CASE("promote_half: bool outputs stay bool - a failing node reports its own error") {
   Graph g;
   Value *a = input(g, "a", DType::BFloat16, {3});
   Value *b = input(g, "b", DType::BFloat16, {3});

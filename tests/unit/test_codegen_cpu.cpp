@@ -531,7 +531,7 @@ TEST_CASE("object, assembly and LLVM IR emission", "[codegen_cpu]") {
   CHECK(ir.find("define internal") != std::string::npos);
 }
 
-TEST_CASE("profile builds emit per-node clock reads and metadata; plain builds neither",
+TEST_CASE("profile builds emit per-node clock reads and metadata - plain builds neither",
           "[codegen_cpu]") {
   TinyModel m;
   TempDirectory dir;

@@ -93,7 +93,7 @@ TEST_CASE("QuantizeLinear rounds ties to even", "[ops][quant]") {
   CHECK(values<uint8_t>(z) == std::vector<uint8_t>{12, 12});
 }
 
-TEST_CASE("QuantizeLinear saturates at the type's range; NaN gives the zero point",
+TEST_CASE("QuantizeLinear saturates at the type's range - NaN gives the zero point",
           "[ops][quant]") {
   auto xi = f32({7}, {1000, -1000, 127.4f, 127.5f, -128.5f, -128.6f, kNaN});
   Tensor s8 = OneNode("QuantizeLinear", 13, {xi, f32({}, {1}), i8({}, {0})}).run1();

@@ -413,7 +413,7 @@ TEST_CASE("Zero-size tensors: evaluation", "[ops][tensor]") {
   CHECK(values<float>(parts[1]) == F{0, 1, 2});
 }
 
-TEST_CASE("ReduceMax and ReduceMin of bool; unsupported element types", "[ops][reduce]") {
+TEST_CASE("ReduceMax and ReduceMin of bool - unsupported element types", "[ops][reduce]") {
   OneNode any("ReduceMax", 20, {boolean({2, 2}, {0, 1, 0, 0}), i64({1}, {1})});
   any.i("keepdims", 0);
   CHECK(values<uint8_t>(any.run1()) == std::vector<uint8_t>{1, 0});
@@ -429,7 +429,7 @@ TEST_CASE("ReduceMax and ReduceMin of bool; unsupported element types", "[ops][r
 // Found by fuzz.op_sweep under UBSan: these overflowed int64 in the constant folder (signed
 // overflow is undefined; ONNX Runtime and numpy wrap), and ReduceLogSum of int64 zeros converted
 // -inf to an integer.
-TEST_CASE("Integer arithmetic wraps on overflow; float results saturate", "[ops][elementwise]") {
+TEST_CASE("Integer arithmetic wraps on overflow - float results saturate", "[ops][elementwise]") {
   const int64_t big = std::numeric_limits<int64_t>::max();
   const int64_t small = std::numeric_limits<int64_t>::min();
   using I = std::vector<int64_t>;
