@@ -55,6 +55,9 @@ constexpr int64_t conv_b_sub(const ConvParams &p, int64_t elem_bytes) {
 constexpr bool conv_few_tile_rows(const ConvParams &p) {
   return p.gemm_mr > 0 && p.gemm_mr < gemm::kMR;
 }
+/// True for GEMM tiles under 6 rows (SSE, ARMv7 NEON: 16 registers of 16 bytes): the paths tuned
+/// on AVX-512 and AVX2 (kConvChanVec, F(4x4, 3x3)) are not measured there and are not chosen.
+constexpr bool conv_tiny_regs(const ConvParams &p) { return p.gemm_mr > 0 && p.gemm_mr < 6; }
 
 /// The GEMM's K: one group's input channels times the kernel size.
 constexpr int64_t conv_gemm_k(const ConvParams &p) { return p.C / p.G * p.w.k_size(); }
@@ -411,8 +414,11 @@ constexpr bool conv_cv_supported(const ConvParams &p, int64_t elem_bytes) {
 /// phase-row path or im2col: 64 -> 128 channels 56 -> 28 2.75 -> 1.84 ms, 128 -> 256 28 -> 14
 /// 2.04 -> 1.72, 256 -> 512 14 -> 7 1.91 -> 1.82 (ORT 1.64, 1.67, 1.53); three 512-channel
 /// stride-1 convs at 7x7 lost (11.3 -> 14.0 ms: a block's 576 KiB of W exceeds Zen 3's L2).
+/// Targets with tiles under 6 rows (SSE, ARMv7 NEON: 16 registers of 4 floats; one vector of
+/// 16 floats is 4 registers, so a half-block tile would spill) are not measured and keep the
+/// phase-row path or im2col (conv_tiny_regs).
 constexpr bool conv_cv_preferred(const ConvParams &p) {
-  return p.w.s[1] > 1 || p.w.s[2] > 1;
+  return !conv_tiny_regs(p) && (p.w.s[1] > 1 || p.w.s[2] > 1);
 }
 /// Pixels per tile: 7, 8, 10 or kCvPx, the fewest that cover an output row in as few tiles as
 /// kCvPx would (28 pixels: 3 tiles of 10; 14: 2 of 7; 56: 5 of 12).
@@ -666,14 +672,14 @@ constexpr bool wino_run_time_u(const ConvParams &p, int64_t elem_bytes) {
 /// run time), 32 -> 48 at 27x25 0.197 -> 0.184 (stored); 128 -> 128 at 28x28 1.45 -> 1.15
 /// with U stored (2.4 MB), not taken. On AVX2 (6-row GEMM tiles, Zen 3), alternating: three
 /// 64 -> 64 convs at 56x56 7.6-7.9 against 8.8-9.4 ms; resnet18 -3% / -10% at 1 / 2 threads,
-/// unet_style -21% / -6%.
+/// unet_style -21% / -6%. Not chosen for tiles under 6 rows (conv_tiny_regs: not measured).
 constexpr int64_t kWino4MinRows = 32;
 constexpr int64_t kWino4StoredUBytes = int64_t{1} << 20;
 constexpr bool conv_wino4_preferred(const ConvParams &p, int64_t elem_bytes) {
   ConvParams q = p;
   q.algo = kConvWinograd4;
   q.w_packed = 1; /* Winograd stores W transformed or as its taps */
-  return wino_rows(q) >= kWino4MinRows &&
+  return !conv_tiny_regs(p) && wino_rows(q) >= kWino4MinRows &&
          (wino_run_time_u(q, elem_bytes) || wino_u_bytes(q, elem_bytes) <= kWino4StoredUBytes);
 }
 

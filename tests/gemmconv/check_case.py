@@ -17,14 +17,15 @@ micro-kernel choice is made at run time instead of folded for the node) and with
 --disable-pass=specialise-first (LLVM simplifies the kernel templates before inlining them into
 the node, as its default pipeline does), and compared the same way; cases with "wino" in their
 name (3x3 stride-1 Convs, which run as Winograd F(2x2, 3x3) or F(4x4, 3x3)) also with
---disable-pass=winograd (the same Conv through im2col) and --disable-pass=winograd-4x4 (as
-F(2x2, 3x3) only);
+--disable-pass=winograd (the same Conv through im2col), --disable-pass=winograd-4x4 (as
+F(2x2, 3x3) only) and --gemm-tile-rows=6 (AVX2's 6-row GEMM tiles, whatever the host);
 cases named dw* (depthwise) also with --disable-pass=dw-channels (the row-vector path instead of
 the channel-vector one, where the lowering would choose that); cases named few* (few input
 channels) also with --disable-pass=few-channels (im2col instead of the direct phase-row path)
 and with --gemm-tile-rows=6 (the direct path's 4-channel x 1-vector tiles, as on AVX2); cases
 named cv* (strided, many channels) also with --disable-pass=chan-vec (the phase-row path or
-im2col instead of output-channel vectors).
+im2col instead of output-channel vectors) and with --gemm-tile-rows=6 (the half-block tiles of
+16-register targets, AVX2's).
 """
 import os
 import subprocess
@@ -81,10 +82,12 @@ def main(onnxc, case_dir, work):
     if "wino" in case:
         libs["no_winograd"] = ["--disable-pass=winograd"]
         libs["winograd_2x2"] = ["--disable-pass=winograd-4x4"]
+        libs["wino_6_rows"] = ["--gemm-tile-rows=6"]  # AVX2's GEMM tiles, on any host
     if case.startswith("dw"):
         libs["no_dw_channels"] = ["--disable-pass=dw-channels"]
     if case.startswith("cv"):
         libs["no_chan_vec"] = ["--disable-pass=chan-vec"]
+        libs["cv_6_rows"] = ["--gemm-tile-rows=6"]  # the half-block tiles (AVX2's), on any host
     if case.startswith("few"):
         libs["no_few_channels"] = ["--disable-pass=few-channels"]
         libs["few_4x1"] = ["--gemm-tile-rows=6"]  # the 4-channel x 1-vector path (AVX2's)

@@ -378,10 +378,10 @@ CASES = {
     # 0/1/asymmetric, batch > 1, more tiles than a row block (kMC), C above the K block (KC), M
     # above a column block (kNC) and not a multiple of the panel, fused Relu, double; C >= 32
     # in every case, so that 6-row GEMM tiles (AVX2) take Winograd too (conv_params.h
-    # kWinoMinInChannelsFewRegs). With 8-row GEMM tiles, those with 32 or more 4x4 output tiles
-    # and U under 4 MiB run as F(4x4, 3x3) (conv_params.h conv_wino4_preferred; the row counts
-    # in the comments below are F(2x2, 3x3)'s): check_case.py runs every wino case also with
-    # --disable-pass=winograd-4x4, the F(2x2, 3x3) form
+    # kWinoMinInChannelsFewRegs). Those with 32 or more 4x4 output tiles and U made at run time
+    # or stored under 1 MiB run as F(4x4, 3x3) (conv_params.h conv_wino4_preferred; the row
+    # counts in the comments below are F(2x2, 3x3)'s): check_case.py runs every wino case also
+    # with --disable-pass=winograd-4x4, the F(2x2, 3x3) form, and with 6-row GEMM tiles
     "wino_odd": conv([1, 32, 13, 11], [20, 32, 3, 3], pads=[1, 1, 1, 1]),
     "wino_asym_pad_batch": conv([2, 32, 10, 9], [24, 32, 3, 3], pads=[0, 1, 2, 0]),
     "wino_no_pad": conv([1, 32, 7, 7], [8, 32, 3, 3], bias=False),
@@ -406,8 +406,7 @@ CASES = {
     "wino_wide_m": conv([1, 32, 20, 21], [200, 32, 3, 3], pads=[1, 1, 1, 1]),
     "wino_relu": conv([1, 32, 9, 15], [40, 32, 3, 3], pads=[1, 1, 1, 1], relu=True),
     "wino_double": conv([1, 32, 6, 7], [9, 32, 3, 3], dt=np.float64, pads=[1, 1, 1, 1]),
-    # 16 tiles and a 16 MB U: im2col with 8-row GEMM tiles (conv_wino_preferred), Winograd
-    # with fewer rows
+    # 16 tiles and a 16 MB U: im2col (conv_wino_preferred), with 8- and 6-row GEMM tiles
     "wino_large_u_7x7": conv([1, 512, 7, 7], [512, 512, 3, 3], pads=[1, 1, 1, 1], relu=True),
     # U over 8 MiB with enough tiles for Winograd: W's taps are stored and U is made per panel
     # at run time (conv_params.h wino_run_time_u): ResNet-50's layer4 at batch 4, a last panel
@@ -426,7 +425,7 @@ CASES = {
     # wino_run_time_u): a batch, a last panel of U narrower than the others, double
     "wino4_partial_tiles_relu": conv([1, 40, 30, 27], [48, 40, 3, 3], pads=[1, 1, 1, 1],
                                      relu=True),
-    "wino4_asym_pad_batch": conv([3, 24, 17, 19], [40, 24, 3, 3], pads=[1, 0, 0, 1]),
+    "wino4_asym_pad_batch": conv([3, 32, 17, 19], [40, 32, 3, 3], pads=[1, 0, 0, 1]),
     "wino4_big_k": conv([1, 300, 24, 23], [20, 300, 3, 3], pads=[1, 1, 1, 1]),
     "wino4_double": conv([1, 32, 23, 26], [20, 32, 3, 3], dt=np.float64, pads=[1, 1, 1, 1]),
     "wino4_rt_u_batch": conv([2, 32, 30, 34], [40, 32, 3, 3], pads=[1, 1, 1, 1], relu=True),

@@ -259,6 +259,8 @@ TEST_CASE("Strided convs from 17-512 channels run on output-channel vectors", "[
   p.M = 40; // two blocks, three halves (the last of 8 channels)
   CHECK(onnxc_k::cv_item_blocks(p) == 3);
   p.M = 128;
+  p.gemm_mr = 2; // SSE / ARMv7 tiles: not measured, the phase rows or im2col
+  CHECK_FALSE(onnxc_k::conv_cv_preferred(p));
   p.gemm_mr = 0, p.w.s[1] = 1, p.w.s[2] = 1; // stride 1: Winograd or the phase rows
   CHECK_FALSE(onnxc_k::conv_cv_preferred(p));
   p.gemm_mr = 6;
@@ -359,6 +361,8 @@ TEST_CASE("Winograd F(4x4, 3x3) takes enough tiles with U made at run time or sm
         36 * (onnxc_k::wino_blocks(q, 4).v_stride + onnxc_k::wino_blocks(q, 4).p_stride));
   p.gemm_mr = 6; // AVX2 / NEON tiles alike
   CHECK(onnxc_k::conv_wino4_preferred(p, 4));
+  p.gemm_mr = 2; // SSE / ARMv7 tiles: not measured, F(2x2, 3x3)
+  CHECK_FALSE(onnxc_k::conv_wino4_preferred(p, 4));
   p.gemm_mr = 8, p.C = 128, p.M = 128, p.w.out[1] = 28, p.w.out[2] = 28; // 49 tiles, U 2.25 MiB
   CHECK_FALSE(onnxc_k::conv_wino4_preferred(p, 4));
   p.N = 4; // 196 tiles, unblocked: U made at run time from W's taps
