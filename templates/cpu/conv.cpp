@@ -1214,7 +1214,7 @@ constexpr i64 kCvPrefetchPlane = 2048;
 template <int P, int H>
 ONNXC_DW_INLINE void cv_tile(const ConvGeom &g, const Act<float> &act, const float *wb,
                              const float *bias, const float *xp, i64 rows, i64 cols, i64 oh,
-                             i64 ow0, i64 npx, float *y, i64 m0, i64 h0) {
+                             i64 ow0, i64 npx, float *y, const float *res, i64 m0, i64 h0) {
   constexpr i64 L = kVecF32;
   static_assert(kCvOC == 2 * L && H >= 1 && H <= 2, "one or two weight vectors per tap");
   const i64 Sx = g.s[2];
@@ -1253,12 +1253,20 @@ ONNXC_DW_INLINE void cv_tile(const ConvGeom &g, const Act<float> &act, const flo
     }
   const bool cheap = act_is_cheap(act.kind);
   const i64 plane = g.out[1] * g.out[2], nm = gemm::min_i(H * L, g.M - m0 - h0);
-  float *yr = y + (m0 + h0) * plane + oh * g.out[2] + ow0;
+  const i64 at = (m0 + h0) * plane + oh * g.out[2] + ow0;
+  float *yr = y + at;
 #pragma GCC unroll 12
   for (int j = 0; j < P; ++j) {
     if (j >= npx)
       break;
     alignas(64) float o[H * L];
+    if (res) { /* the fused residual, after the bias and before the activation */
+      for (i64 m = 0; m < H * L; ++m)
+        o[m] = m < nm ? res[at + m * plane + j] : 0.0f;
+#pragma GCC unroll 2
+      for (int h = 0; h < H; ++h)
+        acc[h][j] += load_f32(o + h * L);
+    }
 #pragma GCC unroll 2
     for (int h = 0; h < H; ++h)
       store_f32(o + h * L, cheap ? act_vec_cheap(act, acc[h][j]) : acc[h][j]);
@@ -1274,11 +1282,11 @@ ONNXC_DW_INLINE void cv_tile(const ConvGeom &g, const Act<float> &act, const flo
 template <int P0, int P1>
 ONNXC_DW_INLINE void cv_tile_few(const ConvGeom &g, const Act<float> &act, const float *wb,
                                  const float *bias, const float *xp, i64 rows, i64 cols, i64 oh,
-                                 i64 ow0, i64 npx, float *y, i64 m0, i64 h0) {
+                                 i64 ow0, i64 npx, float *y, const float *res, i64 m0, i64 h0) {
   static_assert(P0 <= kCvFewPx && P1 <= kCvFewPx, "sub-tiles fit the registers");
-  cv_tile<P0, 1>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, m0, h0);
+  cv_tile<P0, 1>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, res, m0, h0);
   if (npx > P0)
-    cv_tile<P1, 1>(g, act, wb, bias, xp, rows, cols, oh, ow0 + P0, npx - P0, y, m0, h0);
+    cv_tile<P1, 1>(g, act, wb, bias, xp, rows, cols, oh, ow0 + P0, npx - P0, y, res, m0, h0);
 }
 
 /// kConvChanVec: per image, the zero-padded input first (one parallel loop over padded rows and
@@ -1321,6 +1329,7 @@ ONNXC_GEMM_INLINE void conv_chan_vec(onnxc_rt *rt, const i64 *params, const Conv
         const i64 halves = cv_item_halves(q);
         const i64 per_block = band_rows * segs, per_band = cv_item_blocks(q) * per_block;
         float *y = t.y + n * g.M * g.out[1] * g.out[2];
+        const float *res = q.has_residual ? t.res + n * g.M * g.out[1] * g.out[2] : nullptr;
         for (i64 it = lo; it < hi; ++it) {
           const i64 band = it / per_band, bh = it % per_band / per_block, b = bh / halves;
           const i64 oh = band * band_rows + it % per_block / segs, seg = it % segs;
@@ -1333,31 +1342,30 @@ ONNXC_GEMM_INLINE void conv_chan_vec(onnxc_rt *rt, const i64 *params, const Conv
             bias[l] = t.bias && m0 + l < g.M ? t.bias[m0 + l] : 0.0f;
           const float *wb = t.w + b * K * kCvOC; /* conv_cv_pack_weights (W is constant) */
           const float *xp = t.packed;
-          if (conv_few_tile_rows(q)) { /* 16 vector registers */
+          if (halves == 2) { /* half-block items: 16 vector registers (conv_few_tile_rows) */
             if (px == 7)
-              cv_tile_few<4, 3>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, m0, h0);
+              cv_tile_few<4, 3>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, res, m0, h0);
             else if (px == 8)
-              cv_tile_few<4, 4>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, m0, h0);
+              cv_tile_few<4, 4>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, res, m0, h0);
             else if (px == 10)
-              cv_tile_few<5, 5>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, m0, h0);
+              cv_tile_few<5, 5>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, res, m0, h0);
             else
-              cv_tile_few<6, 6>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, m0, h0);
+              cv_tile_few<6, 6>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, res, m0, h0);
           } else if (px == 7)
-            cv_tile<7, 2>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, m0, 0);
+            cv_tile<7, 2>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, res, m0, 0);
           else if (px == 8)
-            cv_tile<8, 2>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, m0, 0);
+            cv_tile<8, 2>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, res, m0, 0);
           else if (px == 10)
-            cv_tile<10, 2>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, m0, 0);
+            cv_tile<10, 2>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, res, m0, 0);
           else
-            cv_tile<kCvPx, 2>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, m0, 0);
+            cv_tile<kCvPx, 2>(g, act, wb, bias, xp, rows, cols, oh, ow0, npx, y, res, m0, 0);
           if (act.kind != kActNone && !act_is_cheap(act.kind)) /* the tile's pixels */
             for (i64 m = m0 + h0; m < gemm::min_i(g.M, m0 + h0 + kCvOC / halves); ++m)
               apply_act_row(act, y + (m * g.out[1] + oh) * g.out[2] + ow0, npx, 1);
         }
       };
       parallel_for(rt, params,
-                   bands * cv_item_blocks(cp) * cv_band_rows(cp, bands) * cv_segments(cp), 1,
-                   body);
+                   bands * cv_item_blocks(cp) * cv_band_rows(cp, bands) * cv_segments(cp), 1, body);
     }
   } else {
     (void)rt, (void)params, (void)t; /* the lowering chooses kConvChanVec for float only */

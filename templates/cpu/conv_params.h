@@ -401,24 +401,12 @@ constexpr int64_t kCvFewPx = 6;
 /// 1.27 -> 0.79, at batch 4 8.62 -> 6.54 and 5.06 -> 3.23 (ORT 1.49, 0.75, 6.22, 3.07).
 constexpr int64_t kCvMinC = 17, kCvMaxC = 512;
 static_assert(kCvPx == 12, "cv_tile_px's sizes");
-/// True when kConvChanVec can run p: float, one group, 2-D (or 1-D), dilation 1, no fused
-/// residual or input scale, at least one full channel block.
+/// True when kConvChanVec can run p: float, one group, 2-D (or 1-D), dilation 1, no input
+/// scale, at least one full channel block (a fused residual is added as the tiles are stored).
 constexpr bool conv_cv_supported(const ConvParams &p, int64_t elem_bytes) {
   return elem_bytes == 4 && p.G == 1 && conv_dw_supported(p) && p.w.d[1] == 1 && p.w.d[2] == 1 &&
-         p.has_residual == 0 && p.has_in_scale == 0 && p.M >= kCvOC && p.C >= kCvMinC &&
-         p.C <= kCvMaxC && p.w.k_size() > 1;
-}
-/// True when the lowering chooses kConvChanVec for a p it supports (with constant W): strided
-/// windows. With 16 vector registers (AVX2) the tiles are half blocks of at most kCvFewPx
-/// pixels (conv.cpp cv_tile_few); one-node models with Relu, 1 thread, Zen 3, against the
-/// phase-row path or im2col: 64 -> 128 channels 56 -> 28 2.75 -> 1.84 ms, 128 -> 256 28 -> 14
-/// 2.04 -> 1.72, 256 -> 512 14 -> 7 1.91 -> 1.82 (ORT 1.64, 1.67, 1.53); three 512-channel
-/// stride-1 convs at 7x7 lost (11.3 -> 14.0 ms: a block's 576 KiB of W exceeds Zen 3's L2).
-/// Targets with tiles under 6 rows (SSE, ARMv7 NEON: 16 registers of 4 floats; one vector of
-/// 16 floats is 4 registers, so a half-block tile would spill) are not measured and keep the
-/// phase-row path or im2col (conv_tiny_regs).
-constexpr bool conv_cv_preferred(const ConvParams &p) {
-  return !conv_tiny_regs(p) && (p.w.s[1] > 1 || p.w.s[2] > 1);
+         p.has_in_scale == 0 && p.M >= kCvOC && p.C >= kCvMinC && p.C <= kCvMaxC &&
+         p.w.k_size() > 1;
 }
 /// Pixels per tile: 7, 8, 10 or kCvPx, the fewest that cover an output row in as few tiles as
 /// kCvPx would (28 pixels: 3 tiles of 10; 14: 2 of 7; 56: 5 of 12).
@@ -540,10 +528,32 @@ constexpr int64_t kWinoLargeUBytes = int64_t{4} << 20;
 /// convs alone 19.2 -> 14.9 ms, resnet18 at 1 thread 56.3 -> 47.9 ms. Kept for small U, which
 /// stays in cache.
 constexpr bool conv_wino_preferred(const ConvParams &p, int64_t elem_bytes) {
-  return wino_rows(p) >= kWinoMinRowsLargeU ||
-         wino_u_bytes(p, elem_bytes) <= kWinoLargeUBytes;
+  return wino_rows(p) >= kWinoMinRowsLargeU || wino_u_bytes(p, elem_bytes) <= kWinoLargeUBytes;
 }
 
+/// True when the lowering chooses kConvChanVec for a p it supports (with constant W): strided
+/// windows. With 16 vector registers (AVX2) the tiles are half blocks of at most kCvFewPx
+/// pixels (conv.cpp cv_tile_few); one-node models with Relu, 1 thread, Zen 3, against the
+/// phase-row path or im2col: 64 -> 128 channels 56 -> 28 2.75 -> 1.84 ms, 128 -> 256 28 -> 14
+/// 2.04 -> 1.72, 256 -> 512 14 -> 7 1.91 -> 1.82 (ORT 1.64, 1.67, 1.53); three 512-channel
+/// stride-1 convs at 7x7 lost (11.3 -> 14.0 ms: a block's 576 KiB of W exceeds Zen 3's L2).
+/// Targets with tiles under 6 rows (SSE, ARMv7 NEON: 16 registers of 4 floats; one vector of
+/// 16 floats is 4 registers, so a half-block tile would spill) are not measured and keep the
+/// phase-row path or im2col (conv_tiny_regs).
+/// Also, with 32 vector registers, the stride-1 3x3 convs that Winograd leaves to im2col (a
+/// large U over few rows: 512 channels at 7x7): im2col's B is 9x the input and, at several
+/// threads, one thread packs it and the others read it from that core (a 7x7 plane is one
+/// panel of 48 columns and one of 1); here every thread reads the padded input (1.8x). Zen 5,
+/// three 512 -> 512 convs at 7x7 with Relu, alternating: 1 thread 3.83 -> 3.18 ms, 2 threads
+/// 2.06 -> 1.59 (ORT 3.67, 1.85). (On Zen 3, 16 registers and 512 KiB of L2, the half-block
+/// tiles lost: 11.3 -> 14.0 ms.)
+constexpr bool conv_cv_preferred(const ConvParams &p) {
+  if (conv_tiny_regs(p))
+    return false;
+  if (p.w.s[1] > 1 || p.w.s[2] > 1)
+    return true;
+  return !conv_few_tile_rows(p) && conv_wino_supported(p) && !conv_wino_preferred(p, 4);
+}
 
 /// Elements of one transformed-input matrix (rows x C, packed A) and one product (rows x M).
 constexpr int64_t wino_v_elems(const ConvParams &p) {

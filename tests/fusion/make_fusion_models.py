@@ -273,6 +273,20 @@ def build_cases():
         lambda c: (lambda a: [c.conv(c.add_values(
             c.conv(c.act("Relu", c.conv(a, 16, k=1, pad=0)), 16, k=1, pad=0), a), 8, k=1, pad=0)])(
             c.act("Relu", c.conv("x", 16, k=1, pad=0))), 4)
+    # A residual fused into a Conv on output-channel vectors (kConvChanVec: the tile adds it as
+    # it stores, in place of the residual's buffer): a strided 3x3 conv beside a 1x1 downsample
+    # (two 7-pixel tiles per row, a partial channel block of 40 = 32 + 8) and a stride-1 3x3
+    # conv over a 5x7 plane from 272 channels, whose 4.5 MB U over 12 tiles Winograd leaves
+    # (conv_params.h conv_cv_preferred, 32 vector registers; im2col with 16).
+    add("chan_vec_residual_strided", (1, 24, 14, 14),
+        lambda c: [c.act("Relu", c.add_values(
+            c.conv("x", 40, stride=2), c.act("Relu", c.conv("x", 40, k=1, stride=2, pad=0))))], 2)
+    # (2448 products per output, |y| up to ~40: float32 sums differ from the float64 reference
+    # by up to ~2e-4 where they cancel to near 0, so atol 1e-3)
+    add("chan_vec_residual_small_plane", (1, 272, 5, 7),
+        lambda c: [c.act("Relu", c.add_values(
+            c.conv("x", 256), c.act("Relu", c.conv("x", 256, k=1, pad=0))))],
+        {"nodes": 2, "atol": 1e-3})
     add("depthwise_residual_kept", (1, 8, 10, 10),
         lambda c: [c.add_values(c.conv("x", 8, group=8), "x")], 2)
     add("conv_broadcast_add_kept", (1, 6, 8, 8),

@@ -25,7 +25,9 @@ channels) also with --disable-pass=few-channels (im2col instead of the direct ph
 and with --gemm-tile-rows=6 (the direct path's 4-channel x 1-vector tiles, as on AVX2); cases
 named cv* (strided, many channels) also with --disable-pass=chan-vec (the phase-row path or
 im2col instead of output-channel vectors) and with --gemm-tile-rows=6 (the half-block tiles of
-16-register targets, AVX2's).
+16-register targets, AVX2's); cases with "large_u" in their name (stride-1 3x3 convs that
+Winograd leaves: output-channel vectors with 32 vector registers) also with
+--disable-pass=chan-vec.
 """
 import os
 import subprocess
@@ -83,6 +85,8 @@ def main(onnxc, case_dir, work):
         libs["no_winograd"] = ["--disable-pass=winograd"]
         libs["winograd_2x2"] = ["--disable-pass=winograd-4x4"]
         libs["wino_6_rows"] = ["--gemm-tile-rows=6"]  # AVX2's GEMM tiles, on any host
+    if "large_u" in case:  # not Winograd: output-channel vectors on 32 registers, else im2col
+        libs["no_chan_vec"] = ["--disable-pass=chan-vec"]
     if case.startswith("dw"):
         libs["no_dw_channels"] = ["--disable-pass=dw-channels"]
     if case.startswith("cv"):

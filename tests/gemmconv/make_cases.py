@@ -406,8 +406,11 @@ CASES = {
     "wino_wide_m": conv([1, 32, 20, 21], [200, 32, 3, 3], pads=[1, 1, 1, 1]),
     "wino_relu": conv([1, 32, 9, 15], [40, 32, 3, 3], pads=[1, 1, 1, 1], relu=True),
     "wino_double": conv([1, 32, 6, 7], [9, 32, 3, 3], dt=np.float64, pads=[1, 1, 1, 1]),
-    # 16 tiles and a 16 MB U: im2col (conv_wino_preferred), with 8- and 6-row GEMM tiles
+    # 16 tiles and a 16 MB U: not Winograd (conv_wino_preferred): output-channel vectors with
+    # 8-row GEMM tiles (32 vector registers, conv_cv_preferred), im2col with 6-row ones; the
+    # same from 288 channels to 256 over a 6x9 plane (a 4.7 MB U, 15 tiles), a partial segment
     "wino_large_u_7x7": conv([1, 512, 7, 7], [512, 512, 3, 3], pads=[1, 1, 1, 1], relu=True),
+    "wino_large_u_cv_6x9": conv([1, 288, 6, 9], [256, 288, 3, 3], pads=[1, 1, 1, 1], act="SiLU"),
     # U over 8 MiB with enough tiles for Winograd: W's taps are stored and U is made per panel
     # at run time (conv_params.h wino_run_time_u): ResNet-50's layer4 at batch 4, a last panel
     # of 16 columns with asymmetric pads and an odd plane, double

@@ -266,6 +266,19 @@ TEST_CASE("Strided convs from 17-512 channels run on output-channel vectors", "[
   p.gemm_mr = 6;
   CHECK_FALSE(onnxc_k::conv_cv_preferred(p));
   p.gemm_mr = 0;
+  {
+    // stride 1 where Winograd leaves the conv to im2col (ResNet's 512 -> 512 at 7x7: 16 tiles,
+    // a 16 MB U): output-channel vectors with 32 vector registers, also with a fused residual
+    onnxc_k::ConvParams q = conv3x3_params(512, 512, 7);
+    q.has_residual = 1;
+    REQUIRE_FALSE(onnxc_k::conv_wino_preferred(q, 4));
+    CHECK(onnxc_k::conv_cv_supported(q, 4));
+    CHECK(onnxc_k::conv_cv_preferred(q));
+    q.gemm_mr = 6; // 16 registers (AVX2): im2col (the half-block tiles lost on a Zen 3)
+    CHECK_FALSE(onnxc_k::conv_cv_preferred(q));
+    q.gemm_mr = 0, q.N = 4; // 64 tiles: Winograd
+    CHECK_FALSE(onnxc_k::conv_cv_preferred(q));
+  }
   p.w.s[1] = 2, p.w.s[2] = 2;
   p.C = 16; // the phase-row path's
   CHECK_FALSE(onnxc_k::conv_cv_supported(p, 4));
@@ -287,7 +300,9 @@ TEST_CASE("Strided convs from 17-512 channels run on output-channel vectors", "[
   CHECK_FALSE(onnxc_k::conv_cv_supported(p, 4));
   p.C = 128, p.M = 24; // less than one block
   CHECK_FALSE(onnxc_k::conv_cv_supported(p, 4));
-  p.M = 128, p.has_residual = 1;
+  p.M = 128, p.has_residual = 1; // added as the tiles are stored
+  CHECK(onnxc_k::conv_cv_supported(p, 4));
+  p.has_residual = 0, p.has_in_scale = 1; // only the GEMM algos scale W
   CHECK_FALSE(onnxc_k::conv_cv_supported(p, 4));
 }
 

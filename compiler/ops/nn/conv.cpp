@@ -166,9 +166,9 @@ KernelCall lower_conv(const Node &n) {
   call.args = {n.inputs[0], n.inputs[1], n.input(2), n.outputs[0]};
   if (p.has_residual != 0) { // fuse-residual: Y = act(conv + B + R)
     if (!n.input(3) || p.algo == onnxc_k::kConvDirect || p.algo == onnxc_k::kConvDwChannels ||
-        p.algo == onnxc_k::kConvFewChannels || p.algo == onnxc_k::kConvChanVec)
-      node_fail(n, "internal error: a fused residual needs input 3 and a GEMM or Winograd "
-                   "algorithm");
+        p.algo == onnxc_k::kConvFewChannels)
+      node_fail(n, "internal error: a fused residual needs input 3 and a GEMM, Winograd or "
+                   "channel-vector algorithm");
     call.args.push_back(n.inputs[3]);
     // Each element of R is read just before Y's is written, so Y may take R's buffer, unless R
     // is also the Conv's input X, which the kernel reads throughout (y = conv(x) + x).
