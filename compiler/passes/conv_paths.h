@@ -14,8 +14,9 @@
 // `--disable-pass=dw-channels` keeps depthwise Convs on their row-vector path;
 // `--disable-pass=few-channels` keeps Convs with few input channels (kConvFewChannels: direct,
 // for a first layer on colour channels; the value's kConvFewChannelsBit) on im2col;
-// `--disable-pass=chan-vec` keeps strided Convs with many channels (kConvChanVec: direct on
-// output-channel vectors; kConvChanVecBit) on the phase-row path or im2col.
+// `--disable-pass=chan-vec` keeps strided Convs with many channels, and the stride-1 3x3 ones
+// Winograd leaves (kConvChanVec: direct on output-channel vectors; kConvChanVecBit), on the
+// phase-row path or im2col.
 #pragma once
 
 #include "compiler/ir/ir.h"

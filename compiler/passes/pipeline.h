@@ -77,8 +77,9 @@ inline constexpr char kDwChannelsPass[] = "dw-channels";
 /// conv-paths' direct path for float Convs with few input channels (kConvFewChannels); not a
 /// fusion pass either.
 inline constexpr char kFewChannelsPass[] = "few-channels";
-/// conv-paths' direct path on output-channel vectors for strided float Convs (kConvChanVec); not
-/// a fusion pass either.
+/// conv-paths' direct path on output-channel vectors for strided float Convs, and on 32-register
+/// targets the stride-1 3x3 ones Winograd leaves to im2col (kConvChanVec); not a fusion pass
+/// either.
 inline constexpr char kChanVecPass[] = "chan-vec";
 
 /// Whether `pass` runs under opts (false if disabled by name or by "all-fusion").
