@@ -126,9 +126,11 @@ def case_abi_driver(onnxc, work):
 
 
 def case_tools(cc, work):
-    """bench/maxrss.c reports a child's own peak RSS; bench/fma_peak.c reports sane rates."""
+    """bench/maxrss.c reports a child's own peak RSS; bench/fma_peak.c reports sane rates;
+    bench/cpu_distance.c a round trip between two CPUs (when there are two) and refuses bad
+    arguments."""
     exe = {}
-    for name in ("maxrss", "fma_peak"):
+    for name in ("maxrss", "fma_peak", "cpu_distance"):
         exe[name] = os.path.join(work, name)
         subprocess.run([cc, "-O2", "-pthread", os.path.join(SRC, "bench", name + ".c"), "-o",
                         exe[name]], check=True)
@@ -150,8 +152,17 @@ def case_tools(cc, work):
     assert peak["peak"]["1"] == max(peak["avx512"]["1"], peak["avx2"]["1"]), peak
     bad = subprocess.run([exe["fma_peak"], "0"], capture_output=True, text=True)
     assert bad.returncode == 1 and "error" in bad.stderr, bad
+    for args in (["0"], ["x"], ["0.1", "0", "0"], ["0.1", "0"], ["0.1", "0", "99999"]):
+        bad = subprocess.run([exe["cpu_distance"]] + args, capture_output=True, text=True)
+        assert bad.returncode == 1 and "error" in bad.stderr, (args, bad)
+    distance = "not measured (one CPU)"
+    if len(os.sched_getaffinity(0)) >= 2:
+        ns = float(subprocess.run([exe["cpu_distance"], "0.2"], check=True, capture_output=True,
+                                  text=True).stdout)
+        assert 1 <= ns < 1e9, ns  # a loaded host (ctest -j) may deschedule either thread
+        distance = f"{ns:.0f} ns"
     print(f"tools: maxrss {rss_mib:.0f} MiB for a 300 MiB child, {small:.0f} MiB for an idle "
-          f"one; FMA peak {peak['peak']} GFLOP/s")
+          f"one; FMA peak {peak['peak']} GFLOP/s; CPU round trip {distance}")
 
 
 def case_gemm_study(cxx, work):
