@@ -1365,7 +1365,8 @@ ONNXC_GEMM_INLINE void conv_chan_vec(onnxc_rt *rt, const i64 *params, const Conv
         }
       };
       parallel_for(rt, params,
-                   bands * cv_item_blocks(cp) * cv_band_rows(cp, bands) * cv_segments(cp), 1, body);
+                   bands * cv_item_blocks(cp) * cv_band_rows(cp, bands) * cv_segments(cp), 1,
+                   body);
     }
   } else {
     (void)rt, (void)params, (void)t; /* the lowering chooses kConvChanVec for float only */

@@ -528,7 +528,8 @@ constexpr int64_t kWinoLargeUBytes = int64_t{4} << 20;
 /// convs alone 19.2 -> 14.9 ms, resnet18 at 1 thread 56.3 -> 47.9 ms. Kept for small U, which
 /// stays in cache.
 constexpr bool conv_wino_preferred(const ConvParams &p, int64_t elem_bytes) {
-  return wino_rows(p) >= kWinoMinRowsLargeU || wino_u_bytes(p, elem_bytes) <= kWinoLargeUBytes;
+  return wino_rows(p) >= kWinoMinRowsLargeU ||
+         wino_u_bytes(p, elem_bytes) <= kWinoLargeUBytes;
 }
 
 /// True when the lowering chooses kConvChanVec for a p it supports (with constant W): strided
@@ -545,8 +546,7 @@ constexpr bool conv_wino_preferred(const ConvParams &p, int64_t elem_bytes) {
 /// threads, one thread packs it and the others read it from that core (a 7x7 plane is one
 /// panel of 48 columns and one of 1); here every thread reads the padded input (1.8x). Zen 5,
 /// three 512 -> 512 convs at 7x7 with Relu, alternating: 1 thread 3.83 -> 3.18 ms, 2 threads
-/// 2.06 -> 1.59 (ORT 3.67, 1.85). (On Zen 3, 16 registers and 512 KiB of L2, the half-block
-/// tiles lost: 11.3 -> 14.0 ms.)
+/// 2.06 -> 1.59 (ORT 3.67, 1.85); with 16 registers they lost (above), so im2col stays there.
 constexpr bool conv_cv_preferred(const ConvParams &p) {
   if (conv_tiny_regs(p))
     return false;
