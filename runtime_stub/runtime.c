@@ -140,23 +140,59 @@ static onnxc_status new_context(onnxc_context **out) {
   return ONNXC_OK;
 }
 
+/// Arenas from this size up are mapped in huge pages (alloc_arena).
+#define ONNXC_HUGE_PAGE ((uint64_t)2 << 20)
+
+/// Allocates the arena onnxc_create owns. One of 2 MiB or more is an anonymous mapping on a
+/// 2 MiB boundary, rounded up to whole 2 MiB pages and advised as transparent huge pages
+/// (Linux grants them under its default "madvise" policy): the first run's page faults, one per
+/// 4 KiB page of the arena otherwise, fall to one per 2 MiB (unet_style's 21 MiB arena: 6.5 ms
+/// of faults in 4 KiB pages, 1.2 ms in huge pages on the Zen 5 VM of session 45), and later
+/// runs miss the TLB less. A smaller arena, or a kernel that refuses the mapping, takes
+/// posix_memalign. Returns 0, or -1 when there is no memory.
+static int alloc_arena(onnxc_context *ctx) {
+  uint64_t size = onnxc__model.arena_size;
+  /* On 32-bit targets an arena beyond SIZE_MAX cannot exist: fail instead of truncating. */
+  if (size > SIZE_MAX - 2 * ONNXC_HUGE_PAGE)
+    return -1;
+  if (size >= ONNXC_HUGE_PAGE && arena_alignment() <= ONNXC_HUGE_PAGE) {
+    uint64_t rounded = (size + ONNXC_HUGE_PAGE - 1) / ONNXC_HUGE_PAGE * ONNXC_HUGE_PAGE;
+    uint64_t span = rounded + ONNXC_HUGE_PAGE; /* room to slide to a 2 MiB boundary */
+    unsigned char *map = (unsigned char *)mmap(0, (size_t)span,
+                                               ONNXC_PROT_READ | ONNXC_PROT_WRITE,
+                                               ONNXC_MAP_PRIVATE | ONNXC_MAP_ANONYMOUS, -1, 0);
+    if (map != (unsigned char *)ONNXC_MAP_FAILED) {
+      uint64_t lead = (ONNXC_HUGE_PAGE - (uintptr_t)map % ONNXC_HUGE_PAGE) % ONNXC_HUGE_PAGE;
+      if (lead)
+        munmap(map, (size_t)lead);
+      if (span - lead > rounded)
+        munmap(map + lead + rounded, (size_t)(span - lead - rounded));
+      ctx->arena = map + lead;
+      ctx->arena_map = ctx->arena;
+      ctx->arena_map_size = rounded;
+      ctx->owns_arena = 1;
+      madvise(ctx->arena, (size_t)rounded, ONNXC_MADV_HUGEPAGE); /* advice: failure is harmless */
+      return 0;
+    }
+  }
+  void *arena = 0;
+  if (posix_memalign(&arena, (size_t)arena_alignment(), (size_t)size) != 0)
+    return -1;
+  ctx->arena = (unsigned char *)arena;
+  ctx->owns_arena = 1;
+  return 0;
+}
+
 onnxc_status onnxc_create_owned(onnxc_context **out) {
   onnxc_context *ctx = 0;
   onnxc_status st = new_context(&ctx);
   if (st != ONNXC_OK)
     return st;
-  if (onnxc__model.arena_size > 0) {
-    void *arena = 0;
-    /* On 32-bit targets an arena beyond SIZE_MAX cannot exist: fail instead of truncating. */
-    if (onnxc__model.arena_size > SIZE_MAX ||
-        posix_memalign(&arena, (size_t)arena_alignment(), (size_t)onnxc__model.arena_size) != 0) {
-      free(ctx->held);
-      free(ctx);
-      return onnxc_set_create_error(ONNXC_ERROR_OUT_OF_MEMORY,
-                                    "onnxc_create: out of memory allocating the arena");
-    }
-    ctx->arena = (unsigned char *)arena;
-    ctx->owns_arena = 1;
+  if (onnxc__model.arena_size > 0 && alloc_arena(ctx) != 0) {
+    free(ctx->held);
+    free(ctx);
+    return onnxc_set_create_error(ONNXC_ERROR_OUT_OF_MEMORY,
+                                  "onnxc_create: out of memory allocating the arena");
   }
   if (onnxc__model.device && (st = onnxc_cuda_create(ctx)) != ONNXC_OK) {
     onnxc_destroy(ctx);
@@ -223,7 +259,9 @@ ONNXC_API void onnxc_destroy(onnxc_context *ctx) {
     onnxc_cuda_destroy(ctx);
   onnxc_pool_destroy(&ctx->rt.pool);
   onnxc_dyn_reset(&ctx->rt);
-  if (ctx->owns_arena)
+  if (ctx->arena_map)
+    munmap(ctx->arena_map, (size_t)ctx->arena_map_size);
+  else if (ctx->owns_arena)
     free(ctx->arena);
   free(ctx->held);
   if (ctx->weights_map)

@@ -44,6 +44,14 @@ int close(int fd);
 long lseek(int fd, long offset, int whence);
 void *mmap(void *addr, size_t length, int prot, int flags, int fd, long offset);
 int munmap(void *addr, size_t length);
+int madvise(void *addr, size_t length, int advice);
+#define ONNXC_PROT_READ 1
+#define ONNXC_PROT_WRITE 2
+#define ONNXC_MAP_SHARED 1
+#define ONNXC_MAP_PRIVATE 2
+#define ONNXC_MAP_ANONYMOUS 0x20
+#define ONNXC_MAP_FAILED ((void *)-1)
+#define ONNXC_MADV_HUGEPAGE 14
 int sched_yield(void);
 
 /// Size of a context's error message buffer, terminating NUL included.
@@ -118,6 +126,10 @@ struct onnxc_context {
   struct onnxc_rt rt; ///< first member: kernels get &ctx->rt
   unsigned char *arena;
   int owns_arena;          ///< 1 if onnxc_create allocated `arena`
+  /// The mapping holding an arena onnxc_create took from mmap (huge pages), else NULL: `arena`
+  /// came from posix_memalign.
+  void *arena_map;
+  uint64_t arena_map_size;
   const void **input_ptrs; ///< num_inputs slots (allocated with the context)
   void **output_ptrs;      ///< num_outputs slots
   /// Per output: a library-owned buffer for the largest result of an output with a run-time

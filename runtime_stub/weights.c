@@ -7,9 +7,6 @@
 #define ONNXC_O_RDONLY 0
 #define ONNXC_O_CLOEXEC 02000000 /* same on x86_64 and aarch64 */
 #define ONNXC_SEEK_END 2
-#define ONNXC_PROT_READ 1
-#define ONNXC_MAP_SHARED 1
-#define ONNXC_MAP_FAILED ((void *)-1)
 
 /// Why a weight image was refused; indexes the message tables below.
 enum weights_problem {
