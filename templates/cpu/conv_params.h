@@ -301,17 +301,25 @@ constexpr int64_t dwc_lane_elems(const ConvParams &p, int64_t elem_bytes) {
    once and each output channel's weight is broadcast. ---- */
 /// Input channels at most (the kernel: kFewMaxTaps bounds C x taps too).
 constexpr int64_t kFewMaxC = 128;
-/// Input channels up to which the path is chosen for any window and channel count: with 16 it
-/// still beats Winograd, which the lowering would otherwise choose (16 -> 64 3x3 at 55x55: 0.50
-/// -> 0.40 ms at 1 thread), with 32 not (32 -> 128 at 27x27: 0.36 -> 0.39; docs/performance.md,
-/// session 34). More channels: conv_few_preferred.
+/// Input channels up to which the path is chosen for any window and channel count, except 3x3
+/// stride-1 windows that Winograd runs faster (kFewWinoMinC, kFewWinoMinM). More channels:
+/// conv_few_preferred.
 constexpr int64_t kFewAnyC = 16;
-/// Output channels at most for which a stride-1 window of several taps with more than
-/// kFewAnyC input channels is still direct: Winograd's products then have as few columns as
-/// output channels and its transforms cost more than its saved FMAs (32 -> 32 3x3 at 128x128,
-/// AVX-512: 2.12 -> 1.75 ms, 96 -> 32 4.88 -> 4.66; 64 -> 64 at 56x56 1.08 -> 1.30, so 64
-/// keeps Winograd; session 37).
+/// Output channels at most for which a window of several taps from more than kFewAnyC input
+/// channels is direct on 8-row GEMM tiles when Winograd does not take it (below).
 constexpr int64_t kFewMaxM = 32;
+/// 3x3 stride-1 windows from at least kFewWinoMinC input channels to at least kFewWinoMinM
+/// output channels go to Winograd (when it supports and prefers them), not to the direct path:
+/// one-node models with Relu alternating in one process, 1 thread, session 45's Zen 5 (direct
+/// -> Winograd): 16 -> 64 at 55x55 0.259 -> 0.207 ms, 16 -> 32 at 128x128 0.590 -> 0.497, 32 ->
+/// 32 at 128x128 1.153 -> 0.784, 96 -> 32 3.46 -> 2.01, 64 -> 32 at 56x56 0.546 -> 0.361, 128 ->
+/// 32 at 28x28 0.260 -> 0.228 (the same at 2 threads); with fewer channels the direct path stays
+/// ahead: 8 -> 32 at 128x128 0.315 against 0.366, 8 -> 64 at 56x56 0.138 against 0.154, 16 -> 16
+/// at 128x128 0.306 against 0.409, 32 -> 16 at 64x64 0.160 against 0.195. (Sessions 34 and 37
+/// had measured the direct path ahead for 16 -> 64 and 32 -> 32, against the Winograd kernels of
+/// then.)
+constexpr int64_t kFewWinoMinC = 16;
+constexpr int64_t kFewWinoMinM = 32;
 /// Output channels per block (one broadcast weight each per tap).
 constexpr int64_t kFewMB = 8;
 /// C x taps at most (the block's weights, kFewMB per tap, 36 KiB at most, stay in L1 or L2;
@@ -329,18 +337,6 @@ constexpr bool conv_few_supported(const ConvParams &p, int64_t elem_bytes) {
   return elem_bytes == 4 && p.G == 1 && p.C <= kFewMaxC && conv_dw_supported(p) && p.w.d[1] == 1 &&
          p.w.d[2] == 1 && p.w.s[1] <= 4 && p.w.s[2] <= 4 && p.C * p.w.k_size() <= kFewMaxTaps &&
          p.has_residual == 0 && p.M >= kFewMB && p.w.out[2] >= 16;
-}
-/// True when the lowering chooses kConvFewChannels for a p it supports: up to kFewAnyC input
-/// channels always; with more, on targets with 8-row GEMM tiles (AVX-512: the kernel's 8 x 3
-/// accumulators fit its registers), windows of several taps that are strided (the GEMM's
-/// im2col then gathers every tap's elements: 128 -> 128 3x3 stride 2 at 56x56 1.39 -> 1.27
-/// ms, 64 -> 128 0.75 -> 0.71) or have at most kFewMaxM output channels (above).
-constexpr bool conv_few_preferred(const ConvParams &p) {
-  if (p.C <= kFewAnyC)
-    return true;
-  const bool wide_tiles = p.gemm_mr == 0 || p.gemm_mr >= gemm::kMR;
-  const bool strided = p.w.s[1] > 1 || p.w.s[2] > 1;
-  return wide_tiles && p.w.k_size() > 1 && (strided || p.M <= kFewMaxM);
 }
 /// Phase rows of one input channel: the padded rows the windows read.
 constexpr int64_t few_rows(const ConvParams &p) { return (p.w.out[1] - 1) * p.w.s[1] + p.w.k[1]; }
@@ -530,6 +526,24 @@ constexpr int64_t kWinoLargeUBytes = int64_t{4} << 20;
 constexpr bool conv_wino_preferred(const ConvParams &p, int64_t elem_bytes) {
   return wino_rows(p) >= kWinoMinRowsLargeU ||
          wino_u_bytes(p, elem_bytes) <= kWinoLargeUBytes;
+}
+
+/// True when the lowering chooses kConvFewChannels for a p it supports: none of the 3x3
+/// stride-1 windows Winograd takes from it (kFewWinoMinC) when `winograd` (the lowering may
+/// choose it: the pass is on and W constant); otherwise up to kFewAnyC input
+/// channels always; with more, on targets with 8-row GEMM tiles (AVX-512: the kernel's 8 x 3
+/// accumulators fit its registers), windows of several taps that are strided (the GEMM's
+/// im2col then gathers every tap's elements: 128 -> 128 3x3 stride 2 at 56x56 1.39 -> 1.27
+/// ms, 64 -> 128 0.75 -> 0.71, session 37) or have at most kFewMaxM output channels.
+constexpr bool conv_few_preferred(const ConvParams &p, bool winograd = true) {
+  const bool wide_tiles = p.gemm_mr == 0 || p.gemm_mr >= gemm::kMR;
+  if (winograd && wide_tiles && p.C >= kFewWinoMinC && p.M >= kFewWinoMinM && conv_wino_supported(p) &&
+      conv_wino_preferred(p, 4))
+    return false;
+  if (p.C <= kFewAnyC)
+    return true;
+  const bool strided = p.w.s[1] > 1 || p.w.s[2] > 1;
+  return wide_tiles && p.w.k_size() > 1 && (strided || p.M <= kFewMaxM);
 }
 
 /// True when the lowering chooses kConvChanVec for a p it supports (with constant W): strided

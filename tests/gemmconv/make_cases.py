@@ -154,17 +154,20 @@ CASES = {
     "few_c4_stride2_hardswish": conv([1, 4, 33, 67], [24, 4, 3, 3], strides=[2, 2],
                                      pads=[1, 1, 1, 1], act="HardSwish"),
     "few_w_input": conv([1, 3, 12, 40], [10, 3, 3, 3], w_input=True, pads=[1, 1, 1, 1]),
-    # up to kFewMaxC = 16 input channels, taken before Winograd (16 channels, 3x3 stride 1:
-    # SqueezeNet's expand3x3), with stride 2 and a batch, and a 4x5 window of 240 taps
+    # up to kFewMaxC = 16 input channels, taken before Winograd (16 -> 24 channels, 3x3 stride
+    # 1), with stride 2 and a batch, and a 4x5 window of 240 taps; 16 -> 32 3x3 stride 1 is
+    # Winograd's (kFewWinoMinM; the direct path with --disable-pass=winograd and on AVX2 tiles)
     "few_c16_3x3_relu": conv([1, 16, 30, 41], [24, 16, 3, 3], pads=[1, 1, 1, 1], relu=True),
+    "few_c16_m32_wino_relu": conv([1, 16, 30, 41], [32, 16, 3, 3], pads=[1, 1, 1, 1],
+                                  relu=True),
     "few_c8_stride2_batch_silu": conv([2, 8, 37, 50], [20, 8, 3, 3], strides=[2, 2],
                                       pads=[1, 1, 1, 1], act="SiLU"),
     "few_c12_4x5_clip": conv([1, 12, 20, 60], [9, 12, 4, 5], pads=[1, 2, 2, 2], act="Clip"),
-    # more input channels with pre-packed W (conv_few_preferred, AVX-512 tiles): at most 32
+    # more input channels with pre-packed W (conv_few_preferred, AVX-512 tiles): under 32
     # output channels at stride 1 (instead of Winograd; 20 = 8 + 8 + 4 with 864 taps), strided
     # windows with any (a batch, 40 channels; 128 channels, 1152 taps: kFewMaxTaps, Clip);
     # W as an input with 360 taps (over kFewGatherTaps: Winograd or im2col instead)
-    "few_c32_m32_3x3_silu": conv([1, 32, 20, 37], [32, 32, 3, 3], pads=[1, 1, 1, 1], act="SiLU"),
+    "few_c32_m24_3x3_silu": conv([1, 32, 20, 37], [24, 32, 3, 3], pads=[1, 1, 1, 1], act="SiLU"),
     "few_c96_m20_3x3_relu": conv([1, 96, 12, 40], [20, 96, 3, 3], pads=[1, 1, 1, 1], relu=True),
     "few_c64_stride2_batch": conv([2, 64, 33, 40], [40, 64, 3, 3], strides=[2, 2],
                                   pads=[1, 1, 1, 1]),

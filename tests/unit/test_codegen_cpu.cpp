@@ -189,15 +189,27 @@ static onnxc_k::ConvParams conv3x3_params(int64_t C, int64_t M, int64_t H) {
 
 TEST_CASE("the few-channel direct path takes up to 16 input channels for any window",
           "[codegen_cpu]") {
-  // SqueezeNet's expand3x3: 16 -> 64 channels, 3x3 stride 1 on 55x55 (the lowering checks it
-  // before Winograd, which it beats there; with 17 channels Winograd keeps it).
-  onnxc_k::ConvParams p = conv3x3_params(16, 64, 55);
+  // 8 -> 32 channels, 3x3 stride 1 on 128x128 (the lowering checks it before Winograd, which
+  // it beats there); SqueezeNet's expand3x3, 16 -> 64 at 55x55, is Winograd's (session 45).
+  onnxc_k::ConvParams p = conv3x3_params(8, 32, 128);
   CHECK(onnxc_k::conv_few_supported(p, 4));
   CHECK(onnxc_k::conv_few_preferred(p));
   CHECK_FALSE(onnxc_k::conv_few_supported(p, 8)); // float only
-  p.C = 17;
+  p = conv3x3_params(16, 16, 128); // 16 output channels: direct
+  CHECK(onnxc_k::conv_few_preferred(p));
+  p = conv3x3_params(16, 64, 55);
+  REQUIRE(onnxc_k::conv_few_supported(p, 4));
+  REQUIRE(onnxc_k::conv_wino_supported(p));
+  CHECK_FALSE(onnxc_k::conv_few_preferred(p));
+  CHECK(onnxc_k::conv_few_preferred(p, false)); // Winograd off (or W not constant): direct
+  p.gemm_mr = 6; // AVX2 / NEON tiles: Winograd needs 32 input channels there, direct it is
+  CHECK(onnxc_k::conv_few_preferred(p));
+  p.gemm_mr = 0, p.w.s[1] = 2, p.w.s[2] = 2, p.w.out[1] = 28, p.w.out[2] = 28; // strided
+  CHECK(onnxc_k::conv_few_preferred(p));
+  p = conv3x3_params(17, 64, 55);
   CHECK(onnxc_k::conv_few_supported(p, 4));
   CHECK_FALSE(onnxc_k::conv_few_preferred(p));
+  p = conv3x3_params(16, 64, 55);
   p.C = 12, p.w.k[1] = 4, p.w.k[2] = 5; // 240 taps
   CHECK(onnxc_k::conv_few_supported(p, 4));
   p.C = 16, p.w.k[1] = 5, p.w.k[2] = 5; // 400 taps: W pre-packed (kFewGatherTaps: lowering)
@@ -212,11 +224,17 @@ TEST_CASE("the few-channel direct path takes up to 16 input channels for any win
 
 TEST_CASE("Direct phase rows take more channels for few outputs or strided windows",
           "[codegen_cpu]") {
-  // U-Net's 32 -> 32 3x3 at 128x128 (Winograd's products have 32 columns): direct.
-  onnxc_k::ConvParams p = conv3x3_params(32, 32, 128);
+  // 32 -> 16 3x3 at 64x64 (Winograd's products would have one vector of columns): direct;
+  // U-Net's 32 -> 32 at 128x128 and 64 -> 64 go to Winograd (session 45).
+  onnxc_k::ConvParams p = conv3x3_params(32, 16, 64);
   REQUIRE(onnxc_k::conv_few_supported(p, 4));
   CHECK(onnxc_k::conv_few_preferred(p));
-  p.M = 64; // 64 -> 64 keeps Winograd
+  p.w.k[1] = 5, p.w.k[2] = 5, p.w.out[1] = 60, p.w.out[2] = 60, p.M = 32; // 5x5: no Winograd
+  REQUIRE(onnxc_k::conv_few_supported(p, 4));
+  CHECK(onnxc_k::conv_few_preferred(p));
+  p = conv3x3_params(32, 32, 128);
+  CHECK_FALSE(onnxc_k::conv_few_preferred(p));
+  p.M = 64;
   CHECK_FALSE(onnxc_k::conv_few_preferred(p));
   p.C = 128, p.M = 128, p.w.s[1] = 2, p.w.s[2] = 2, p.w.out[1] = 64, p.w.out[2] = 64;
   REQUIRE(onnxc_k::conv_few_supported(p, 4)); // 1152 taps: the most

@@ -69,16 +69,17 @@ onnxc_k::ConvAlgo choose_algo(const Node &n, const ConvShape &s, const onnxc_k::
       return kConvDwChannels;
     return kConvDirect;
   }
-  /* before Winograd: with up to 16 input channels, or up to 32 output channels, the direct
-     phase-row path wins over its transforms (SqueezeNet's 16 -> 64 3x3 at 55x55: 0.50 -> 0.40
-     ms at 1 thread), and strided windows over im2col (conv_few_preferred) */
+  /* before Winograd: with few channels (at most 16 in or 16 out for 3x3 stride-1 windows) the
+     direct phase-row path wins over its transforms (8 -> 32 3x3 at 128x128: 0.37 -> 0.32 ms
+     at 1 thread), and strided windows over im2col (conv_few_preferred) */
   const bool w_packable = attr_int(n, kPackWeightsAttr, 0) != 0 && n.inputs[1]->constant;
   /* strided windows from more channels: output channels in the lanes (W pre-packed) */
   if ((paths & kConvChanVecBit) != 0 && w_packable &&
       conv_cv_supported(p, dtype_bits(input_dtype(n, 0)) / 8) && conv_cv_preferred(p))
     return kConvChanVec;
   if ((paths & kConvFewChannelsBit) != 0 &&
-      conv_few_supported(p, dtype_bits(input_dtype(n, 0)) / 8) && conv_few_preferred(p) &&
+      conv_few_supported(p, dtype_bits(input_dtype(n, 0)) / 8) &&
+      conv_few_preferred(p, (paths & kConvWinogradBit) != 0 && w_packable) &&
       (w_packable || p.C * p.w.k_size() <= kFewGatherTaps)) /* else W gathered per block */
     return kConvFewChannels;
   if ((paths & kConvWinogradBit) != 0 && attr_int(n, kPackWeightsAttr, 0) != 0 &&
