@@ -100,6 +100,24 @@ def cases():
             node("Concat", ["x", "u"], ["y"], axis=1)],
            {"x": x4}, {"sc": np.array([1, 1, 2, 2], np.float32)},
            np.concatenate([x, pooled.repeat(2, axis=2).repeat(2, axis=3)], axis=1))
+    # a bilinear 2x upsample (pytorch_half_pixel, batch 1: the separable kernel), then a Split
+    # and a Concat along channels at batch 1 (one joined row of 1.6 MB, copied in segments)
+    def up2(a, axis):
+        n = a.shape[axis]
+        xo = np.clip((np.arange(2 * n) + 0.5) / 2 - 0.5, 0, None)
+        i0 = np.floor(xo).astype(int)
+        w = (xo - i0).reshape([-1 if d == axis else 1 for d in range(a.ndim)])
+        return (1 - w) * np.take(a, i0, axis=axis) + w * np.take(a, np.minimum(i0 + 1, n - 1),
+                                                                  axis=axis)
+    r = up2(up2(x, 2), 3)
+    yield ("resize_split_concat",
+           [node("Resize", ["x", "", "sc"], ["u"], mode="linear",
+                 coordinate_transformation_mode="pytorch_half_pixel"),
+            node("Split", ["u", "parts"], ["a", "b"], axis=1),
+            node("Concat", ["b", "a"], ["y"], axis=1)],
+           {"x": x4}, {"sc": np.array([1, 1, 2, 2], np.float32),
+                       "parts": np.array([12, 20], np.int64)},
+           np.concatenate([r[:, 12:], r[:, :12]], axis=1))
     c = rand(40)
     t = np.exp(-x) * x + c
     yield ("eltwise_chain_inplace",  # every intermediate can take over its input's buffer

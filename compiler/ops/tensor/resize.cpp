@@ -329,6 +329,22 @@ AxisTaps axis_taps(const ResizeSpec &s, size_t d) {
     }
     t.n = 1, t.idx = idx, t.w = w;
   }
+  // Taps of one output coordinate that read the same input index (clamped to the edge) become
+  // one, with the sum of their weights: pytorch_half_pixel puts a length-1 axis at -0.5, so an
+  // unscaled batch of 1 had two taps of 0.5 on index 0, was no identity, and kept the kernel
+  // off its separable path (a 1x128x32x32 -> 64x64 bilinear Resize 1.56 -> 0.22 ms).
+  for (int64_t x = 0; x < out; ++x)
+    for (int64_t k = 1; k < t.n; ++k) {
+      const size_t at = size_t(x * t.n + k);
+      for (int64_t j = 0; j < k; ++j) {
+        const size_t to = size_t(x * t.n + j);
+        if (t.idx[at] >= 0 && t.idx[to] == t.idx[at] && t.w[to] != 0) {
+          t.w[to] += t.w[at];
+          t.w[at] = 0;
+          break;
+        }
+      }
+    }
   t.identity = in == out;
   for (int64_t x = 0; x < out && t.identity; ++x)
     for (int64_t k = 0; k < t.n; ++k) {
