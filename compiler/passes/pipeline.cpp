@@ -15,6 +15,7 @@
 #include "compiler/passes/fuse_gelu.h"
 #include "compiler/passes/fuse_qdq.h"
 #include "compiler/passes/fuse_residual.h"
+#include "compiler/passes/fuse_causal_mask.h"
 #include "compiler/passes/fuse_scale.h"
 #include "compiler/passes/lower_extent.h"
 #include "compiler/passes/lower_regions.h"
@@ -65,8 +66,9 @@ std::vector<std::string> pipeline_pass_names() {
           "fuse-half-casts",     "fuse-qdq",
           "fold-constants",      "fold-batchnorm",
           "fuse-gelu",           "fuse-scale",
-          "fuse-bias",           "fuse-residual",
-          "fuse-activation",     "fuse-channel-scale",
+          "fuse-causal-mask",    "fuse-bias",
+          "fuse-residual",       "fuse-activation",
+          "fuse-channel-scale",
           "dce",                 "pack-weights",
           "conv-paths",
           "materialize-strings", "form-regions",
@@ -75,7 +77,7 @@ std::vector<std::string> pipeline_pass_names() {
 
 std::vector<std::string> optional_pass_names() {
   return {"fuse-half-casts",    "fuse-qdq",         "fold-batchnorm",      "fuse-gelu",
-          "fuse-scale",         "fuse-bias",        "fuse-residual",       "fuse-activation",
+          "fuse-scale",         "fuse-causal-mask", "fuse-bias",        "fuse-residual",       "fuse-activation",
           "fuse-channel-scale", "pack-weights",     "conv-paths",          kWinogradPass,
           kWinograd4Pass,       kDwChannelsPass,    kFewChannelsPass,      kChanVecPass,
           kInplacePass,         kConcatInPlacePass, kSpecialiseParallelPass,
@@ -166,6 +168,10 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   run("fuse-gelu", [&] { fuse_gelu(g); });
   // MatMul followed by the Add of a per-column constant (a Linear layer's bias): one GEMM.
   run("fuse-scale", [&] { fuse_scale(g); });
+  // Where(causal mask, -inf, scores) -> Softmax: the Softmax skips the masked keys (CPU
+  // kernels only: the CUDA backend's Softmax has no causal form).
+  if (!opts.lower)
+    run("fuse-causal-mask", [&] { fuse_causal_mask(g); });
   run("fuse-bias", [&] { fuse_bias(g); });
   run("fuse-residual", [&] { fuse_residual(g); });
   run("fuse-activation", [&] { fuse_activation(g); });

@@ -1,5 +1,8 @@
 /* Softmax / LogSoftmax along one axis of a tensor viewed as [outer, len, inner].
- * params {outer, len, inner, log}; tensors {X, Y}. Numerically stable (subtracts the max).
+ * params {outer, len, inner, log, causal_rows, causal_off}; tensors {X, Y}. Numerically stable
+ * (subtracts the max). causal_rows L > 0 (fuse-causal-mask, inner 1, Softmax only): row r is
+ * query row r % L of its plane and is normalised over its first r % L + causal_off + 1
+ * positions, the rest written 0 (Softmax of the -inf the mask gave them).
  * float rows along the last axis run 16 lanes at a time (vec_math.h).
  */
 #include "templates/cpu/kernel_abi.h"
@@ -111,8 +114,14 @@ template <typename T> int32_t softmax(onnxc_rt *rt, void *const *t, const i64 *p
   auto body = [&](const i64 *pp, i64 lo, i64 hi) {
     const i64 len = pp[1], inner = pp[2], chunks = (inner + kChunk - 1) / kChunk;
     const bool log = pp[3] != 0;
+    const i64 causal_rows = pp[4], causal_off = pp[5];
     for (i64 w = lo; w < hi; ++w) {
-      if (inner == 1) {
+      if (inner == 1 && causal_rows > 0) { /* row i keeps its first i + off + 1 positions */
+        const i64 keep = w % causal_rows + causal_off + 1, n = keep < len ? keep : len;
+        softmax_row(x + w * len, y + w * len, n, log);
+        for (i64 j = n; j < len; ++j)
+          y[w * len + j] = T(0);
+      } else if (inner == 1) {
         softmax_row(x + w * len, y + w * len, len, log);
       } else {
         const i64 o = w / chunks, i0 = (w % chunks) * kChunk;

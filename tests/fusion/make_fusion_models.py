@@ -131,6 +131,22 @@ class Case:
         e = np.exp(self.val[sc] - self.val[sc].max(axis=-1, keepdims=True))
         return self.node("Softmax", [sc], e / e.sum(axis=-1, keepdims=True), axis=-1)
 
+    def masked_attention(self, x, cond, inf_first, s=0.25):
+        """Softmax(Where(cond, -inf, x x^T * s)) x (inf_first; else Where(cond, scores, -inf)):
+        a decoder's masked attention on Q = K = V = x, cond a constant bool [L, L] (or with
+        leading 1s)."""
+        t = self.node("Transpose", [x], np.swapaxes(self.val[x], -1, -2), perm=[0, 2, 1])
+        mm = self.scalar_op("Mul", self.node("MatMul", [x, t], self.val[x] @ self.val[t]), s)
+        name = f"c{len(self.inits)}"
+        self.inits.append(numpy_helper.from_array(np.asarray(cond, dtype=bool), name))
+        ninf = self.const(np.float32(-np.inf))
+        masked = np.asarray(cond, dtype=bool) if inf_first else ~np.asarray(cond, dtype=bool)
+        sv = np.where(masked, -np.inf, self.val[mm])
+        w = self.node("Where", [name, ninf, mm] if inf_first else [name, mm, ninf], sv)
+        e = np.exp(sv - sv.max(axis=-1, keepdims=True))
+        p = self.node("Softmax", [w], e / e.sum(axis=-1, keepdims=True), axis=-1)
+        return self.node("MatMul", [p, x], self.val[p] @ self.val[x])
+
     def bias(self, x, shape, left=False):
         """Add(x, b) (or Add(b, x)) of a constant b of `shape` (fuse-bias: N values)."""
         b = self.const(RNG.uniform(-0.5, 0.5, shape))
@@ -245,6 +261,22 @@ def build_cases():
     # scalar before a bias and Relu become the GEMM's alpha; c / (A B) is not a scale.
     add("matmul_div_scale_softmax", (2, 10, 16),
         lambda c: [c.attention_scores("x", "Div", 4.0)], 3)
+    # fuse-causal-mask: Where(triu(1), -inf, scores) and Where(tril, scores, -inf) (with leading
+    # 1s) before the Softmax become its causal form; tril(2) keeps two keys more (off 2); a mask
+    # that is not causal (a random one, and triu(-1)) stays a Where.
+    L = 24
+    add("causal_mask_softmax", (2, L, 16),
+        lambda c: [c.masked_attention("x", np.triu(np.ones((L, L), bool), 1), True)], 4)
+    add("causal_mask_keep_form", (1, L, 20),
+        lambda c: [c.masked_attention("x", np.tril(np.ones((1, L, L), bool)), False)], 4)
+    add("causal_mask_offset2", (2, L, 8),
+        lambda c: [c.masked_attention("x", np.tril(np.ones((L, L), bool), 2), False)], 4)
+    add("random_mask_kept", (2, L, 8),
+        lambda c: [c.masked_attention("x", (RNG.uniform(size=(L, L)) < 0.3) & ~np.eye(L, dtype=bool),
+                                      True)],
+        5)
+    add("anticausal_mask_kept", (1, L, 8),
+        lambda c: [c.masked_attention("x", np.triu(np.ones((L, L), bool), -1), False)], 5)
     add("matmul_mul_scale_bias_relu", (2, 10, 70),
         lambda c: [c.act("Relu", c.bias(c.scalar_op("Mul", c.matmul("x", 40), 0.125), 40))], 1)
     add("matmul_scalar_over_product_kept", (3, 70),

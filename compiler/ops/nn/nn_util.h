@@ -56,6 +56,11 @@ inline constexpr char kBiasAttr[] = "onnxc.bias";
 /// (compiler/passes/fuse_scale.h).
 inline constexpr char kScaleAttr[] = "onnxc.scale";
 
+/// Ints attribute {L, off} by which the fuse-causal-mask pass marks a float Softmax along the
+/// last axis whose scores are causally masked: row i of each L-row plane keeps its first
+/// i + off + 1 positions, the rest are 0 (compiler/passes/fuse_causal_mask.h).
+inline constexpr char kCausalAttr[] = "onnxc.causal";
+
 /// Int attribute (1) by which the fuse-residual pass marks a Conv whose fourth input is a
 /// residual of the output's shape, added after the bias and before any fused activation
 /// (compiler/passes/fuse_residual.h).

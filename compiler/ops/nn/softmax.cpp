@@ -1,6 +1,7 @@
 // Softmax and LogSoftmax. Opset < 13: the input is coerced to 2-D at `axis` (default 1) and
 // normalised over the flattened trailing part; opset >= 13: along `axis` (default -1).
 // float/double; kernel templates/cpu/softmax.cpp.
+#include "compiler/ops/nn/nn_util.h"
 #include "compiler/ops/sym_util.h"
 
 namespace onnxc {
@@ -32,7 +33,13 @@ OpDef softmax_def(const char *name, bool log) {
   };
   d.lower = [log](const Node &n) {
     std::vector<int64_t> v = softmax_view(n);
-    return call_on_all(n, kernel_name(n, "softmax", input_dtype(n, 0)), {v[0], v[1], v[2], log});
+    /* fuse-causal-mask: {L, off} (rows along the last axis, inner 1); else {0, 0} */
+    const Attribute *causal = n.attr(kCausalAttr);
+    const int64_t L = causal ? causal->ints.at(0) : 0, off = causal ? causal->ints.at(1) : 0;
+    if (causal && (log || v[2] != 1 || L <= 0 || v[0] % L != 0))
+      node_fail(n, "internal: a causal Softmax must be along the last axis of [.., L, T]");
+    return call_on_all(n, kernel_name(n, "softmax", input_dtype(n, 0)),
+                       {v[0], v[1], v[2], log, L, off});
   };
   return d;
 }
