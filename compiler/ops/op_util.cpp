@@ -206,6 +206,12 @@ bool values_at_run_time(const Node &n, size_t i) {
   return n.has_input(i) && !n.inputs[i]->constant && !n.inputs[i]->sym_value;
 }
 
+KernelCall rename_call(const Node &n) {
+  KernelCall c{"onnxc_k_copy", {n.inputs[0], n.outputs[0]}, {type_bytes(n.outputs[0]->type)}};
+  c.inplace = {{0, 1}};
+  return c;
+}
+
 KernelCall shape_copy_call(const Node &n, int64_t mode) {
   const std::vector<int64_t> in = input_dims(n, 0);
   if (in.size() > 8)

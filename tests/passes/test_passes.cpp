@@ -253,6 +253,27 @@ TEST_CASE("memory planner computes element-wise outputs in place of inputs that 
   CHECK(plan.intermediates_size == 4 * 1024);
 }
 
+TEST_CASE("memory planner gives a Reshape, Flatten or Squeeze the buffer of an input that dies "
+          "there") {
+  // x (4x64) -> Neg -> Reshape [16, 16] -> Flatten -> Unsqueeze [0] -> Squeeze [0] -> Relu: each
+  // renaming op's output takes its input's buffer (its copy kernel then copies nothing); before,
+  // every one was a copy into a buffer of its own.
+  Graph g;
+  Value *x = input(g, "x", {4, 64});
+  Value *a = op(g, "Neg", {x})->outputs[0];
+  Value *r = op(g, "Reshape", {a, const_i64(g, "shape", {16, 16})})->outputs[0];
+  Value *f = op(g, "Flatten", {r})->outputs[0];
+  Value *u = op(g, "Unsqueeze", {f, const_i64(g, "axes", {0})})->outputs[0];
+  Value *q = op(g, "Squeeze", {u, const_i64(g, "axes0", {0})})->outputs[0];
+  output(g, op(g, "Relu", {q})->outputs[0]);
+  infer_shapes(g);
+  ExecutionPlan plan = plan_of(g, "renames");
+  for (Value *v : {r, f, u, q})
+    CHECK(v->offset == a->offset);
+  CHECK(plan.inplace_values == 4);
+  CHECK(plan.arena_size == 1024);
+}
+
 namespace {
 /// x (1x16x4x4) -> a = Neg(x), b = Relu(x), c = Exp(x) -> Concat(axis) -> Sigmoid -> y, and
 /// optionally b also read by a Neg after the Concat (a second output).

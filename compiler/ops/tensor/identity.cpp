@@ -9,8 +9,7 @@ const OpDef &op_Identity() {
     d.name = "Identity";
     d.infer = [](Node &n) { set_output_sym(n, 0, input_dtype(n, 0), input_sym_dims(n, 0)); };
     d.lower = [](const Node &n) {
-      return KernelCall{
-          "onnxc_k_copy", {n.inputs[0], n.outputs[0]}, {type_bytes(n.outputs[0]->type)}};
+      return rename_call(n);
     };
     return d;
   }();

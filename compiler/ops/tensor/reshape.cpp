@@ -116,8 +116,7 @@ const OpDef &op_Reshape() {
     d.lower = [](const Node &n) {
       if (!n.outputs[0]->run_time_shape_from.empty())
         return shape_copy_call(n, onnxc_k::kShapeReshape);
-      KernelCall c{"onnxc_k_copy", {n.inputs[0], n.outputs[0]}, {type_bytes(n.outputs[0]->type)}};
-      return c;
+      return rename_call(n);
     };
     return d;
   }();

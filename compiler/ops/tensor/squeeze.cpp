@@ -34,7 +34,7 @@ static KernelCall copy_call(const Node &n) {
   if (!n.outputs[0]->run_time_shape_from.empty())
     return shape_copy_call(n, n.op_type == "Squeeze" ? onnxc_k::kShapeSqueeze
                                                      : onnxc_k::kShapeUnsqueeze);
-  return KernelCall{"onnxc_k_copy", {n.inputs[0], n.outputs[0]}, {type_bytes(n.outputs[0]->type)}};
+  return rename_call(n);
 }
 
 /// Squeeze / Unsqueeze with axes computed at run time: the output's rank (from the number of
