@@ -95,8 +95,9 @@ void add_codegen_flags(CLI::App *cmd, CompileOptions &o, CompileFlags &f) {
                   "Dump the IR after a pass (or 'all') to stderr");
   cmd->add_option("--disable-pass", o.pipeline.disabled_passes,
                   "Do not run an optional pass: fuse-half-casts, fuse-qdq, fold-batchnorm, "
-                  "fuse-gelu, fuse-scale, fuse-causal-mask, fuse-bias, fuse-residual, "
-                  "fuse-activation, fuse-channel-scale, all-fusion (those ten), pack-weights, "
+                  "fuse-gelu, fuse-scale, fuse-causal-mask, fuse-transpose, fuse-bias, "
+                  "fuse-residual, fuse-activation, fuse-channel-scale, all-fusion (those "
+                  "eleven), pack-weights, "
                   "conv-paths, "
                   "winograd, winograd-4x4, dw-channels, few-channels, chan-vec, inplace, "
                   "concat-in-place, specialise-parallel or specialise-first (repeatable)");

@@ -17,6 +17,7 @@
 #include "compiler/passes/fuse_residual.h"
 #include "compiler/passes/fuse_causal_mask.h"
 #include "compiler/passes/fuse_scale.h"
+#include "compiler/passes/fuse_transpose.h"
 #include "compiler/passes/lower_extent.h"
 #include "compiler/passes/lower_regions.h"
 #include "compiler/passes/materialize_strings.h"
@@ -66,7 +67,8 @@ std::vector<std::string> pipeline_pass_names() {
           "fuse-half-casts",     "fuse-qdq",
           "fold-constants",      "fold-batchnorm",
           "fuse-gelu",           "fuse-scale",
-          "fuse-causal-mask",    "fuse-bias",
+          "fuse-causal-mask",    "fuse-transpose",
+          "fuse-bias",
           "fuse-residual",       "fuse-activation",
           "fuse-channel-scale",
           "dce",                 "pack-weights",
@@ -77,7 +79,7 @@ std::vector<std::string> pipeline_pass_names() {
 
 std::vector<std::string> optional_pass_names() {
   return {"fuse-half-casts",    "fuse-qdq",         "fold-batchnorm",      "fuse-gelu",
-          "fuse-scale",         "fuse-causal-mask", "fuse-bias",        "fuse-residual",       "fuse-activation",
+          "fuse-scale",         "fuse-causal-mask", "fuse-transpose",   "fuse-bias",        "fuse-residual",       "fuse-activation",
           "fuse-channel-scale", "pack-weights",     "conv-paths",          kWinogradPass,
           kWinograd4Pass,       kDwChannelsPass,    kFewChannelsPass,      kChanVecPass,
           kInplacePass,         kConcatInPlacePass, kSpecialiseParallelPass,
@@ -172,6 +174,10 @@ ExecutionPlan run_pipeline(Model &m, const PipelineOptions &opts,
   // kernels only: the CUDA backend's Softmax has no causal form).
   if (!opts.lower)
     run("fuse-causal-mask", [&] { fuse_causal_mask(g); });
+  // MatMul(a, Transpose(b) of its last two axes): the GEMM reads b transposed (CPU kernels only:
+  // the CUDA backend's MatMul reads B as stored).
+  if (!opts.lower)
+    run("fuse-transpose", [&] { fuse_transpose(g); });
   run("fuse-bias", [&] { fuse_bias(g); });
   run("fuse-residual", [&] { fuse_residual(g); });
   run("fuse-activation", [&] { fuse_activation(g); });

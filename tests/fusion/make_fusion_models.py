@@ -147,6 +147,11 @@ class Case:
         p = self.node("Softmax", [w], e / e.sum(axis=-1, keepdims=True), axis=-1)
         return self.node("MatMul", [p, x], self.val[p] @ self.val[x])
 
+    def matmul_t(self, a, b, perm):
+        """MatMul(a, Transpose(b, perm))."""
+        t = self.node("Transpose", [b], np.transpose(self.val[b], perm), perm=perm)
+        return self.node("MatMul", [a, t], self.val[a] @ self.val[t])
+
     def bias(self, x, shape, left=False):
         """Add(x, b) (or Add(b, x)) of a constant b of `shape` (fuse-bias: N values)."""
         b = self.const(RNG.uniform(-0.5, 0.5, shape))
@@ -260,23 +265,36 @@ def build_cases():
     # fuse-scale: attention's Q K^T / sqrt(d) (a product of two computed values) and a Mul by a
     # scalar before a bias and Relu become the GEMM's alpha; c / (A B) is not a scale.
     add("matmul_div_scale_softmax", (2, 10, 16),
-        lambda c: [c.attention_scores("x", "Div", 4.0)], 3)
+        lambda c: [c.attention_scores("x", "Div", 4.0)], 2)
     # fuse-causal-mask: Where(triu(1), -inf, scores) and Where(tril, scores, -inf) (with leading
     # 1s) before the Softmax become its causal form; tril(2) keeps two keys more (off 2); a mask
     # that is not causal (a random one, and triu(-1)) stays a Where.
     L = 24
     add("causal_mask_softmax", (2, L, 16),
-        lambda c: [c.masked_attention("x", np.triu(np.ones((L, L), bool), 1), True)], 4)
+        lambda c: [c.masked_attention("x", np.triu(np.ones((L, L), bool), 1), True)], 3)
     add("causal_mask_keep_form", (1, L, 20),
-        lambda c: [c.masked_attention("x", np.tril(np.ones((1, L, L), bool)), False)], 4)
+        lambda c: [c.masked_attention("x", np.tril(np.ones((1, L, L), bool)), False)], 3)
     add("causal_mask_offset2", (2, L, 8),
-        lambda c: [c.masked_attention("x", np.tril(np.ones((L, L), bool), 2), False)], 4)
+        lambda c: [c.masked_attention("x", np.tril(np.ones((L, L), bool), 2), False)], 3)
     add("random_mask_kept", (2, L, 8),
         lambda c: [c.masked_attention("x", (RNG.uniform(size=(L, L)) < 0.3) & ~np.eye(L, dtype=bool),
                                       True)],
-        5)
+        4)
     add("anticausal_mask_kept", (1, L, 8),
-        lambda c: [c.masked_attention("x", np.triu(np.ones((L, L), bool), -1), False)], 5)
+        lambda c: [c.masked_attention("x", np.triu(np.ones((L, L), bool), -1), False)], 4)
+    # fuse-transpose: MatMul(a, Transpose(b) of the last two axes) reads b transposed (4-D
+    # heads; one row times one column: the small-M path); kept when the Transpose has a second reader or another perm.
+    add("matmul_transposed_b_4d", (1, 3, 12, 20),
+        lambda c: [c.matmul_t("x", c.node("Neg", ["x"], -c.val["x"]), [0, 1, 3, 2])], 2)
+    add("matmul_transposed_b_one_row", (2, 1, 16),
+        lambda c: [c.matmul_t("x", c.node("Relu", ["x"], np.maximum(c.val["x"], 0)), [0, 2, 1])],
+        2)
+    add("matmul_transpose_two_users_kept", (2, 6, 6),
+        lambda c: (lambda t: [c.node("MatMul", ["x", t], c.val["x"] @ c.val[t]),
+                              c.node("Relu", [t], np.maximum(c.val[t], 0))])(
+            c.node("Transpose", ["x"], np.swapaxes(c.val["x"], 1, 2), perm=[0, 2, 1])), 3)
+    add("matmul_transpose_other_perm_kept", (8, 8, 8),
+        lambda c: [c.matmul_t("x", "x", [1, 0, 2])], 2)
     add("matmul_mul_scale_bias_relu", (2, 10, 70),
         lambda c: [c.act("Relu", c.bias(c.scalar_op("Mul", c.matmul("x", 40), 0.125), 40))], 1)
     add("matmul_scalar_over_product_kept", (3, 70),

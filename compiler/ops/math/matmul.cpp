@@ -3,11 +3,15 @@
 #include "compiler/ops/nn/nn_util.h"
 #include "compiler/ops/sym_util.h"
 
+#include <utility>
+
 namespace onnxc {
 
 MatMulShape matmul_shape(const Node &n, size_t ai, size_t bi) {
   MatMulShape s;
   std::vector<int64_t> a = input_dims(n, ai), b = input_dims(n, bi);
+  if (b.size() >= 2 && attr_int(n, kTransBAttr, 0) != 0) /* fuse-transpose: B stored [.., N, K] */
+    std::swap(b[b.size() - 2], b[b.size() - 1]);
   if (a.empty() || b.empty())
     node_fail(n, "matrix product operands must have rank >= 1 (got {} and {})", dims_to_string(a),
               dims_to_string(b));
@@ -62,6 +66,8 @@ const OpDef &op_MatMul() {
       s.a = n.inputs[0], s.b = n.inputs[1], s.y = n.outputs[0];
       s.M = ms.a[ms.a.size() - 2], s.K = ms.a.back(), s.N = ms.b.back();
       s.rsa = s.K, s.csa = 1, s.rsb = s.N, s.csb = 1;
+      if (attr_int(n, kTransBAttr, 0) != 0) /* B stored [.., N, K]: B(k, n) at n K + k */
+        s.rsb = 1, s.csb = s.K;
       s.batch = ms.batch;
       std::vector<int64_t> ab(ms.a.begin(), ms.a.end() - 2), bb(ms.b.begin(), ms.b.end() - 2);
       s.a_bs = broadcast_strides(ab, ms.batch);

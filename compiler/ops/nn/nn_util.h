@@ -56,6 +56,12 @@ inline constexpr char kBiasAttr[] = "onnxc.bias";
 /// (compiler/passes/fuse_scale.h).
 inline constexpr char kScaleAttr[] = "onnxc.scale";
 
+/// Int attribute (1) by which the fuse-transpose pass marks a MatMul whose B input is stored
+/// with its last two axes swapped ([.., N, K]: attention's K where Q K^T was written with a
+/// Transpose): matmul_shape swaps them back and the GEMM reads B with row stride 1 and column
+/// stride K (compiler/passes/fuse_transpose.h).
+inline constexpr char kTransBAttr[] = "onnxc.trans_b";
+
 /// Ints attribute {L, off} by which the fuse-causal-mask pass marks a float Softmax along the
 /// last axis whose scores are causally masked: row i of each L-row plane keeps its first
 /// i + off + 1 positions, the rest are 0 (compiler/passes/fuse_causal_mask.h).
