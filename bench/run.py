@@ -23,7 +23,12 @@ import subprocess
 import sys
 import time
 
-import numpy as np
+# numpy's OpenBLAS starts a pool thread per CPU at import, and they spin for a while after
+# any call that reaches BLAS: on a 2-vCPU VM that is the CPU the timed engine's second thread
+# needs (session 47: blas_thread_server took 5.8% of a 1-thread onnxc timing loop's samples).
+# Neither engine uses numpy's BLAS; the fresh processes of the cold-start probe inherit this.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+import numpy as np  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)

@@ -1275,6 +1275,81 @@ ONNXC_DW_INLINE void cv_tile(const ConvGeom &g, const Act<float> &act, const flo
   }
 }
 
+/// A tile of P pixels (npx of them exist) from flat pixel q0 of the output plane (rows oh * OW
+/// + ow, so a tile may span output rows) for the 16 channels from h0 of block m0, on targets
+/// with 16 vector registers (conv_few_tile_rows: 2 ymm per vector, up to kCvFewPx x 2
+/// accumulators). Row tiles there were two sub-tiles of 4 and 3 pixels on 7-, 14- and
+/// 28-pixel rows (cv_tile_px 7 or 10), each reading the half block's C x taps x 16 weights
+/// from L2 for 3.5 pixels on average: flat tiles of 6 read them for 6, with 12 accumulators
+/// instead of 8 and 6. Each pixel's input is at its own offset in the padded input (pixels
+/// past npx repeat the last one, so every read stays inside it); the channels are stored to
+/// their planes, the tile's pixels consecutive in each.
+template <int P>
+ONNXC_DW_INLINE void cv_tile_flat(const ConvGeom &g, const Act<float> &act, const float *wb,
+                                  const float *bias, const float *xp, i64 rows, i64 cols, i64 q0,
+                                  i64 npx, float *y, const float *res, i64 m0, i64 h0, i64 c0,
+                                  i64 c1) {
+  static_assert(P >= 1 && P <= kCvFewPx, "a sub-tile's accumulators fit 16 registers");
+  const i64 OW = g.out[2];
+  i64 off[P];
+#pragma GCC unroll 6
+  for (int j = 0; j < P; ++j) {
+    const i64 q = q0 + (j < npx ? j : npx - 1);
+    off[j] = q / OW * g.s[1] * cols + q % OW * g.s[2];
+  }
+  const i64 OH = g.out[1], plane = OH * OW, nm = gemm::min_i(kVecF32, g.M - m0 - h0);
+  const i64 at = (m0 + h0) * plane + q0;
+  float *yr = y + at;
+  vf32 acc[P];
+  if (c0 == 0) { /* the first chunk of channels starts from the bias */
+    vf32 b;
+    __builtin_memcpy(&b, bias + h0, sizeof b);
+#pragma GCC unroll 6
+    for (int j = 0; j < P; ++j)
+      acc[j] = b;
+  } else { /* later ones from the partial sums the chunks before stored */
+#pragma GCC unroll 6
+    for (int j = 0; j < P; ++j) {
+      alignas(64) float o[kVecF32];
+      for (i64 m = 0; m < kVecF32; ++m)
+        o[m] = m < nm && j < npx ? yr[m * plane + j] : 0.0f;
+      acc[j] = load_f32(o);
+    }
+  }
+  const float *w = wb + c0 * g.k[1] * g.k[2] * kCvOC + h0;
+  const bool prefetch_plane = rows * cols >= kCvPrefetchPlane;
+  for (i64 c = c0; c < c1; ++c)
+    for (i64 kh = 0; kh < g.k[1]; ++kh) {
+      const float *row = xp + (c * rows + kh) * cols;
+      if (prefetch_plane) { /* the same rows of the next channel */
+        prefetch_at(row + off[0], rows * cols);
+        prefetch_at(row + off[P - 1], rows * cols + g.k[2] - 1);
+      }
+      for (i64 kw = 0; kw < g.k[2]; ++kw, w += kCvOC) {
+        prefetch_at(w, kCvPrefetchTaps * kCvOC);
+        const vf32 wv = load_f32(w);
+#pragma GCC unroll 6
+        for (int j = 0; j < P; ++j)
+          acc[j] += row[off[j] + kw] * wv;
+      }
+    }
+  const bool last = c1 >= g.C, cheap = last && act_is_cheap(act.kind);
+#pragma GCC unroll 6
+  for (int j = 0; j < P; ++j) {
+    if (j >= npx)
+      break;
+    alignas(64) float o[kVecF32];
+    if (last && res) { /* the fused residual, after the bias and before the activation */
+      for (i64 m = 0; m < kVecF32; ++m)
+        o[m] = m < nm ? res[at + m * plane + j] : 0.0f;
+      acc[j] += load_f32(o);
+    }
+    store_f32(o, cheap ? act_vec_cheap(act, acc[j]) : acc[j]);
+    for (i64 m = 0; m < nm; ++m)
+      yr[m * plane + j] = o[m];
+  }
+}
+
 /// A tile of kCvPx pixels or fewer on a target with 16 vector registers (conv_few_tile_rows):
 /// the 16 channels from h0 of block m0 (H = 1: the item's half block, cv_item_blocks) as two
 /// sub-tiles of P0 and P1 pixels (at most kCvFewPx each); the second reads the half's weights
@@ -1330,6 +1405,36 @@ ONNXC_GEMM_INLINE void conv_chan_vec(onnxc_rt *rt, const i64 *params, const Conv
         const i64 per_block = band_rows * segs, per_band = cv_item_blocks(q) * per_block;
         float *y = t.y + n * g.M * g.out[1] * g.out[2];
         const float *res = q.has_residual ? t.res + n * g.M * g.out[1] * g.out[2] : nullptr;
+        if (halves == 2) { /* 16 vector registers: flat tiles of kCvFewPx pixels per band */
+          const i64 OW = g.out[2], plane = g.out[1] * OW, nb = cv_item_blocks(q);
+          const i64 chunk = cv_flat_chunk(q);
+          for (i64 it = lo; it < hi; ++it) {
+            const i64 band = it / nb, bh = it % nb, b = bh / 2;
+            const i64 band_end = gemm::min_i(plane, (band + 1) * band_rows * OW);
+            const i64 m0 = b * kCvOC, h0 = bh % 2 * kVecF32;
+            alignas(64) float bias[kCvOC];
+            for (i64 l = 0; l < kCvOC; ++l)
+              bias[l] = t.bias && m0 + l < g.M ? t.bias[m0 + l] : 0.0f;
+            const float *wb = t.w + b * K * kCvOC; /* conv_cv_pack_weights (W is constant) */
+            for (i64 c0 = 0; c0 < g.C; c0 += chunk) /* a chunk's weights stay in L1/L2 */
+            for (i64 q0 = band * band_rows * OW; q0 < band_end; q0 += kCvFewPx) {
+            const i64 c1 = gemm::min_i(g.C, c0 + chunk), npx = gemm::min_i(kCvFewPx, band_end - q0);
+            /* two variants only (each is inlined into every conv kernel before the node's
+               algo folds the others away: six cost mnist-8 0.3 s of compile time); a band's
+               last tile of up to 3 pixels takes the 3-pixel one */
+            if (npx <= kCvFewPx / 2)
+              cv_tile_flat<kCvFewPx / 2>(g, act, wb, bias, t.packed, rows, cols, q0, npx, y, res,
+                                         m0, h0, c0, c1);
+            else
+              cv_tile_flat<kCvFewPx>(g, act, wb, bias, t.packed, rows, cols, q0, npx, y, res, m0,
+                                     h0, c0, c1);
+            if (c1 >= g.C && act.kind != kActNone && !act_is_cheap(act.kind)) /* the tile's pixels */
+              for (i64 m = m0 + h0; m < gemm::min_i(g.M, m0 + h0 + kVecF32); ++m)
+                apply_act_row(act, y + m * plane + q0, npx, 1);
+            }
+          }
+          return;
+        }
         for (i64 it = lo; it < hi; ++it) {
           const i64 band = it / per_band, bh = it % per_band / per_block, b = bh / halves;
           const i64 oh = band * band_rows + it % per_block / segs, seg = it % segs;
@@ -1364,8 +1469,7 @@ ONNXC_GEMM_INLINE void conv_chan_vec(onnxc_rt *rt, const i64 *params, const Conv
               apply_act_row(act, y + (m * g.out[1] + oh) * g.out[2] + ow0, npx, 1);
         }
       };
-      parallel_for(rt, params,
-                   bands * cv_item_blocks(cp) * cv_band_rows(cp, bands) * cv_segments(cp), 1,
+      parallel_for(rt, params, bands * cv_item_blocks(cp) * cv_items_per_block(cp, bands), 1,
                    body);
     }
   } else {

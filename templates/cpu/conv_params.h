@@ -79,19 +79,23 @@ template <typename T> inline void conv_pack_weights(const ConvParams &p, const T
 /// panels, and packs only the last, partial one. Packing costs as much as the product when
 /// the output has few channels; read in place, each panel row is a run of the plane's row.
 /// Only when the plane's rows (in bytes) keep 64-byte alignment (a vector never straddles two
-/// cache lines, which halves the load bandwidth: 14x14 and 7x7 planes stay packed), or, with
-/// 8-row GEMM tiles, when the output has at most kConvInPlaceAnyRowsM channels per group (one
-/// row block of gemm::kMC: the packed B would serve a single block's tiles, so packing it costs
-/// more than the straddling loads; one-node models on a Xeon with AVX-512, 1 thread, session
-/// 33: 128 -> 16 channels at 55x55 0.209 -> 0.119 ms, 128 -> 32 0.278 -> 0.222, 576 -> 64 at
-/// 14x14 0.120 -> 0.112, 64 -> 48 at 27x27 0.038 -> 0.035; with 128 channels and more, packed
-/// wins: 128 -> 128 at 55x55 0.753 against 0.814 in place; 6-row tiles not measured); and not
-/// a multiple of 4096 bytes (the K rows of a panel would all fall in the same L1 sets).
+/// cache lines, which halves the load bandwidth: 14x14 and 7x7 planes stay packed), or when
+/// the output has at most kConvInPlaceAnyRowsM channels per group (one row block of
+/// gemm::kMC: the packed B would serve a single block's tiles, so packing it costs more than
+/// the straddling loads; one-node models on a Xeon with AVX-512, 1 thread, session 33: 128 ->
+/// 16 channels at 55x55 0.209 -> 0.119 ms, 128 -> 32 0.278 -> 0.222, 576 -> 64 at 14x14 0.120
+/// -> 0.112, 64 -> 48 at 27x27 0.038 -> 0.035; with 128 channels and more, packed wins: 128 ->
+/// 128 at 55x55 0.753 against 0.814 in place; with 6-row tiles on a Zen 3, session 47, with
+/// Relu: 128 -> 16 at 55x55 0.261 -> 0.198, 384 -> 64 at 14x14 0.149 -> 0.132, 192 -> 64 at
+/// 14x14 0.084 -> 0.075, 512 -> 64 at 27x27 0.665 -> 0.653, 96 -> 24 at 56x56 level, and 128 or
+/// more channels lost there too: 2048 -> 512 at 7x7 1.28 -> 1.58, 1024 -> 256 at 14x14 1.22 ->
+/// 1.30); and not a multiple of 4096 bytes (the K rows of a panel would all fall in the same
+/// L1 sets).
 constexpr int64_t kConvInPlaceAnyRowsM = gemm::kMC;
 constexpr bool conv_b_in_place(const ConvParams &p, int64_t elem_bytes) {
   const int64_t row_bytes = p.w.out_size() * elem_bytes;
   return p.algo == kConvPointwise &&
-         (row_bytes % 64 == 0 || (!conv_few_tile_rows(p) && p.M / p.G <= kConvInPlaceAnyRowsM)) &&
+         (row_bytes % 64 == 0 || p.M / p.G <= kConvInPlaceAnyRowsM) &&
          row_bytes % 4096 != 0;
 }
 
@@ -450,6 +454,27 @@ constexpr int64_t cv_item_halves(const ConvParams &p) { return conv_few_tile_row
 constexpr int64_t cv_item_blocks(const ConvParams &p) {
   return cv_item_halves(p) == 2 ? (p.M + kCvOC / 2 - 1) / (kCvOC / 2) : cv_blocks(p);
 }
+/// With 16 vector registers (two item halves), a work item is one half block of one band: its
+/// pixels in tiles of kCvFewPx consecutive pixels of the plane (conv.cpp cv_tile_flat), for
+/// chunks of cv_flat_chunk input channels, each chunk over every tile before the next, so
+/// that the chunk's weights (at most kCvFlatChunkBytes) are read from L1/L2 for all of them
+/// (later chunks add to the partial sums stored by the ones before). A half block's weights
+/// up to kCvFlatWholeBytes are read whole per tile: they stay in L2 (one-node models with
+/// Relu, 1 thread, Zen 3, against whole-C tiles: 512 -> 512 channels 3x3 stride 2 14 -> 7
+/// 5.82 -> 4.83 ms, 256 -> 256 28 -> 14 5.27 -> 4.36, 256 -> 512 14 -> 7 2.42 -> 2.38; 128 ->
+/// 128 56 -> 28, 74 KiB a half, lost with chunks: 4.03 -> 4.39).
+constexpr int64_t kCvFlatChunkBytes = 32 << 10, kCvFlatWholeBytes = 96 << 10;
+constexpr int64_t cv_flat_chunk(const ConvParams &p) {
+  const int64_t per_c = p.w.k_size() * (kCvOC / 2) * 4; /* one tap of a half block */
+  if (p.C * per_c <= kCvFlatWholeBytes)
+    return p.C;
+  const int64_t chunks = (p.C * per_c + kCvFlatChunkBytes - 1) / kCvFlatChunkBytes;
+  return (p.C + chunks - 1) / chunks;
+}
+/// Work items per band and item block: one (two halves) or rows x segments.
+constexpr int64_t cv_items_per_block(const ConvParams &p, int64_t bands) {
+  return cv_item_halves(p) == 2 ? 1 : cv_band_rows(p, bands) * cv_segments(p);
+}
 /// Elements of W pre-packed for kConvChanVec: per block, kCvOC weights per (channel, tap).
 constexpr int64_t conv_cv_packed_w_elems(const ConvParams &p) {
   return conv_channel_blocks_elems(p, kCvOC);
@@ -555,18 +580,20 @@ constexpr bool conv_few_preferred(const ConvParams &p, bool winograd = true) {
 /// Targets with tiles under 6 rows (SSE, ARMv7 NEON: 16 registers of 4 floats; one vector of
 /// 16 floats is 4 registers, so a half-block tile would spill) are not measured and keep the
 /// phase-row path or im2col (conv_tiny_regs).
-/// Also, with 32 vector registers, the stride-1 3x3 convs that Winograd leaves to im2col (a
-/// large U over few rows: 512 channels at 7x7): im2col's B is 9x the input and, at several
-/// threads, one thread packs it and the others read it from that core (a 7x7 plane is one
-/// panel of 48 columns and one of 1); here every thread reads the padded input (1.8x). Zen 5,
-/// three 512 -> 512 convs at 7x7 with Relu, alternating: 1 thread 3.83 -> 3.18 ms, 2 threads
-/// 2.06 -> 1.59 (ORT 3.67, 1.85); with 16 registers they lost (above), so im2col stays there.
+/// Also the stride-1 3x3 convs that Winograd leaves to im2col (a large U over few rows: 512
+/// channels at 7x7): im2col's B is 9x the input and, at several threads, one thread packs it
+/// and the others read it from that core (a 7x7 plane is one panel of 48 columns and one of
+/// 1); here every thread reads the padded input (1.8x). Zen 5, three 512 -> 512 convs at 7x7
+/// with Relu, alternating: 1 thread 3.83 -> 3.18 ms, 2 threads 2.06 -> 1.59 (ORT 3.67, 1.85).
+/// With 16 registers they lost on row tiles (above) and win on flat tiles in chunks of
+/// channels (cv_flat_chunk; session 47, Zen 3, one 512 -> 512 conv at 7x7 with Relu against
+/// im2col: 1 thread 5.71 -> 4.47 ms, 2 threads 3.71 -> 2.57; ORT 3.98, 2.14).
 constexpr bool conv_cv_preferred(const ConvParams &p) {
   if (conv_tiny_regs(p))
     return false;
   if (p.w.s[1] > 1 || p.w.s[2] > 1)
     return true;
-  return !conv_few_tile_rows(p) && conv_wino_supported(p) && !conv_wino_preferred(p, 4);
+  return conv_wino_supported(p) && !conv_wino_preferred(p, 4);
 }
 
 /// Elements of one transformed-input matrix (rows x C, packed A) and one product (rows x M).

@@ -189,6 +189,11 @@ CASES = {
     # more than 256 input channels (kCvMaxC 512): 2880 taps, one band (more W than input)
     "cv_s2_c320_relu": conv([1, 320, 9, 9], [48, 320, 3, 3], strides=[2, 2], pads=[1, 1, 1, 1],
                             relu=True),
+    # 16-register targets (AVX2): a half block's weights over kCvFlatWholeBytes, so the flat
+    # tiles (6 pixels across output rows) run in 4 chunks of 48 channels, SiLU after the last;
+    # a batch; 9 x 5 outputs (the last tile of 3 pixels)
+    "cv_flat_chunks_batch_silu": conv([2, 192, 17, 10], [40, 192, 3, 3], strides=[2, 2],
+                                      pads=[1, 1, 1, 1], act="SiLU"),
     # more input than W: at 2 threads the output rows in two bands (conv_params.h cv_bands), the
     # padded rows split the same way; 13 rows (bands of 7 and 6), 27 padded rows (14 and 13, the
     # last one the input's, no bottom pad), a partial channel block, a batch, SiLU per tile

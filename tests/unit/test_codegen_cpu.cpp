@@ -292,7 +292,10 @@ TEST_CASE("Strided convs from 17-512 channels run on output-channel vectors", "[
     REQUIRE_FALSE(onnxc_k::conv_wino_preferred(q, 4));
     CHECK(onnxc_k::conv_cv_supported(q, 4));
     CHECK(onnxc_k::conv_cv_preferred(q));
-    q.gemm_mr = 6; // 16 registers (AVX2): im2col (the half-block tiles lost on a Zen 3)
+    q.gemm_mr = 6; // 16 registers (AVX2): flat tiles in chunks of channels (cv_flat_chunk)
+    CHECK(onnxc_k::conv_cv_preferred(q));
+    CHECK(onnxc_k::cv_flat_chunk(q) == 57); // 288 KiB a half block: 9 chunks of 32 KiB
+    q.gemm_mr = 2; // 4-float vectors: im2col
     CHECK_FALSE(onnxc_k::conv_cv_preferred(q));
     q.gemm_mr = 0, q.N = 4; // 64 tiles: Winograd
     CHECK_FALSE(onnxc_k::conv_cv_preferred(q));
@@ -455,7 +458,7 @@ TEST_CASE("Winograd runs blocked for large scratch, or medium scratch with a sma
   CHECK_FALSE(onnxc_k::wino_blocked(p, 4));
 }
 
-TEST_CASE("pointwise convs read B in place: aligned rows, or few output channels on 8-row tiles",
+TEST_CASE("pointwise convs read B in place: aligned rows, or few output channels",
           "[codegen_cpu]") {
   onnxc_k::ConvParams p{};
   p.N = 1, p.G = 1, p.C = 128, p.algo = onnxc_k::kConvPointwise;
@@ -470,7 +473,9 @@ TEST_CASE("pointwise convs read B in place: aligned rows, or few output channels
   CHECK(onnxc_k::conv_b_in_place(p, 4));
   p.M = 65;
   CHECK_FALSE(onnxc_k::conv_b_in_place(p, 4));
-  p.M = 16, p.gemm_mr = 6; // AVX2 / NEON tiles: aligned rows only
+  p.M = 16, p.gemm_mr = 6; // AVX2 / NEON tiles: few output channels too
+  CHECK(onnxc_k::conv_b_in_place(p, 4));
+  p.M = 65;
   CHECK_FALSE(onnxc_k::conv_b_in_place(p, 4));
   p.M = 256, p.w.out[1] = 56, p.w.out[2] = 56; // 12,544 bytes: 64-byte multiple
   CHECK(onnxc_k::conv_b_in_place(p, 4));
