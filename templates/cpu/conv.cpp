@@ -1301,12 +1301,21 @@ ONNXC_DW_INLINE void cv_tile_flat(const ConvGeom &g, const Act<float> &act, cons
   const i64 at = (m0 + h0) * plane + q0;
   float *yr = y + at;
   vf32 acc[P];
-  if (c0 == 0) { /* the first chunk of channels starts from the bias */
+  if (c0 == 0) { /* the first chunk of channels starts from the bias and the fused residual:
+                    Y may be the residual's buffer (plan-memory), and the partial sums this
+                    chunk stores there would overwrite the residual before a later chunk read it */
     vf32 b;
     __builtin_memcpy(&b, bias + h0, sizeof b);
 #pragma GCC unroll 6
-    for (int j = 0; j < P; ++j)
+    for (int j = 0; j < P; ++j) {
       acc[j] = b;
+      if (res) {
+        alignas(64) float o[kVecF32];
+        for (i64 m = 0; m < kVecF32; ++m)
+          o[m] = m < nm && j < npx ? res[at + m * plane + j] : 0.0f;
+        acc[j] += load_f32(o);
+      }
+    }
   } else { /* later ones from the partial sums the chunks before stored */
 #pragma GCC unroll 6
     for (int j = 0; j < P; ++j) {
@@ -1339,11 +1348,6 @@ ONNXC_DW_INLINE void cv_tile_flat(const ConvGeom &g, const Act<float> &act, cons
     if (j >= npx)
       break;
     alignas(64) float o[kVecF32];
-    if (last && res) { /* the fused residual, after the bias and before the activation */
-      for (i64 m = 0; m < kVecF32; ++m)
-        o[m] = m < nm ? res[at + m * plane + j] : 0.0f;
-      acc[j] += load_f32(o);
-    }
     store_f32(o, cheap ? act_vec_cheap(act, acc[j]) : acc[j]);
     for (i64 m = 0; m < nm; ++m)
       yr[m * plane + j] = o[m];

@@ -332,12 +332,16 @@ def build_cases():
         lambda c: [c.act("Relu", c.add_values(
             c.conv("x", 40, stride=2), c.act("Relu", c.conv("x", 40, k=1, stride=2, pad=0))))], 2)
     # The same from 192 channels (a half block's 192 x 9 x 16 weights exceed kCvFlatWholeBytes on
-    # 16-register targets: the flat tiles run in chunks of channels, the residual added with
-    # the last chunk only) on a 14 -> 7 plane (flat 6-pixel tiles across rows, the last of 1)
+    # 16-register targets: the flat tiles run in chunks of channels) on a 14 -> 7 plane (flat
+    # 6-pixel tiles across rows, the last of 1), the sum read by a 1x1 conv, so that the fused
+    # conv's output is an intermediate that takes the residual's buffer. Regression: the first
+    # chunk's partial sums, stored there, overwrote the residual before the last chunk added
+    # it (resnet18's 512-channel 7x7 convs were wrong on AVX2).
     add("chan_vec_residual_chunks", (1, 192, 14, 14),
-        lambda c: [c.act("Relu", c.add_values(
-            c.conv("x", 48, stride=2), c.act("Relu", c.conv("x", 48, k=1, stride=2, pad=0))))],
-        {"nodes": 2, "atol": 1e-3})
+        lambda c: [c.conv(c.act("Relu", c.add_values(
+            c.conv("x", 48, stride=2), c.act("Relu", c.conv("x", 48, k=1, stride=2, pad=0)))),
+            8, k=1, pad=0)],
+        {"nodes": 3, "atol": 1e-3})
     # (2448 products per output, |y| up to ~40: float32 sums differ from the float64 reference
     # by up to ~2e-4 where they cancel to near 0, so atol 1e-3)
     add("chan_vec_residual_small_plane", (1, 272, 5, 7),
