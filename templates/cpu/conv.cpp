@@ -1420,21 +1420,23 @@ ONNXC_GEMM_INLINE void conv_chan_vec(onnxc_rt *rt, const i64 *params, const Conv
             for (i64 l = 0; l < kCvOC; ++l)
               bias[l] = t.bias && m0 + l < g.M ? t.bias[m0 + l] : 0.0f;
             const float *wb = t.w + b * K * kCvOC; /* conv_cv_pack_weights (W is constant) */
-            for (i64 c0 = 0; c0 < g.C; c0 += chunk) /* a chunk's weights stay in L1/L2 */
-            for (i64 q0 = band * band_rows * OW; q0 < band_end; q0 += kCvFewPx) {
-            const i64 c1 = gemm::min_i(g.C, c0 + chunk), npx = gemm::min_i(kCvFewPx, band_end - q0);
-            /* two variants only (each is inlined into every conv kernel before the node's
-               algo folds the others away: six cost mnist-8 0.3 s of compile time); a band's
-               last tile of up to 3 pixels takes the 3-pixel one */
-            if (npx <= kCvFewPx / 2)
-              cv_tile_flat<kCvFewPx / 2>(g, act, wb, bias, t.packed, rows, cols, q0, npx, y, res,
+            for (i64 c0 = 0; c0 < g.C; c0 += chunk) { /* a chunk's weights stay in L1/L2 */
+              const i64 c1 = gemm::min_i(g.C, c0 + chunk);
+              for (i64 q0 = band * band_rows * OW; q0 < band_end; q0 += kCvFewPx) {
+                const i64 npx = gemm::min_i(kCvFewPx, band_end - q0);
+                /* two variants only (each is inlined into every conv kernel before the node's
+                   algo folds the others away: six cost mnist-8 0.3 s of compile time); a
+                   band's last tile of up to 3 pixels takes the 3-pixel one */
+                if (npx <= kCvFewPx / 2)
+                  cv_tile_flat<kCvFewPx / 2>(g, act, wb, bias, t.packed, rows, cols, q0, npx, y,
+                                             res, m0, h0, c0, c1);
+                else
+                  cv_tile_flat<kCvFewPx>(g, act, wb, bias, t.packed, rows, cols, q0, npx, y, res,
                                          m0, h0, c0, c1);
-            else
-              cv_tile_flat<kCvFewPx>(g, act, wb, bias, t.packed, rows, cols, q0, npx, y, res, m0,
-                                     h0, c0, c1);
-            if (c1 >= g.C && act.kind != kActNone && !act_is_cheap(act.kind)) /* the tile's pixels */
-              for (i64 m = m0 + h0; m < gemm::min_i(g.M, m0 + h0 + kVecF32); ++m)
-                apply_act_row(act, y + m * plane + q0, npx, 1);
+                if (c1 >= g.C && act.kind != kActNone && !act_is_cheap(act.kind))
+                  for (i64 m = m0 + h0; m < gemm::min_i(g.M, m0 + h0 + kVecF32); ++m)
+                    apply_act_row(act, y + m * plane + q0, npx, 1); /* the tile's pixels */
+              }
             }
           }
           return;
