@@ -20,6 +20,7 @@
 #include <llvm/Transforms/Instrumentation/AddressSanitizer.h>
 #include <llvm/Transforms/Instrumentation/ThreadSanitizer.h>
 #include <llvm/Transforms/Scalar/EarlyCSE.h>
+#include <llvm/Transforms/Scalar/GVN.h>
 #include <llvm/Transforms/Scalar/SCCP.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
@@ -54,8 +55,9 @@ void add_sanitizer(llvm::Module &m, llvm::PassBuilder &pb, Sanitizer s) {
 // templates was most of a small model's optimisation time (mnist-8 on a Zen 3: 2.1 of the
 // 2.5 s), for code that was then either dead or simplified again inside the node. So:
 //  - before the pipeline, each kernel is inlined into its node, the node's params are folded
-//    through it, the branches they rule out are dropped, and functions nothing references any
-//    more are deleted (add_fold_node_params);
+//    through it (GVN forwards the loads of the kernel's stack copy of them, whose address its
+//    helpers take, from the constant), the branches they rule out are dropped, and functions
+//    nothing references any more are deleted (add_fold_node_params);
 //  - during the simplification half of the pipeline, function and loop passes skip the
 //    template code (kTemplateCodeAttr): clang optimised it when it built the bitcode, and what
 //    of it the nodes use is simplified inside them once inlined. The inliner runs everywhere,
@@ -79,6 +81,7 @@ void add_fold_node_params(llvm::ModulePassManager &mpm) {
   OnModelCode fold;
   fold.fpm.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
   fold.fpm.addPass(llvm::EarlyCSEPass(/*UseMemorySSA=*/false));
+  fold.fpm.addPass(llvm::GVNPass());
   fold.fpm.addPass(llvm::SCCPPass());
   fold.fpm.addPass(llvm::SimplifyCFGPass());
   mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fold)));

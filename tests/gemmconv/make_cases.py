@@ -151,6 +151,10 @@ CASES = {
     "few_s3_asym_batch_silu": conv([2, 3, 20, 70], [9, 3, 5, 4], strides=[3, 3],
                                    pads=[2, 0, 1, 3], bias=False, act="SiLU"),
     "few_1d_one_channel": conv([2, 1, 100], [8, 1, 9], pads=[4, 4], act="Clip"),
+    # one input channel in 2-D (a grayscale stem, mnist's first conv): the few-channel path,
+    # not depthwise planes (which --disable-pass=few-channels gives)
+    "few_one_channel_5x5_batch_silu": conv([2, 1, 28, 29], [16, 1, 5, 5], pads=[2, 2, 2, 2],
+                                           act="SiLU"),
     "few_c4_stride2_hardswish": conv([1, 4, 33, 67], [24, 4, 3, 3], strides=[2, 2],
                                      pads=[1, 1, 1, 1], act="HardSwish"),
     "few_w_input": conv([1, 3, 12, 40], [10, 3, 3, 3], w_input=True, pads=[1, 1, 1, 1]),
