@@ -1275,6 +1275,15 @@ ONNXC_DW_INLINE void cv_tile(const ConvGeom &g, const Act<float> &act, const flo
   }
 }
 
+/// One pixel's first nm channels (of kVecF32) from channel planes `plane` elements apart, the
+/// other lanes zero.
+ONNXC_DW_INLINE vf32 cv_gather_pixel(const float *at, i64 plane, i64 nm) {
+  alignas(64) float o[kVecF32];
+  for (i64 m = 0; m < kVecF32; ++m)
+    o[m] = m < nm ? at[m * plane] : 0.0f;
+  return load_f32(o);
+}
+
 /// A tile of P pixels (npx of them exist) from flat pixel q0 of the output plane (rows oh * OW
 /// + ow, so a tile may span output rows) for the 16 channels from h0 of block m0, on targets
 /// with 16 vector registers (conv_few_tile_rows: 2 ymm per vector, up to kCvFewPx x 2
@@ -1307,23 +1316,12 @@ ONNXC_DW_INLINE void cv_tile_flat(const ConvGeom &g, const Act<float> &act, cons
     vf32 b;
     __builtin_memcpy(&b, bias + h0, sizeof b);
 #pragma GCC unroll 6
-    for (int j = 0; j < P; ++j) {
-      acc[j] = b;
-      if (res) {
-        alignas(64) float o[kVecF32];
-        for (i64 m = 0; m < kVecF32; ++m)
-          o[m] = m < nm && j < npx ? res[at + m * plane + j] : 0.0f;
-        acc[j] += load_f32(o);
-      }
-    }
+    for (int j = 0; j < P; ++j)
+      acc[j] = res ? b + cv_gather_pixel(res + at + j, plane, j < npx ? nm : 0) : b;
   } else { /* later ones from the partial sums the chunks before stored */
 #pragma GCC unroll 6
-    for (int j = 0; j < P; ++j) {
-      alignas(64) float o[kVecF32];
-      for (i64 m = 0; m < kVecF32; ++m)
-        o[m] = m < nm && j < npx ? yr[m * plane + j] : 0.0f;
-      acc[j] = load_f32(o);
-    }
+    for (int j = 0; j < P; ++j)
+      acc[j] = cv_gather_pixel(yr + j, plane, j < npx ? nm : 0);
   }
   const float *w = wb + c0 * g.k[1] * g.k[2] * kCvOC + h0;
   const bool prefetch_plane = rows * cols >= kCvPrefetchPlane;
