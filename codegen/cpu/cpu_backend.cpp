@@ -217,7 +217,7 @@ CpuArtifactInfo compile_cpu(const ExecutionPlan &plan, const CpuCodegenOptions &
     timer.done("emit");
     return {};
   }
-  std::string object = emit_machine_code(*module, *tm, /*assembly=*/false);
+  std::string object = emit_machine_code(*module, *tm, /*assembly=*/false, opts.time_passes);
   timer.done("emit object");
   std::unique_ptr<PendingOutput> weights_out;
   if (external) {

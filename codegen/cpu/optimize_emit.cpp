@@ -60,8 +60,13 @@ void add_sanitizer(llvm::Module &m, llvm::PassBuilder &pb, Sanitizer s) {
 //    nothing references any more are deleted (add_fold_node_params);
 //  - during the simplification half of the pipeline, function and loop passes skip the
 //    template code (kTemplateCodeAttr): clang optimised it when it built the bitcode, and what
-//    of it the nodes use is simplified inside them once inlined. The inliner runs everywhere,
-//    and the optimisation half (vectorisers, unrolling, code layout) on every function
+//    of it the nodes use is simplified inside them once inlined. The inliner runs everywhere;
+//  - the optimisation half (vectorisers, unrolling, code layout) runs on the model's code and
+//    on the template functions marked `hot` in the source (the micro-kernels: their K loops
+//    are unrolled for the target's core here, a generic -O2 build does not; bert_style 15-20%
+//    slower without), not on the rest of the template code: it is as clang left it, and
+//    unrolling it again for the target only grew it (mnist-8: code 82 -> 75 KB, median CPU of
+//    the compile -22%; the bench models within noise, performance.md session 49)
 //    (skip_template_simplification).
 
 /// Runs `fpm` on the model's own functions (nodes, kernel specialisations, run), not on the
@@ -114,14 +119,15 @@ void skip_template_simplification(llvm::PassInstrumentationCallbacks &pic, llvm:
         mpm.addPass(EndSimplification{{}, simplifying});
       });
   pic.registerShouldRunOptionalPassCallback([simplifying](llvm::StringRef name, llvm::Any ir) {
-    if (!*simplifying)
-      return true;
+    const llvm::Function *f = function_of(ir);
+    if (!*simplifying) // the optimisation half: template code only where it is marked hot
+      return !f || !f->hasFnAttribute(kTemplateCodeAttr) ||
+             f->hasFnAttribute(llvm::Attribute::Hot);
     // It only annotates indirect calls with the functions they may reach (!callees), which
     // nothing in this non-LTO pipeline reads (the same code for mnist-8 and the bench models);
     // its walk of every generic body's function pointers was ~5% of mnist-8's compile.
     if (name == "CalledValuePropagationPass")
       return false;
-    const llvm::Function *f = function_of(ir);
     return !f || !f->hasFnAttribute(kTemplateCodeAttr);
   });
 }
@@ -179,7 +185,9 @@ void optimize_module(llvm::Module &m, llvm::TargetMachine &tm, const CpuCodegenO
   llvm::TimePassesIsEnabled = false;
 }
 
-std::string emit_machine_code(llvm::Module &m, llvm::TargetMachine &tm, bool assembly) {
+std::string emit_machine_code(llvm::Module &m, llvm::TargetMachine &tm, bool assembly,
+                              bool time_passes) {
+  llvm::TimePassesIsEnabled = time_passes;
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
   llvm::legacy::PassManager pm;
@@ -189,6 +197,9 @@ std::string emit_machine_code(llvm::Module &m, llvm::TargetMachine &tm, bool ass
     fail("LLVM cannot emit {} for {}", assembly ? "assembly" : "an object file",
          m.getTargetTriple());
   pm.run(m);
+  if (time_passes)
+    llvm::reportAndResetTimings(&llvm::errs());
+  llvm::TimePassesIsEnabled = false;
   return std::string(buffer.data(), buffer.size());
 }
 

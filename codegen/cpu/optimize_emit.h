@@ -25,7 +25,8 @@ void optimize_module(llvm::Module &m, llvm::TargetMachine &tm, const CpuCodegenO
 
 /// Machine code for `m`: an ELF relocatable object, or assembly text. Throws Error if the
 /// target cannot emit that file type.
-std::string emit_machine_code(llvm::Module &m, llvm::TargetMachine &tm, bool assembly);
+std::string emit_machine_code(llvm::Module &m, llvm::TargetMachine &tm, bool assembly,
+                              bool time_passes = false);
 
 /// Textual LLVM IR of `m`.
 std::string print_llvm_ir(const llvm::Module &m);

@@ -145,9 +145,10 @@ constexpr i64 kBPrefetchK = 32;
 /// so R may exceed `rows` there); only `rows` x `cols` are stored. Several slices per call share
 /// the set-up of A's row pointers and the call: with a short K (a pointwise conv from 16 to 64
 /// channels: 16 to 64 iterations of the K loop) that set-up and the epilogue were a third of a
-/// tile's time (`perf`, session 32).
+/// tile's time (`perf`, session 32). `hot`: the model's pipeline re-optimises it for the
+/// target (its K loop unrolled for the core), unlike the rest of the template code.
 template <typename T, int R, int NV, ALayout L>
-__attribute__((noinline)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 j0_first,
+__attribute__((noinline, hot)) void micro(const Problem<T> &p, i64 i0, i64 rows, i64 j0_first,
                                      i64 cols_all, i64 k0, i64 kc) {
   typedef typename Vec<T>::type V;
   constexpr i64 NR = nr<T>(), VL = kVecBytes / sizeof(T);
