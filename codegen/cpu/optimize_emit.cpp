@@ -67,7 +67,7 @@ void add_sanitizer(llvm::Module &m, llvm::PassBuilder &pb, Sanitizer s) {
 //    slower without), not on the rest of the template code: it is as clang left it, and
 //    unrolling it again for the target only grew it (mnist-8: code 82 -> 75 KB, median CPU of
 //    the compile -22%; the bench models within noise, performance.md session 49)
-//    (skip_template_simplification).
+//    (skip_template_code).
 
 /// Runs `fpm` on the model's own functions (nodes, kernel specialisations, run), not on the
 /// template code.
@@ -112,7 +112,7 @@ struct EndSimplification : llvm::PassInfoMixin<EndSimplification> {
   static bool isRequired() { return true; }
 };
 
-void skip_template_simplification(llvm::PassInstrumentationCallbacks &pic, llvm::PassBuilder &pb,
+void skip_template_code(llvm::PassInstrumentationCallbacks &pic, llvm::PassBuilder &pb,
                                   bool *simplifying) {
   pb.registerOptimizerEarlyEPCallback(
       [simplifying](llvm::ModulePassManager &mpm, llvm::OptimizationLevel) {
@@ -132,6 +132,17 @@ void skip_template_simplification(llvm::PassInstrumentationCallbacks &pic, llvm:
   });
 }
 
+/// With `on`, LLVM's pass timings for the scope, reported to stderr at its end.
+struct PassTimings {
+  bool on;
+  explicit PassTimings(bool enable) : on(enable) { llvm::TimePassesIsEnabled = on; }
+  ~PassTimings() {
+    if (on)
+      llvm::reportAndResetTimings(&llvm::errs());
+    llvm::TimePassesIsEnabled = false;
+  }
+};
+
 } // namespace
 
 void optimize_module(llvm::Module &m, llvm::TargetMachine &tm, const CpuCodegenOptions &opts) {
@@ -139,7 +150,7 @@ void optimize_module(llvm::Module &m, llvm::TargetMachine &tm, const CpuCodegenO
   static const llvm::OptimizationLevel kLevels[] = {
       llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1, llvm::OptimizationLevel::O2,
       llvm::OptimizationLevel::O3};
-  llvm::TimePassesIsEnabled = opts.time_passes;
+  PassTimings timings(opts.time_passes);
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -162,7 +173,7 @@ void optimize_module(llvm::Module &m, llvm::TargetMachine &tm, const CpuCodegenO
   if (opt_level >= 2 && opts.specialise_first) {
     pb.registerPipelineStartEPCallback(
         [](llvm::ModulePassManager &mpm, llvm::OptimizationLevel) { add_fold_node_params(mpm); });
-    skip_template_simplification(pic, pb, &simplifying);
+    skip_template_code(pic, pb, &simplifying);
   }
   if (opt_level >= 2 && opts.specialise_parallel)
     pb.registerOptimizerEarlyEPCallback(
@@ -180,14 +191,11 @@ void optimize_module(llvm::Module &m, llvm::TargetMachine &tm, const CpuCodegenO
   mpm.run(m, mam);
   if (llvm::Function *f = m.getFunction(kParallelForParamsSymbol)) // kept external until now
     f->setLinkage(llvm::GlobalValue::InternalLinkage);
-  if (opts.time_passes)
-    llvm::reportAndResetTimings(&llvm::errs());
-  llvm::TimePassesIsEnabled = false;
 }
 
 std::string emit_machine_code(llvm::Module &m, llvm::TargetMachine &tm, bool assembly,
                               bool time_passes) {
-  llvm::TimePassesIsEnabled = time_passes;
+  PassTimings timings(time_passes);
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
   llvm::legacy::PassManager pm;
@@ -197,9 +205,6 @@ std::string emit_machine_code(llvm::Module &m, llvm::TargetMachine &tm, bool ass
     fail("LLVM cannot emit {} for {}", assembly ? "assembly" : "an object file",
          m.getTargetTriple());
   pm.run(m);
-  if (time_passes)
-    llvm::reportAndResetTimings(&llvm::errs());
-  llvm::TimePassesIsEnabled = false;
   return std::string(buffer.data(), buffer.size());
 }
 
